@@ -1,0 +1,203 @@
+"""The ``provgraph`` command line: a thin click layer over the library.
+
+Each command calls one library function, formats its result, and lets the
+group turn any :class:`~provgraph.errors.ProvgraphError` into ``Error: ...``
+with exit status 1 (usage errors exit 2, as click does). Data goes to standard
+output; progress and notes go to standard error.
+"""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import click
+
+from .errors import ProvgraphError
+from .output import output_options, write_rows
+
+CONTEXT_SETTINGS = {"help_option_names": ["-h", "--help"]}
+
+
+class _Group(click.Group):
+    """A click group that reports provgraph errors as ``Error: ...`` (exit 1)."""
+
+    def invoke(self, ctx: click.Context) -> Any:
+        try:
+            return super().invoke(ctx)
+        except ProvgraphError as exc:
+            raise click.ClickException(str(exc)) from exc
+
+
+class _Ctx:
+    def __init__(self, store_path: str | None, memory: bool) -> None:
+        self.store_path = store_path
+        self.memory = memory
+        self._store: Any = None
+
+    def store(self) -> Any:
+        if self._store is None:
+            from .store import open_store
+
+            self._store = open_store(self.store_path, memory=self.memory)
+        return self._store
+
+    def close(self) -> None:
+        if self._store is not None:
+            self._store.close()
+            self._store = None
+
+
+pass_ctx = click.make_pass_decorator(_Ctx)
+
+
+@click.group(cls=_Group, context_settings=CONTEXT_SETTINGS)
+@click.option("--store", "store_path", metavar="PATH", envvar="PROVGRAPH_STORE",
+              help="Store directory (default: $PROVGRAPH_STORE, else ./.provgraph).")
+@click.option("--memory", is_flag=True, help="Use a throw-away in-memory store.")
+@click.version_option(package_name="provgraph")
+@click.pass_context
+def cli(ctx: click.Context, store_path: str | None, memory: bool) -> None:
+    """provgraph: W3C PROV provenance for RAG answers.
+
+    \b
+    Record pipeline steps, check citations against retained original bytes,
+    and ask lineage, staleness and change-impact questions.
+
+    \b
+    Example:
+        provgraph init
+        provgraph record events.jsonl
+        provgraph queries
+    """
+    obj = _Ctx(store_path, memory)
+    ctx.obj = obj
+    ctx.call_on_close(obj.close)
+
+
+def _progress(total: int, label: str) -> tuple[Callable[[int], None], Callable[[], None]]:
+    """A rich progress bar on a terminal, nothing otherwise."""
+    if not sys.stderr.isatty() or total < 200:
+        return (lambda n: None), (lambda: None)
+    from rich.progress import Progress
+
+    prog = Progress(transient=True)
+    task = prog.add_task(label, total=total)
+    prog.start()
+    return (lambda n: prog.update(task, completed=n)), prog.stop
+
+
+@cli.command()
+@pass_ctx
+def init(obj: _Ctx) -> None:
+    """Create the store (if needed) and load the bundled ontology and shapes.
+
+    \b
+    Example:
+        provgraph --store /tmp/pg init
+    """
+    from .ontology import init_store
+
+    store = obj.store()
+    n = init_store(store)
+    click.echo(f"store ready at {store.location} ({n} ontology statements loaded)", err=True)
+
+
+@cli.command()
+@click.argument("events", type=click.File("r", encoding="utf-8"))
+@pass_ctx
+def record(obj: _Ctx, events: Any) -> None:
+    """Record a JSONL event log (schemas/events-v1.schema.json); '-' reads stdin.
+
+    The file is checked completely first; a malformed line is reported with its
+    line number and field and nothing from the file is stored.
+
+    \b
+    Example:
+        provgraph record pipeline-events.jsonl
+    """
+    from .events import load_events
+
+    lines = events.readlines()
+    update, done = _progress(len(lines), "recording")
+    store = obj.store()
+    before = len(store)
+    try:
+        rec = load_events(store, lines, name=events.name, progress=update)
+    finally:
+        done()
+    click.echo(f"recorded run {rec.iri}: {len(store) - before} statements added", err=True)
+
+
+def _parse_params(params: tuple[str, ...]) -> dict[str, str]:
+    out: dict[str, str] = {}
+    for p in params:
+        if "=" not in p:
+            raise click.BadParameter(f"{p!r} is not name=value", param_hint="-p/--param")
+        k, v = p.split("=", 1)
+        out[k.strip().lstrip("?$")] = v
+    return out
+
+
+@cli.command()
+@click.argument("name")
+@click.option("-p", "--param", "params", multiple=True, metavar="NAME=VALUE",
+              help="A query parameter, bound as an RDF term of its declared type.")
+@output_options
+@pass_ctx
+def query(obj: _Ctx, name: str, params: tuple[str, ...], fmt: str | None, no_headers: bool) -> None:
+    """Run a named query (see 'provgraph queries') or a .rq file.
+
+    \b
+    Example:
+        provgraph query lineage -p entity=urn:uuid:0190... --table
+    """
+    from .queries import QueryCatalog
+
+    cat = QueryCatalog()
+    q = cat.get(name)
+    rows = cat.run(obj.store(), name, _parse_params(params))
+    write_rows(rows, q.returns, fmt=fmt or "json", no_headers=no_headers, title=q.name)
+
+
+@cli.command()
+@output_options
+def queries(fmt: str | None, no_headers: bool) -> None:
+    """List the named queries with their parameters and summaries.
+
+    \b
+    Example:
+        provgraph queries --table
+    """
+    from .queries import QueryCatalog
+
+    rows = [{"name": q.name,
+             "params": " ".join(("[?%s:%s]" if p.optional else "?%s:%s") % (p.name, p.type)
+                                for p in q.params),
+             "summary": q.summary} for q in QueryCatalog()]
+    write_rows(rows, ["name", "params", "summary"], fmt=fmt or "table", no_headers=no_headers)
+
+
+@cli.command()
+@click.option("--store", "demo_store", metavar="PATH", help="Where the demo store goes.")
+@pass_ctx
+def demo(obj: _Ctx, demo_store: str | None) -> None:
+    """Run the reference RAG pipeline end to end and show what an auditor sees.
+
+    \b
+    Example:
+        provgraph demo --store /tmp/provgraph-demo
+    """
+    try:
+        from .demo import run_demo
+    except ImportError:
+        click.echo("provgraph demo: the reference pipeline is not built yet (see the demo issue).")
+        return
+    run_demo(Path(demo_store) if demo_store else None)
+
+
+def main() -> None:
+    """Console-script entry point."""
+    cli(prog_name="provgraph")

@@ -1,0 +1,180 @@
+"""The provgraph exception tree. Every error a caller can act on has its own class.
+
+::
+
+    ProvgraphError
+      StoreError             the RDF store or originals directory cannot be opened, read or written
+        OriginalMissingError   a retained original blob is absent (.sha256)
+        OriginalCorruptError   a retained blob's bytes no longer hash to its name (.sha256, .actual)
+      QueryError
+        QueryNotFound          no named query or file (.name, .searched)
+        QuerySyntaxError       SPARQL that does not parse (.path, .detail)
+        QueryParameterError    header/body mismatch or missing/unexpected values (.name, .missing, .unexpected)
+      VocabularyError        unknown term or an ontology that does not load
+      RecordError            invalid provenance input: missing field, naive datetime, bad range
+        EventLogError          a malformed JSONL event (.line, .field)
+      SerializationError     a document that cannot be read or written in a format
+        UnsupportedFormat      a format name provgraph does not know (.format, .known)
+      ResolutionError        a citation that cannot even be attempted (bad unit, empty quote)
+      NotFound               an IRI that is not in the store (.iri)
+
+The CLI turns any ``ProvgraphError`` into ``Error: <message>`` and exit status 1.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+
+class ProvgraphError(Exception):
+    """Base class of every error provgraph raises on purpose."""
+
+
+class StoreError(ProvgraphError):
+    """The store cannot be opened, read or written (wraps the backend's OSError)."""
+
+
+class OriginalMissingError(StoreError):
+    """A retained original is not in the originals directory.
+
+    Attributes:
+        sha256: hex digest of the missing blob.
+    """
+
+    def __init__(self, sha256: str, where: str) -> None:
+        self.sha256 = sha256
+        super().__init__(
+            f"retained original sha256:{sha256} is missing from {where}; restore it from a "
+            "backup of the originals directory or record the source again"
+        )
+
+
+class OriginalCorruptError(StoreError):
+    """A retained original's bytes no longer match the digest it is stored under.
+
+    Attributes:
+        sha256: the digest the blob is stored under.
+        actual: the digest of the bytes found.
+    """
+
+    def __init__(self, sha256: str, actual: str, path: str) -> None:
+        self.sha256 = sha256
+        self.actual = actual
+        super().__init__(
+            f"retained original {path} was altered: expected sha256:{sha256}, found "
+            f"sha256:{actual}; restore it from a backup (originals are write-once)"
+        )
+
+
+class QueryError(ProvgraphError):
+    """A query cannot be found, parsed, bound or evaluated."""
+
+
+class QueryNotFound(QueryError):
+    """No named query or query file matches.
+
+    Attributes:
+        name: the name asked for.
+        searched: where provgraph looked.
+    """
+
+    def __init__(self, name: str, searched: Sequence[str], suggestion: str | None = None) -> None:
+        self.name = name
+        self.searched = list(searched)
+        hint = f' Did you mean "{suggestion}"?' if suggestion else ""
+        super().__init__(f'Query "{name}" not found.{hint} Run \'provgraph queries\' to list them.')
+
+
+class QuerySyntaxError(QueryError):
+    """A SPARQL text that does not parse.
+
+    Attributes:
+        path: the ``.rq`` file or ``"<text>"``.
+        detail: the parser's message (with ``at L:C`` where the engine gives it).
+    """
+
+    def __init__(self, path: str, detail: str) -> None:
+        self.path = path
+        self.detail = detail
+        super().__init__(f"SPARQL syntax error in {path}: {detail}")
+
+
+class QueryParameterError(QueryError):
+    """Declared parameters do not match the body, or the values given do not match
+    the declaration.
+
+    Attributes:
+        name: the query name.
+        missing: parameters needed but not given (or used but not declared).
+        unexpected: parameters given but not declared (or declared but not used).
+    """
+
+    def __init__(self, name: str, message: str, missing: Sequence[str] = (),
+                 unexpected: Sequence[str] = ()) -> None:
+        self.name = name
+        self.missing = list(missing)
+        self.unexpected = list(unexpected)
+        super().__init__(f'query "{name}": {message}')
+
+
+class VocabularyError(ProvgraphError):
+    """An unknown vocabulary term, or an ontology file that does not load."""
+
+
+class RecordError(ProvgraphError):
+    """Invalid provenance input: a missing field, a naive datetime, a bad range."""
+
+
+class EventLogError(RecordError):
+    """A malformed line in a JSONL event log.
+
+    Attributes:
+        line: 1-based line number.
+        field: the offending field, or ``None`` when the line is not JSON at all.
+    """
+
+    def __init__(self, source: str, line: int, field: str | None, message: str) -> None:
+        self.source = source
+        self.line = line
+        self.field = field
+        where = f"{source}:{line}" + (f" field {field!r}" if field else "")
+        super().__init__(f"{where}: {message}; nothing from this file was stored")
+
+
+class SerializationError(ProvgraphError):
+    """A document that cannot be read or written in the requested format."""
+
+
+class UnsupportedFormat(SerializationError):
+    """A format name provgraph does not know.
+
+    Attributes:
+        format: the name given.
+        known: the names provgraph accepts.
+    """
+
+    def __init__(self, format: str, known: Sequence[str], hint: str = "") -> None:
+        self.format = format
+        self.known = list(known)
+        super().__init__(
+            f"unsupported format {format!r}; use one of: {', '.join(self.known)}"
+            + (f" ({hint})" if hint else "")
+        )
+
+
+class ResolutionError(ProvgraphError):
+    """A citation check that cannot be attempted: an unknown unit or policy, an empty
+    quote, a source that does not decode."""
+
+
+class NotFound(ProvgraphError):
+    """An IRI that is not in the store.
+
+    Attributes:
+        iri: the IRI asked for.
+    """
+
+    def __init__(self, iri: str, what: str = "resource") -> None:
+        self.iri = iri
+        super().__init__(f"{what} <{iri}> is not in the store; check the IRI "
+                         "(for example with 'provgraph query claims')")

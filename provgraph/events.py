@@ -1,0 +1,280 @@
+"""The JSONL event log: the Recorder's steps as versioned JSON lines, for any language.
+
+Format: version 1, specified by ``schemas/events-v1.schema.json`` (JSON Schema
+2020-12). One JSON object per line; ``"event"`` names the step (``run``,
+``snapshot``, ``deletion``, ``extraction``, ``chunking``, ``aid``, ``indexed``,
+``query``, ``retrieval``, ``context_packing``, ``generation``, ``claim``,
+``citation``) and the other fields mirror the keyword arguments of the
+:class:`~provgraph.recorder.Recorder` method of the same name. ``"id"`` names a
+record so later lines can refer to it; any reference field takes such an id or
+an IRI. Blank lines and lines starting with ``//`` are ignored.
+
+Example line::
+
+    {"event": "snapshot", "id": "s1", "uri": "https://example.org/policy.md",
+     "media_type": "text/markdown", "content": "# Policy\\n...", "observed_at": "2026-01-05T10:00:00Z"}
+
+Loading is all or nothing: every line is checked against the schema first, then
+all steps are recorded in one transaction; the first bad line raises
+:class:`~provgraph.errors.EventLogError` with its line number and field, and
+nothing from the file is stored. Event logs never cause file or network access:
+source bytes travel inline (``content`` or ``content_base64``).
+"""
+
+from __future__ import annotations
+
+import base64
+import binascii
+import datetime as _dt
+import json
+from collections.abc import Callable, Iterable, Iterator
+from functools import lru_cache
+from typing import IO, Any
+
+import jsonschema
+
+from .errors import EventLogError, ProvgraphError
+from .model import Agent, Hit, Segment
+from .recorder import Recorder
+from .resources import data_text
+from .store import ProvStore
+
+__all__ = ["EVENT_FORMAT_VERSION", "load_events", "iter_events", "schema"]
+
+EVENT_FORMAT_VERSION = 1
+
+
+@lru_cache(maxsize=1)
+def _schema_text() -> str:
+    return data_text("schemas", "events-v1.schema.json")
+
+
+def schema() -> dict[str, Any]:
+    """The event log JSON Schema (a fresh copy)."""
+    return json.loads(_schema_text())  # type: ignore[no-any-return]
+
+
+@lru_cache(maxsize=1)
+def _validator() -> Any:
+    return jsonschema.Draft202012Validator(schema())
+
+
+def iter_events(lines: Iterable[str], source: str = "<events>") -> Iterator[tuple[int, dict[str, Any]]]:
+    """Parse and schema-check event lines; yield ``(line_number, event)``.
+
+    Raises:
+        EventLogError: a line that is not a JSON object or breaks the schema.
+    """
+    validator = _validator()
+    for n, raw in enumerate(lines, start=1):
+        line = raw.strip()
+        if not line or line.startswith("//"):
+            continue
+        try:
+            obj = json.loads(line)
+        except json.JSONDecodeError as exc:
+            raise EventLogError(source, n, None, f"not valid JSON ({exc.msg} at column {exc.colno})") from None
+        if not isinstance(obj, dict):
+            raise EventLogError(source, n, None, "each line must be a JSON object")
+        errors = sorted(validator.iter_errors(obj), key=lambda e: (len(e.path), e.path))
+        if errors:
+            err = errors[-1]
+            field = ".".join(str(p) for p in err.path) or _missing_field(err.message) or "event"
+            raise EventLogError(source, n, field, _short(err))
+        yield n, obj
+
+
+def _missing_field(message: str) -> str | None:
+    if "is a required property" in message:
+        return message.split("'")[1]
+    if "Additional properties are not allowed" in message and "'" in message:
+        return message.split("'")[1]
+    return None
+
+
+def _short(err: Any) -> str:
+    msg = str(err.message)
+    return msg if len(msg) < 200 else msg[:197] + "..."
+
+
+def _time(n: int, source: str, field: str, value: str | None) -> _dt.datetime | None:
+    if value is None:
+        return None
+    try:
+        return _dt.datetime.fromisoformat(value.replace("Z", "+00:00"))
+    except ValueError:
+        raise EventLogError(source, n, field, f"{value!r} is not an RFC 3339 date-time") from None
+
+
+def _agent(role: str, obj: dict[str, str] | None) -> Agent | None:
+    if obj is None:
+        return None
+    return Agent(role=role, name=obj["name"], version=obj.get("version", ""))
+
+
+def load_events(store: ProvStore, source: IO[str] | Iterable[str], *, name: str = "<events>",
+                clock: Callable[[], _dt.datetime] | None = None,
+                progress: Callable[[int], None] | None = None) -> Recorder:
+    """Record a JSONL event log into ``store`` atomically.
+
+    Args:
+        store: the target store.
+        source: an open text file or an iterable of lines.
+        name: how the source is named in error messages (a file path).
+        clock: the recorder's clock for omitted times (default: UTC now).
+        progress: called with each line number as it is recorded.
+
+    Returns:
+        The :class:`Recorder` used (``.iri`` is the run recorded).
+
+    Raises:
+        EventLogError: the first malformed line (with line number and field);
+            nothing from the file is stored.
+        StoreError: the store cannot be written.
+    """
+    events = list(iter_events(source, name))
+    run_kwargs: dict[str, Any] = {}
+    if events and events[0][1]["event"] == "run":
+        n, ev = events.pop(0)
+        run_kwargs = {k: ev[k] for k in ("label", "config", "models", "code_revision", "packages")
+                      if k in ev}
+        if "iri" in ev:
+            run_kwargs["run_iri"] = ev["iri"]
+        if "started_at" in ev:
+            run_kwargs["started_at"] = _time(n, name, "started_at", ev["started_at"])
+    for n, ev in events:
+        if ev["event"] == "run":
+            raise EventLogError(name, n, "event", "a 'run' event may only be the first line")
+    records: dict[str, Any] = {}
+    if clock is not None:
+        run_kwargs["clock"] = clock
+    # The run's own statements join the same transaction as the events.
+    recorder = _DeferredRecorder(store, **run_kwargs)
+    with recorder.batch():
+        recorder.write_run()
+        for n, ev in events:
+            try:
+                _apply(recorder, records, n, ev, name)
+            except EventLogError:
+                raise
+            except ProvgraphError as exc:
+                raise EventLogError(name, n, None, str(exc)) from exc
+            if progress is not None:
+                progress(n)
+    return recorder
+
+
+class _DeferredRecorder(Recorder):
+    """A Recorder whose run statements are written inside the first batch, so an
+    event log that fails stores nothing at all, not even the run."""
+
+    def __init__(self, store: ProvStore, **kwargs: Any) -> None:
+        self._deferred: list[Any] = []
+        self._deferring = True
+        super().__init__(store, **kwargs)
+
+    def _emit(self, quads: list[Any]) -> None:
+        if self._deferring:
+            self._deferred.extend(quads)
+        else:
+            super()._emit(quads)
+
+    def write_run(self) -> None:
+        self._deferring = False
+        self._emit(self._deferred)
+        self._deferred = []
+
+
+def _apply(rec: Recorder, records: dict[str, Any], n: int, ev: dict[str, Any], src: str) -> None:
+    kind = ev["event"]
+
+    def ref(field: str, value: str | None = None, *, raw_ok: bool = False) -> Any:
+        v = ev[field] if value is None else value
+        if v in records:
+            return records[v]
+        if ":" in v or raw_ok:
+            return v
+        raise EventLogError(src, n, field, f"{v!r} is not an id defined on an earlier line "
+                                           "nor an IRI")
+
+    def t(field: str) -> _dt.datetime | None:
+        return _time(n, src, field, ev.get(field))
+
+    def segs(field: str) -> list[Segment]:
+        return [Segment(start=s["start"], end=s["end"], origin=s["origin"],
+                        source=ref(field, s["source"]) if "source" in s else None)
+                for s in ev[field]]
+
+    out: Any
+    if kind == "snapshot":
+        if ("content" in ev) == ("content_base64" in ev):
+            raise EventLogError(src, n, "content", "give exactly one of 'content' and 'content_base64'")
+        if "content" in ev:
+            data = ev["content"].encode("utf-8")
+        else:
+            try:
+                data = base64.b64decode(ev["content_base64"], validate=True)
+            except (binascii.Error, ValueError):
+                raise EventLogError(src, n, "content_base64", "is not valid base64") from None
+        out = rec.snapshot(data, uri=ev["uri"], media_type=ev["media_type"],
+                           observed_at=t("observed_at"),
+                           revision_of=ref("revision_of") if "revision_of" in ev else None,
+                           document=ev.get("document"))
+    elif kind == "deletion":
+        out = rec.deletion(ref("snapshot"), at=t("at"))
+    elif kind == "extraction":
+        out = rec.extraction(ref("snapshot"), parser=_agent("parser", ev["parser"]),  # type: ignore[arg-type]
+                             text=ev["text"], offset_map=ev.get("offset_map"), config=ev.get("config"),
+                             started_at=t("started_at"), ended_at=t("ended_at"))
+    elif kind == "chunking":
+        ids = ev.get("ids")
+        if ids is not None and len(ids) != len(ev["ranges"]):
+            raise EventLogError(src, n, "ids", f"has {len(ids)} names for {len(ev['ranges'])} ranges")
+        chunks = rec.chunking(ref("extraction"), chunker=_agent("chunker", ev["chunker"]),  # type: ignore[arg-type]
+                              ranges=[tuple(r) for r in ev["ranges"]],  # type: ignore[misc]
+                              parameters=ev.get("parameters"), ended_at=t("ended_at"))
+        for name, chunk in zip(ids or [], chunks):
+            records[name] = chunk
+        out = chunks
+    elif kind == "aid":
+        out = rec.aid(ev["kind"], text=ev["text"], model=_agent("model", ev["model"]),  # type: ignore[arg-type]
+                      derived_from=[ref("derived_from", d) for d in ev["derived_from"]], at=t("at"))
+    elif kind == "indexed":
+        out = rec.indexed(ref("chunk"), text=ev["text"], segments=segs("segments"),
+                          embedder=_agent("embedder", ev.get("embedder")), at=t("at"))
+    elif kind == "query":
+        out = rec.query(ev["text"], at=t("at"), iri=ev.get("iri"))
+    elif kind == "retrieval":
+        hits = [Hit(target=ref("hits", h["target"]), rank=h.get("rank", i + 1), score=h.get("score"))
+                for i, h in enumerate(ev["hits"])]
+        out = rec.retrieval(ref("query"), retriever=_agent("retriever", ev["retriever"]),  # type: ignore[arg-type]
+                            hits=hits, index_version=ev.get("index_version", ""),
+                            aids=[ref("aids", a) for a in ev.get("aids", [])],
+                            started_at=t("started_at"), ended_at=t("ended_at"), iri=ev.get("iri"))
+    elif kind == "context_packing":
+        out = rec.context_packing(text=ev["text"], segments=segs("segments"),
+                                  retrieval=ref("retrieval") if "retrieval" in ev else None,
+                                  template=_agent("prompt_template", ev.get("template")),
+                                  omitted=[ref("omitted", o) for o in ev.get("omitted", [])],
+                                  token_budget=ev.get("token_budget"), at=t("at"), iri=ev.get("iri"))
+    elif kind == "generation":
+        out = rec.generation(ref("input"), model=_agent("model", ev["model"]),  # type: ignore[arg-type]
+                             text=ev["text"], settings=ev.get("settings"),
+                             started_at=t("started_at"), ended_at=t("ended_at"), iri=ev.get("iri"))
+    elif kind == "claim":
+        out = rec.claim(ref("answer"), start=ev["start"], end=ev["end"], kind=ev["kind"],
+                        status=ev.get("status", "supported"), text=ev.get("text"),
+                        derived_from=[ref("derived_from", d) for d in ev.get("derived_from", [])],
+                        warrant=ev.get("warrant"), iri=ev.get("iri"))
+    elif kind == "citation":
+        out = rec.citation(ref("claim"), target=ref("target", raw_ok=True), start=ev.get("start"),
+                           end=ev.get("end"), unit=ev.get("unit"),
+                           end_inclusive=ev.get("end_inclusive", False), quote=ev.get("quote"),
+                           prefix=ev.get("prefix"), suffix=ev.get("suffix"),
+                           pinned_sha256=ev.get("pinned_sha256"), iri=ev.get("iri"))
+    else:  # pragma: no cover - the schema's enum rules this out
+        raise EventLogError(src, n, "event", f"unknown event {kind!r}")
+    if "id" in ev:
+        if ev["id"] in records:
+            raise EventLogError(src, n, "id", f"{ev['id']!r} is already defined on an earlier line")
+        records[ev["id"]] = out

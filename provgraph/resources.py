@@ -1,0 +1,78 @@
+"""Locates the bundled data folders: ``queries/``, ``ontologies/`` and ``schemas/``.
+
+This is the only module that knows where they are. It looks in exactly two places:
+
+1. the installed wheel: ``importlib.resources.files("provgraph") / "_data" / kind``
+   (hatchling force-includes the top-level folders there);
+2. the source checkout (editable installs): ``Path(__file__).parents[1] / kind``.
+
+Texts are cached; callers get fresh strings and lists.
+"""
+
+from __future__ import annotations
+
+import importlib.resources
+from functools import lru_cache
+from pathlib import Path
+
+from .errors import ProvgraphError
+
+__all__ = ["data_dir", "data_files", "data_text", "ontology_files", "ontology_text"]
+
+KINDS = ("queries", "ontologies", "schemas")
+
+
+@lru_cache(maxsize=None)
+def data_dir(kind: str) -> Path:
+    """The directory holding bundled ``kind`` files (``queries``, ``ontologies``, ``schemas``).
+
+    Raises:
+        ProvgraphError: ``kind`` is unknown, or neither location exists (the message
+            lists both paths searched).
+    """
+    if kind not in KINDS:
+        raise ProvgraphError(f"unknown data folder {kind!r}; use one of {KINDS}")
+    candidates: list[Path] = []
+    try:
+        wheel = Path(str(importlib.resources.files("provgraph") / "_data" / kind))
+        candidates.append(wheel)
+    except (ModuleNotFoundError, TypeError):  # pragma: no cover - namespace edge cases
+        pass
+    candidates.append(Path(__file__).resolve().parents[1] / kind)
+    for c in candidates:
+        if c.is_dir():
+            return c
+    raise ProvgraphError(
+        f"provgraph's {kind}/ folder was not found; looked in "
+        + " and ".join(str(c) for c in candidates)
+        + ". Reinstall provgraph (pip install provgraph) or run from a full source checkout."
+    )
+
+
+def data_files(kind: str, suffix: str) -> list[Path]:
+    """Bundled ``kind`` files ending in ``suffix``, sorted by name."""
+    return sorted(p for p in data_dir(kind).iterdir() if p.name.endswith(suffix))
+
+
+@lru_cache(maxsize=None)
+def data_text(kind: str, name: str) -> str:
+    """The text of bundled file ``name`` in folder ``kind``.
+
+    Raises:
+        ProvgraphError: the file does not exist.
+    """
+    path = data_dir(kind) / name
+    try:
+        return path.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        raise ProvgraphError(f"bundled file {path} is missing; reinstall provgraph") from None
+
+
+def ontology_files() -> list[str]:
+    """Names of the bundled ontology and shapes files (``*.ttl``)."""
+    return [p.name for p in data_files("ontologies", ".ttl")]
+
+
+def ontology_text(name: str) -> str:
+    """The Turtle text of bundled ontology file ``name`` (e.g. ``rag-prov.ttl``)."""
+    return data_text("ontologies", name)

@@ -1,0 +1,620 @@
+"""The RDF store layer: the one module that imports pyoxigraph.
+
+:class:`ProvStore` is the interface everything above the store is written
+against; it speaks :mod:`provgraph.terms` types only. :class:`EmbeddedStore`
+is its first implementation, an embedded pyoxigraph ``Store`` (RocksDB on disk,
+or in memory) with a sibling :class:`~provgraph.originals.Originals` directory of
+retained source bytes. A SPARQL 1.1 Protocol endpoint is the planned second
+implementation, so nothing here leaks pyoxigraph types.
+
+Dataset semantics: one named graph per run (a PROV bundle), the shared
+ingestion graph :data:`provgraph.vocab.GRAPH.INGESTION`, and the ontology graph.
+SPARQL queries see the *union of all graphs* as their default graph (the
+SPARQL 1.1 Protocol equivalent is listing every graph as a
+``default-graph-uri``); ``GRAPH ?g { ... }`` still addresses one graph.
+
+On-disk layout of a store at ``PATH``::
+
+    PATH/rdf/         RocksDB files of the pyoxigraph store
+    PATH/originals/   write-once blobs named by sha-256 (see provgraph.originals)
+
+The default ``PATH`` is ``./.provgraph``; the environment variable
+``PROVGRAPH_STORE`` and the CLI option ``--store PATH`` override it.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import io
+import os
+from abc import ABC, abstractmethod
+from collections.abc import Iterable, Iterator, Mapping
+from functools import lru_cache
+from pathlib import Path
+from typing import IO, Any
+
+import pyoxigraph as ox
+
+from .errors import QueryError, QuerySyntaxError, SerializationError, StoreError, UnsupportedFormat
+from .originals import Originals
+from .terms import IRI, BNode, Literal, Quad, Term
+
+__all__ = ["ProvStore", "EmbeddedStore", "open_store", "default_store_path", "RDF_FORMATS",
+           "ANY_GRAPH", "DEFAULT_GRAPH"]
+
+ENV_VAR = "PROVGRAPH_STORE"
+"""Environment variable naming the store directory."""
+
+RDF_FORMATS: dict[str, Any] = {
+    "turtle": ox.RdfFormat.TURTLE,
+    "trig": ox.RdfFormat.TRIG,
+    "nquads": ox.RdfFormat.N_QUADS,
+    "ntriples": ox.RdfFormat.N_TRIPLES,
+    "json-ld": ox.RdfFormat.JSON_LD,
+    "rdf-xml": ox.RdfFormat.RDF_XML,
+}
+"""RDF syntaxes the store reads and writes natively, by provgraph format name."""
+
+DATASET_FORMATS = frozenset({"trig", "nquads", "json-ld"})
+
+
+class _AnyGraph:
+    def __repr__(self) -> str:
+        return "ANY_GRAPH"
+
+
+ANY_GRAPH: Any = _AnyGraph()
+"""Sentinel for :meth:`ProvStore.quads`: match every graph, the default graph included."""
+DEFAULT_GRAPH: None = None
+"""The default graph, written as ``None`` in a :data:`~provgraph.terms.Quad`."""
+
+
+def default_store_path() -> Path:
+    """The store directory used when none is given: ``$PROVGRAPH_STORE`` if set,
+    else ``./.provgraph`` relative to the current working directory."""
+    env = os.environ.get(ENV_VAR)
+    return Path(env) if env else Path.cwd() / ".provgraph"
+
+
+class ProvStore(ABC):
+    """Interface of a provgraph RDF store with retained originals.
+
+    Implementations: :class:`EmbeddedStore` (pyoxigraph). Terms are
+    :mod:`provgraph.terms` values; graphs are :class:`~provgraph.terms.IRI` or
+    ``None`` for the default graph.
+    """
+
+    originals: Originals
+    location: str
+
+    # -- writing -------------------------------------------------------------
+    @abstractmethod
+    def add(self, quads: Iterable[Quad]) -> None:
+        """Insert quads in one transaction, held in memory (pair: :meth:`bulk_add`).
+
+        Either all quads are stored or none. Adding a quad already present is a no-op.
+
+        Raises:
+            StoreError: the store cannot be written, or a term is invalid (for
+                example an IRI that is not absolute); nothing is stored then.
+        """
+
+    @abstractmethod
+    def bulk_add(self, quads: Iterable[Quad]) -> None:
+        """Insert quads streaming, without a transaction (pair: :meth:`add`).
+
+        Faster for millions of quads; a failure part-way may leave some stored.
+
+        Raises:
+            StoreError: the store cannot be written.
+        """
+
+    @abstractmethod
+    def remove(self, quads: Iterable[Quad]) -> None:
+        """Remove quads in one transaction; absent quads are ignored.
+
+        Raises:
+            StoreError: the store cannot be written.
+        """
+
+    @abstractmethod
+    def load(self, data: bytes | str | IO[bytes], format: str, *, graph: IRI | None = None,
+             base_iri: str | None = None) -> int:
+        """Parse RDF and store it atomically; return the number of quads added.
+
+        Args:
+            data: the document as bytes, text or a binary file object.
+            format: one of :data:`RDF_FORMATS`.
+            graph: target graph for triple formats (``None``: default graph).
+                Dataset formats keep their own graphs.
+            base_iri: base for relative IRIs; ``None`` rejects relative IRIs.
+
+        Raises:
+            UnsupportedFormat: ``format`` is not in :data:`RDF_FORMATS`.
+            SerializationError: the document does not parse; nothing is stored.
+        """
+
+    # -- reading -------------------------------------------------------------
+    @abstractmethod
+    def quads(self, subject: IRI | BNode | None = None, predicate: IRI | None = None,
+              object: Term | None = None, graph: Any = ANY_GRAPH) -> Iterator[Quad]:
+        """Quads matching a pattern; ``None`` is a wildcard except for ``graph``,
+        where ``None`` means the default graph and :data:`ANY_GRAPH` any graph."""
+
+    @abstractmethod
+    def select(self, sparql: str, bindings: Mapping[str, Term] | None = None, *,
+               source: str = "<text>") -> list[dict[str, Term | None]]:
+        """Run a SPARQL 1.1 SELECT query; return one dict per solution.
+
+        Args:
+            sparql: the query text.
+            bindings: values for variables (name without ``?``), substituted as
+                RDF terms, never pasted into the text. Each bound variable must be
+                projected (pyoxigraph 0.5.13 requirement; :mod:`provgraph.queries`
+                checks it when a ``.rq`` file loads).
+            source: name used in error messages (a ``.rq`` path).
+
+        Returns:
+            ``list[dict[str, Term | None]]``; unbound variables map to ``None``.
+
+        Raises:
+            QuerySyntaxError: the text does not parse.
+            QueryError: evaluation fails.
+        """
+
+    @abstractmethod
+    def ask(self, sparql: str, bindings: Mapping[str, Term] | None = None, *,
+            source: str = "<text>") -> bool:
+        """Run a SPARQL 1.1 ASK query. Raises as :meth:`select`."""
+
+    @abstractmethod
+    def construct(self, sparql: str, bindings: Mapping[str, Term] | None = None, *,
+                  source: str = "<text>") -> list[tuple[IRI | BNode, IRI, Term]]:
+        """Run a SPARQL 1.1 CONSTRUCT or DESCRIBE query; return the triples.
+        Raises as :meth:`select`."""
+
+    @abstractmethod
+    def update(self, sparql: str, *, source: str = "<text>") -> None:
+        """Run a SPARQL 1.1 Update atomically.
+
+        Raises:
+            QuerySyntaxError: the text does not parse.
+            StoreError: the store cannot be written.
+        """
+
+    @abstractmethod
+    def serialize(self, format: str, *, graph: Any = ANY_GRAPH,
+                  output: IO[bytes] | None = None,
+                  prefixes: Mapping[str, str] | None = None) -> bytes | None:
+        """Write the store (or one graph) in an RDF syntax.
+
+        Args:
+            format: one of :data:`RDF_FORMATS`; triple formats need one ``graph``.
+            graph: :data:`ANY_GRAPH` for the whole dataset, an IRI or ``None``.
+            output: binary stream to write to; ``None`` returns the bytes.
+            prefixes: prefix map for Turtle and TriG.
+
+        Raises:
+            UnsupportedFormat: unknown format, or a triple format for the whole dataset.
+        """
+
+    @abstractmethod
+    def named_graphs(self) -> list[IRI]:
+        """The named graphs, sorted by IRI."""
+
+    @abstractmethod
+    def remove_graph(self, graph: IRI) -> None:
+        """Delete a named graph and its quads; a missing graph is ignored."""
+
+    @abstractmethod
+    def __len__(self) -> int:
+        """Number of quads in the store, all graphs."""
+
+    def close(self) -> None:
+        """Flush and release the store; the object is unusable afterwards."""
+
+    def optimize(self) -> None:
+        """Compact the store after large bulk loads (speeds up queries)."""
+
+    # -- conveniences built on the primitives --------------------------------
+    def contains(self, quad: Quad) -> bool:
+        """Whether ``quad`` is stored (its graph is matched exactly)."""
+        return next(iter(self.quads(*quad)), None) is not None
+
+    def has_subject(self, iri: IRI) -> bool:
+        """Whether ``iri`` is the subject of any statement, in any graph."""
+        return next(iter(self.quads(iri)), None) is not None
+
+    def mentions(self, iri: IRI) -> bool:
+        """Whether ``iri`` appears as subject or object of any statement."""
+        return self.has_subject(iri) or next(iter(self.quads(None, None, iri)), None) is not None
+
+    def canonical_nquads(self, graphs: Iterable[IRI | None] | None = None) -> str:
+        """The quads (of ``graphs``, or all) as sorted N-Quads after blank-node
+        canonicalization, for comparing datasets or digesting a bundle."""
+        quads: list[Quad] = []
+        if graphs is None:
+            quads = list(self.quads())
+        else:
+            for g in graphs:
+                quads.extend(self.quads(graph=g))
+        return canonical_nquads(quads)
+
+    def __enter__(self) -> "ProvStore":
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+
+# ---------------------------------------------------------------------------
+# term conversion (the only place pyoxigraph terms appear)
+
+
+@lru_cache(maxsize=65536)
+def _named(iri: str) -> ox.NamedNode:
+    return ox.NamedNode(iri)
+
+
+def _to_ox(term: Term) -> Any:
+    if isinstance(term, IRI):
+        return _named(term)
+    if isinstance(term, Literal):
+        if term.language:
+            return ox.Literal(term.value, language=term.language)
+        if term.datatype:
+            return ox.Literal(term.value, datatype=_named(term.datatype))
+        return ox.Literal(term.value)
+    if isinstance(term, BNode):
+        return ox.BlankNode(str(term))
+    if isinstance(term, str):
+        return _named(term)
+    raise TypeError(f"not an RDF term: {term!r}")
+
+
+_XSD_STRING = "http://www.w3.org/2001/XMLSchema#string"
+_LANG_STRING = "http://www.w3.org/1999/02/22-rdf-syntax-ns#langString"
+
+
+def _from_ox(term: Any) -> Term:
+    cls = type(term)
+    if cls is ox.NamedNode:
+        return IRI(term.value)
+    if cls is ox.Literal:
+        dt = term.datatype.value
+        if term.language:
+            return Literal(term.value, None, term.language)
+        return Literal(term.value, None if dt == _XSD_STRING else dt)
+    if cls is ox.BlankNode:
+        return BNode(term.value)
+    raise StoreError(f"unsupported term from the store: {term!r}")
+
+
+def _graph_to_ox(graph: IRI | None) -> Any:
+    return ox.DefaultGraph() if graph is None else _to_ox(graph)
+
+
+def _graph_from_ox(graph: Any) -> IRI | None:
+    if isinstance(graph, ox.DefaultGraph):
+        return None
+    return _from_ox(graph)  # type: ignore[return-value]
+
+
+def _quad_to_ox(q: Quad) -> ox.Quad:
+    return ox.Quad(_to_ox(q[0]), _to_ox(q[1]), _to_ox(q[2]), _graph_to_ox(q[3]))
+
+
+def _quad_from_ox(q: ox.Quad) -> Quad:
+    return (_from_ox(q.subject), _from_ox(q.predicate), _from_ox(q.object),  # type: ignore[return-value]
+            _graph_from_ox(q.graph_name))
+
+
+def canonical_nquads(quads: Iterable[Quad]) -> str:
+    """Sorted N-Quads of ``quads`` after RDF Dataset Canonicalization of blank
+    nodes (pyoxigraph ``Dataset.canonicalize``). Equal datasets give equal text."""
+    ds = ox.Dataset(_quad_to_ox(q) for q in quads)
+    ds.canonicalize(ox.CanonicalizationAlgorithm.UNSTABLE)
+    lines = sorted(str(q) + " ." for q in ds)
+    return "\n".join(lines) + ("\n" if lines else "")
+
+
+def parse_rdf(data: bytes | str, format: str, *, base_iri: str | None = None,
+              graph: IRI | None = None) -> list[Quad]:
+    """Parse an RDF document into quads without storing it.
+
+    Raises:
+        UnsupportedFormat: ``format`` is not in :data:`RDF_FORMATS`.
+        SerializationError: the document does not parse.
+    """
+    fmt = _rdf_format(format)
+    with _map_errors(format):
+        parsed = ox.parse(data.encode() if isinstance(data, str) else data, fmt,
+                          base_iri=base_iri, without_named_graphs=False,
+                          default_graph=_graph_to_ox(graph) if fmt not in (
+                              ox.RdfFormat.TRIG, ox.RdfFormat.N_QUADS) else None)
+        return [_quad_from_ox(q) for q in parsed]
+
+
+def serialize_quads(quads: Iterable[Quad], format: str,
+                    prefixes: Mapping[str, str] | None = None) -> bytes:
+    """Serialize quads (or triples, for triple formats: graph is ignored) in an RDF syntax.
+
+    Raises:
+        UnsupportedFormat: ``format`` is not in :data:`RDF_FORMATS`.
+    """
+    fmt = _rdf_format(format)
+    if format in DATASET_FORMATS:
+        items: Any = (_quad_to_ox(q) for q in quads)
+    else:
+        items = (ox.Triple(_to_ox(q[0]), _to_ox(q[1]), _to_ox(q[2])) for q in quads)
+    with _map_errors(format):
+        out = ox.serialize(items, format=fmt, prefixes=dict(prefixes or {}) or None)
+    return out if isinstance(out, bytes) else b""
+
+
+def _rdf_format(name: str) -> Any:
+    try:
+        return RDF_FORMATS[name]
+    except KeyError:
+        raise UnsupportedFormat(name, sorted(RDF_FORMATS)) from None
+
+
+@contextlib.contextmanager
+def _map_errors(what: str, *, query: bool = False, source: str = "<text>") -> Iterator[None]:
+    """Translate pyoxigraph exceptions into the provgraph tree (httpx style)."""
+    try:
+        yield
+    except SyntaxError as exc:
+        if query:
+            raise QuerySyntaxError(source, str(exc.msg if hasattr(exc, "msg") else exc)) from exc
+        raise SerializationError(f"{what}: the document does not parse: {exc}") from exc
+    except OSError as exc:
+        raise StoreError(f"{what}: storage error: {exc}") from exc
+    except (ValueError, TypeError) as exc:
+        if query:
+            raise QueryError(f"{source}: {exc}") from exc
+        raise StoreError(f"{what}: invalid term or value: {exc}") from exc
+    except RuntimeError as exc:
+        if query:
+            raise QueryError(f"{source}: evaluation failed: {exc}") from exc
+        raise StoreError(f"{what}: {exc}") from exc
+
+
+class EmbeddedStore(ProvStore):
+    """A :class:`ProvStore` on an embedded pyoxigraph ``Store``.
+
+    Args:
+        path: store directory (created if missing; see the module docstring for
+            its layout), or ``None`` for an in-memory store whose originals are
+            kept in a temporary directory removed at :meth:`close`.
+
+    Raises:
+        StoreError: the directory cannot be created or the RocksDB files cannot
+            be opened (for example another process holds the lock).
+
+    Example:
+        >>> from provgraph.terms import IRI, lit
+        >>> s = EmbeddedStore()
+        >>> s.add([(IRI("urn:x:a"), IRI("urn:x:p"), lit(1), IRI("urn:x:g"))])
+        >>> s.select("SELECT ?o WHERE { ?s ?p ?o }")[0]["o"].to_python()
+        1
+    """
+
+    def __init__(self, path: str | os.PathLike[str] | None = None) -> None:
+        self._tmp: Any = None
+        try:
+            if path is None:
+                import tempfile
+
+                self._tmp = tempfile.TemporaryDirectory(prefix="provgraph-originals-")
+                self._store = ox.Store()
+                self.location = ":memory:"
+                self.originals = Originals(Path(self._tmp.name))
+            else:
+                root = Path(path)
+                (root / "rdf").mkdir(parents=True, exist_ok=True)
+                self._store = ox.Store(str(root / "rdf"))
+                self.location = str(root)
+                self.originals = Originals(root / "originals")
+        except OSError as exc:
+            raise StoreError(
+                f"cannot open the store at {path}: {exc}. Check the path and that no other "
+                "provgraph process has it open."
+            ) from exc
+
+    # writing
+    def add(self, quads: Iterable[Quad]) -> None:
+        with _map_errors(f"store {self.location}"):
+            self._store.extend([_quad_to_ox(q) for q in quads])
+
+    def bulk_add(self, quads: Iterable[Quad]) -> None:
+        with _map_errors(f"store {self.location}"):
+            self._store.bulk_extend(_quad_to_ox(q) for q in quads)
+
+    def add_native(self, quads: Iterable[Any], *, bulk: bool = False) -> None:
+        """Insert already-built pyoxigraph quads (for benchmarks comparing the raw engine)."""
+        with _map_errors(f"store {self.location}"):
+            (self._store.bulk_extend if bulk else self._store.extend)(quads)
+
+    def remove(self, quads: Iterable[Quad]) -> None:
+        oxq = [_quad_to_ox(q) for q in quads]
+        if not oxq:
+            return
+        with _map_errors(f"store {self.location}"):
+            self._store.update(
+                "DELETE DATA { " + " ".join(_ntriples_quad(q) for q in oxq) + " }"
+            )
+
+    def load(self, data: bytes | str | IO[bytes], format: str, *, graph: IRI | None = None,
+             base_iri: str | None = None) -> int:
+        fmt = _rdf_format(format)
+        if isinstance(data, str):
+            data = data.encode("utf-8")
+        if not isinstance(data, bytes):
+            data = data.read()
+        before = len(self._store)
+        kwargs: dict[str, Any] = {"format": fmt, "base_iri": base_iri}
+        if fmt not in (ox.RdfFormat.TRIG, ox.RdfFormat.N_QUADS, ox.RdfFormat.JSON_LD):
+            kwargs["to_graph"] = _graph_to_ox(graph)
+        elif graph is not None and fmt is ox.RdfFormat.JSON_LD:
+            kwargs["to_graph"] = _graph_to_ox(graph)
+        with _map_errors(f"{format} input"):
+            self._store.load(io.BytesIO(data), **kwargs)
+        return len(self._store) - before
+
+    def bulk_load(self, path: str | os.PathLike[str], format: str, *,
+                  graph: IRI | None = None) -> None:
+        """Stream a large RDF file into the store without a transaction (pair: :meth:`load`).
+
+        Raises:
+            SerializationError: the file does not parse (part may already be stored).
+        """
+        fmt = _rdf_format(format)
+        kwargs: dict[str, Any] = {"format": fmt, "path": str(path)}
+        if fmt not in (ox.RdfFormat.TRIG, ox.RdfFormat.N_QUADS):
+            kwargs["to_graph"] = _graph_to_ox(graph)
+        with _map_errors(f"{format} input {path}"):
+            self._store.bulk_load(**kwargs)
+
+    # reading
+    def quads(self, subject: IRI | BNode | None = None, predicate: IRI | None = None,
+              object: Term | None = None, graph: Any = ANY_GRAPH) -> Iterator[Quad]:
+        g = None if graph is ANY_GRAPH else _graph_to_ox(graph)
+        with _map_errors(f"store {self.location}"):
+            it = self._store.quads_for_pattern(
+                None if subject is None else _to_ox(subject),
+                None if predicate is None else _to_ox(predicate),
+                None if object is None else _to_ox(object),
+                g,
+            )
+            for q in it:
+                yield _quad_from_ox(q)
+
+    def _query(self, sparql: str, bindings: Mapping[str, Term] | None, source: str) -> Any:
+        subs = {ox.Variable(k): _to_ox(v) for k, v in (bindings or {}).items()} or None
+        with _map_errors("query", query=True, source=source):
+            return self._store.query(sparql, use_default_graph_as_union=True, substitutions=subs)
+
+    def select(self, sparql: str, bindings: Mapping[str, Term] | None = None, *,
+               source: str = "<text>") -> list[dict[str, Term | None]]:
+        res = self._query(sparql, bindings, source)
+        if not isinstance(res, ox.QuerySolutions):
+            raise QueryError(f"{source}: expected a SELECT query")
+        names = [v.value for v in res.variables]
+        out = []
+        with _map_errors("query", query=True, source=source):
+            for sol in res:
+                row: dict[str, Term | None] = {}
+                for i, n in enumerate(names):
+                    t = sol[i]
+                    row[n] = None if t is None else _from_ox(t)
+                out.append(row)
+        return out
+
+    def ask(self, sparql: str, bindings: Mapping[str, Term] | None = None, *,
+            source: str = "<text>") -> bool:
+        res = self._query(sparql, bindings, source)
+        if not isinstance(res, ox.QueryBoolean):
+            raise QueryError(f"{source}: expected an ASK query")
+        return bool(res)
+
+    def construct(self, sparql: str, bindings: Mapping[str, Term] | None = None, *,
+                  source: str = "<text>") -> list[tuple[IRI | BNode, IRI, Term]]:
+        res = self._query(sparql, bindings, source)
+        if not isinstance(res, ox.QueryTriples):
+            raise QueryError(f"{source}: expected a CONSTRUCT or DESCRIBE query")
+        with _map_errors("query", query=True, source=source):
+            return [(_from_ox(t.subject), _from_ox(t.predicate), _from_ox(t.object))  # type: ignore[misc]
+                    for t in res]
+
+    def update(self, sparql: str, *, source: str = "<text>") -> None:
+        with _map_errors("update", query=True, source=source):
+            self._store.update(sparql)
+
+    def serialize(self, format: str, *, graph: Any = ANY_GRAPH,
+                  output: IO[bytes] | None = None,
+                  prefixes: Mapping[str, str] | None = None) -> bytes | None:
+        fmt = _rdf_format(format)
+        if graph is ANY_GRAPH and format not in DATASET_FORMATS:
+            raise UnsupportedFormat(format, sorted(DATASET_FORMATS),
+                                    "a whole dataset needs a dataset format; or pick one graph")
+        kwargs: dict[str, Any] = {"format": fmt}
+        if graph is not ANY_GRAPH:
+            kwargs["from_graph"] = _graph_to_ox(graph)
+        if prefixes:
+            kwargs["prefixes"] = dict(prefixes)
+        with _map_errors(f"{format} output"):
+            if output is None:
+                return self._store.dump(**kwargs)  # type: ignore[no-any-return]
+            self._store.dump(output, **kwargs)
+        return None
+
+    def named_graphs(self) -> list[IRI]:
+        with _map_errors(f"store {self.location}"):
+            return sorted(IRI(g.value) for g in self._store.named_graphs()
+                          if isinstance(g, ox.NamedNode))
+
+    def remove_graph(self, graph: IRI) -> None:
+        with _map_errors(f"store {self.location}"):
+            if self._store.contains_named_graph(_to_ox(graph)):
+                self._store.remove_graph(_to_ox(graph))
+
+    def __len__(self) -> int:
+        return len(self._store)
+
+    def optimize(self) -> None:
+        with _map_errors(f"store {self.location}"):
+            self._store.optimize()
+
+    def close(self) -> None:
+        store = getattr(self, "_store", None)
+        if store is not None and self.location != ":memory:":
+            with contextlib.suppress(OSError):
+                store.flush()
+        self._store = None  # type: ignore[assignment]
+        if self._tmp is not None:
+            self._tmp.cleanup()
+            self._tmp = None
+
+
+def _ntriples_quad(q: ox.Quad) -> str:
+    if isinstance(q.graph_name, ox.DefaultGraph):
+        return f"{q.subject} {q.predicate} {q.object} ."
+    return f"GRAPH {q.graph_name} {{ {q.subject} {q.predicate} {q.object} }}"
+
+
+def open_store(path: str | os.PathLike[str] | None = None, *, memory: bool = False) -> ProvStore:
+    """Open the provgraph store.
+
+    Args:
+        path: store directory; ``None`` uses :func:`default_store_path`
+            (``$PROVGRAPH_STORE`` or ``./.provgraph``).
+        memory: ``True`` opens an in-memory store instead (``path`` is ignored).
+
+    Raises:
+        StoreError: the store cannot be opened.
+    """
+    if memory:
+        return EmbeddedStore(None)
+    return EmbeddedStore(path if path is not None else default_store_path())
+
+
+_SYNTAX_CHECKER: Any = None
+
+
+def check_query_syntax(text: str, source: str = "<text>") -> None:
+    """Check that ``text`` parses as a SPARQL 1.1 query (by evaluating it on an
+    empty in-memory dataset, which is how pyoxigraph exposes its parser).
+
+    Raises:
+        QuerySyntaxError: the text does not parse; the message carries ``at L:C``.
+    """
+    global _SYNTAX_CHECKER
+    if _SYNTAX_CHECKER is None:
+        _SYNTAX_CHECKER = ox.Store()
+    try:
+        _SYNTAX_CHECKER.query(text)
+    except SyntaxError as exc:
+        raise QuerySyntaxError(source, str(exc)) from exc
+    except (RuntimeError, ValueError, TypeError):
+        pass  # parsed; evaluation issues (such as unbound substitutions) are not syntax errors

@@ -1,0 +1,169 @@
+"""Backend-neutral RDF terms: the only term types code above the store layer sees.
+
+provgraph keeps pyoxigraph behind :mod:`provgraph.store` so that a remote
+SPARQL 1.1 endpoint can serve as a second store implementation. Every other
+module builds statements from these small, immutable types:
+
+* :class:`IRI` - a ``str`` subclass holding an absolute IRI (RDF 1.1 §3.2).
+* :class:`BNode` - a blank node with a local label (RDF 1.1 §3.4).
+* :class:`Literal` - lexical form, datatype IRI and optional language tag
+  (RDF 1.1 §3.3). The lexical form is kept exactly as given: provgraph never
+  re-serialises a literal through a Python value, so ``"1.50"^^xsd:decimal`` and
+  ``"2024-01-01T00:00:00.120+02:00"^^xsd:dateTime`` survive round trips.
+* :data:`Quad` - ``(subject, predicate, object, graph)``; ``graph`` is an
+  :class:`IRI` or ``None`` for the default graph.
+"""
+
+from __future__ import annotations
+
+import datetime as _dt
+import json
+from dataclasses import dataclass
+from typing import Any, Union
+
+XSD = "http://www.w3.org/2001/XMLSchema#"
+RDF_LANG_STRING = "http://www.w3.org/1999/02/22-rdf-syntax-ns#langString"
+RDF_JSON = "http://www.w3.org/1999/02/22-rdf-syntax-ns#JSON"
+
+
+class IRI(str):
+    """An absolute IRI (RDF 1.1 Concepts §3.2). A ``str`` subclass, so it compares
+    and hashes like its text; validation happens when the store converts it."""
+
+    __slots__ = ()
+
+    def __repr__(self) -> str:
+        return f"IRI({str.__repr__(self)})"
+
+    def n3(self) -> str:
+        """The IRI in N-Triples form, ``<...>``."""
+        return f"<{self}>"
+
+
+class BNode(str):
+    """A blank node identified by a local label (RDF 1.1 Concepts §3.4)."""
+
+    __slots__ = ()
+
+    def __repr__(self) -> str:
+        return f"BNode({str.__repr__(self)})"
+
+    def n3(self) -> str:
+        """The blank node in N-Triples form, ``_:label``."""
+        return f"_:{self}"
+
+
+@dataclass(frozen=True, slots=True)
+class Literal:
+    """An RDF literal (RDF 1.1 Concepts §3.3).
+
+    Args:
+        value: the lexical form, exactly as it is to be stored.
+        datatype: datatype IRI; ``None`` means ``xsd:string`` (or
+            ``rdf:langString`` when ``language`` is set).
+        language: BCP 47 language tag, or ``None``.
+    """
+
+    value: str
+    datatype: str | None = None
+    language: str | None = None
+
+    @property
+    def datatype_iri(self) -> IRI:
+        """The effective datatype IRI (``xsd:string`` when none was given)."""
+        if self.language:
+            return IRI(RDF_LANG_STRING)
+        return IRI(self.datatype or XSD + "string")
+
+    def to_python(self) -> Any:
+        """The value as a Python object for common XSD datatypes, else the lexical form.
+
+        ``xsd:integer`` and its subtypes give ``int``, ``xsd:double``/``float``
+        give ``float``, ``xsd:boolean`` gives ``bool``, ``xsd:dateTime`` gives a
+        ``datetime`` (aware when the lexical form has a zone), ``rdf:JSON`` gives
+        the decoded JSON value.
+        """
+        dt = self.datatype or ""
+        try:
+            if dt in _INT_TYPES:
+                return int(self.value)
+            if dt in (XSD + "double", XSD + "float"):
+                return float(self.value)
+            if dt == XSD + "boolean":
+                return self.value in ("true", "1")
+            if dt == XSD + "dateTime":
+                return _dt.datetime.fromisoformat(self.value.replace("Z", "+00:00"))
+            if dt == RDF_JSON:
+                return json.loads(self.value)
+        except ValueError:
+            return self.value
+        return self.value
+
+    def n3(self) -> str:
+        """The literal in N-Triples form."""
+        text = json.dumps(self.value, ensure_ascii=False)
+        if self.language:
+            return f"{text}@{self.language}"
+        if self.datatype and self.datatype != XSD + "string":
+            return f"{text}^^<{self.datatype}>"
+        return text
+
+
+_INT_TYPES = frozenset(
+    XSD + t
+    for t in (
+        "integer", "int", "long", "short", "byte", "nonNegativeInteger",
+        "positiveInteger", "unsignedInt", "unsignedLong", "unsignedShort",
+        "unsignedByte", "negativeInteger", "nonPositiveInteger",
+    )
+)
+
+Term = Union[IRI, BNode, Literal]
+Quad = tuple[Union[IRI, BNode], IRI, Term, Union[IRI, None]]
+
+
+def lit(value: Any) -> Literal:
+    """Build a :class:`Literal` from a Python value with the natural XSD datatype.
+
+    Accepts ``str`` (xsd:string), ``bool`` (xsd:boolean), ``int`` (xsd:integer),
+    ``float`` (xsd:double, written with ``repr`` so it keeps full precision),
+    timezone-aware ``datetime`` (xsd:dateTime, ISO 8601 with offset), and
+    ``dict``/``list`` (rdf:JSON, keys sorted so equal values give equal literals).
+
+    Raises:
+        ValueError: for a naive ``datetime`` (a time without a zone is ambiguous
+            in an audit trail) or an unsupported type.
+    """
+    if isinstance(value, Literal):
+        return value
+    if isinstance(value, bool):
+        return Literal("true" if value else "false", XSD + "boolean")
+    if isinstance(value, int):
+        return Literal(str(value), XSD + "integer")
+    if isinstance(value, float):
+        return Literal(repr(value), XSD + "double")
+    if isinstance(value, str):
+        return Literal(value)
+    if isinstance(value, _dt.datetime):
+        if value.tzinfo is None or value.utcoffset() is None:
+            raise ValueError(
+                f"naive datetime {value.isoformat()!r}: pass a timezone-aware datetime "
+                "(for example datetime.now(timezone.utc))"
+            )
+        return Literal(value.isoformat(), XSD + "dateTime")
+    if isinstance(value, (dict, list)):
+        return Literal(
+            json.dumps(value, sort_keys=True, ensure_ascii=False, separators=(",", ":")),
+            RDF_JSON,
+        )
+    raise ValueError(f"cannot make an RDF literal from {type(value).__name__}: {value!r}")
+
+
+def term_value(term: Term | None) -> Any:
+    """The plain Python value of a term: ``str`` for IRIs and blank nodes,
+    :meth:`Literal.to_python` for literals, ``None`` for ``None``."""
+    if term is None:
+        return None
+    if isinstance(term, Literal):
+        return term.to_python()
+    return str(term)

@@ -1,0 +1,176 @@
+"""Vocabulary: the PROV-O, RAG extension (``pg:``), Web Annotation and helper namespaces.
+
+Each namespace is a *closed* class: ``PG.Chunk`` is an :class:`~provgraph.terms.IRI`,
+and a misspelt term (``PG.Chunck``) raises ``AttributeError`` naming the closest
+term, like rdflib's ``DefinedNamespace`` with ``_fail = True``.
+
+The ``PG`` terms mirror ``ontologies/rag-prov.ttl`` exactly; ``tests/test_vocab.py``
+checks both directions (every term here is declared there with a label and a
+comment, and every term declared there is listed here).
+
+References: PROV-O (https://www.w3.org/TR/prov-o/), Web Annotation Vocabulary
+(https://www.w3.org/TR/annotation-vocab/).
+"""
+
+from __future__ import annotations
+
+import difflib
+from typing import Any
+
+from .terms import IRI
+
+__all__ = ["PROV", "PG", "OA", "RDF", "RDFS", "XSD", "SH", "GRAPH", "UNITS", "CLAIM_KINDS",
+           "CLAIM_STATUSES", "OUTCOMES", "AID_KINDS", "AGENT_ROLES", "ClosedNamespace"]
+
+
+class _ClosedMeta(type):
+    def __getattr__(cls, name: str) -> Any:
+        if name.startswith("_"):
+            raise AttributeError(name)
+        close = difflib.get_close_matches(name, cls._terms, n=1)
+        hint = f" Did you mean {cls.__name__}.{close[0]}?" if close else ""
+        raise AttributeError(f"{cls.__name__} has no term {name!r}.{hint}")
+
+    def __contains__(cls, iri: object) -> bool:
+        return isinstance(iri, str) and iri.startswith(cls._base) and iri[len(cls._base):] in cls._terms
+
+    def __iter__(cls):  # type: ignore[no-untyped-def]
+        return (IRI(cls._base + t) for t in cls._terms)
+
+
+class ClosedNamespace(metaclass=_ClosedMeta):
+    """Base for closed namespaces; subclasses set ``_base`` and ``_terms``."""
+
+    _base: str = ""
+    _terms: tuple[str, ...] = ()
+
+    def __init_subclass__(cls) -> None:
+        for term in cls._terms:
+            setattr(cls, term, IRI(cls._base + term))
+
+
+class PROV(ClosedNamespace):
+    """PROV-O terms (W3C Recommendation, 30 April 2013), starting point,
+    expanded and qualified terms."""
+
+    _base = "http://www.w3.org/ns/prov#"
+    _terms = (
+        # classes
+        "Entity", "Activity", "Agent", "SoftwareAgent", "Person", "Organization",
+        "Bundle", "Collection", "EmptyCollection", "Plan", "Location", "Role",
+        "Influence", "EntityInfluence", "ActivityInfluence", "AgentInfluence",
+        "Usage", "Generation", "Invalidation", "Start", "End", "Communication",
+        "Association", "Attribution", "Delegation", "Derivation", "Revision",
+        "Quotation", "PrimarySource", "InstantaneousEvent",
+        # starting point and expanded properties
+        "wasGeneratedBy", "used", "wasInformedBy", "startedAtTime", "endedAtTime",
+        "wasDerivedFrom", "wasAttributedTo", "wasAssociatedWith", "actedOnBehalfOf",
+        "wasRevisionOf", "wasQuotedFrom", "hadPrimarySource", "wasInvalidatedBy",
+        "invalidatedAtTime", "generatedAtTime", "specializationOf", "alternateOf",
+        "hadMember", "wasStartedBy", "wasEndedBy", "wasInfluencedBy", "atLocation",
+        "value",
+        # qualified terms
+        "qualifiedUsage", "qualifiedGeneration", "qualifiedDerivation",
+        "qualifiedQuotation", "qualifiedRevision", "qualifiedPrimarySource",
+        "qualifiedAssociation", "qualifiedAttribution", "qualifiedInvalidation",
+        "qualifiedStart", "qualifiedEnd", "qualifiedCommunication",
+        "qualifiedDelegation", "qualifiedInfluence",
+        "entity", "activity", "agent", "hadRole", "hadPlan", "hadActivity",
+        "hadUsage", "hadGeneration", "atTime", "influencer",
+    )
+
+
+class PG(ClosedNamespace):
+    """The RAG extension of PROV-O (``ontologies/rag-prov.ttl``)."""
+
+    _base = "https://w3id.org/provgraph/ns#"
+    _terms = (
+        # --- classes: bundles and ingestion
+        "Run", "Document", "SourceSnapshot", "Observation", "Deletion",
+        "Extraction", "ExtractedText", "Chunking", "Chunk",
+        # --- classes: generated retrieval aids and indexing
+        "GeneratedAid", "HypotheticalDocument", "ContextualPrefix", "GeneratedQuestion",
+        "AidGeneration", "IndexedRepresentation", "Indexing", "Segment",
+        # --- classes: request time
+        "Query", "Retrieval", "ContextPacking", "GeneratorInput", "Generation",
+        "Answer", "Claim", "Citation", "Resolution", "Adjudication",
+        # --- classes: agents
+        "Parser", "Chunker", "Embedder", "Retriever", "Model", "PromptTemplate",
+        "Resolver", "Reviewer", "Pipeline",
+        # --- datatype properties
+        "sha256", "byteSize", "mediaType", "sourceUri", "observedAt", "text",
+        "agentName", "agentVersion", "configuration", "offsetUnit", "offsetMap",
+        "start", "end", "endInclusive", "origin", "rank", "score", "indexVersion",
+        "settings", "claimKind", "claimStatus", "targetId", "pinnedSha256", "outcome", "reason", "policy", "resolvedByteStart",
+        "resolvedByteEnd", "resolvedCodepointStart", "resolvedCodepointEnd", "warrant",
+        "packageVersions", "codeRevision", "modelIds", "tokenBudget",
+        # --- object properties
+        "document", "answer", "citation", "target", "resolvedSnapshot", "segment",
+        "segmentSource", "omitted", "aidUsed", "extractedText", "run",
+        # --- provenance shortcuts written at record time (kept consistent with PROV)
+        "citedSnapshot", "supportAgent",
+    )
+
+
+class OA(ClosedNamespace):
+    """W3C Web Annotation Vocabulary terms used to locate text (§4.2 Selectors)."""
+
+    _base = "http://www.w3.org/ns/oa#"
+    _terms = ("TextQuoteSelector", "TextPositionSelector", "hasSelector", "exact",
+              "prefix", "suffix", "start", "end")
+
+
+class RDF(ClosedNamespace):
+    """RDF 1.1 terms used by provgraph."""
+
+    _base = "http://www.w3.org/1999/02/22-rdf-syntax-ns#"
+    _terms = ("type", "JSON", "langString", "Property")
+
+
+class RDFS(ClosedNamespace):
+    """RDF Schema terms used by provgraph."""
+
+    _base = "http://www.w3.org/2000/01/rdf-schema#"
+    _terms = ("label", "comment", "subClassOf", "subPropertyOf", "domain", "range",
+              "Class", "seeAlso")
+
+
+class XSD(ClosedNamespace):
+    """XML Schema datatypes used by provgraph literals."""
+
+    _base = "http://www.w3.org/2001/XMLSchema#"
+    _terms = ("string", "integer", "nonNegativeInteger", "double", "decimal", "boolean",
+              "dateTime", "anyURI")
+
+
+class SH(ClosedNamespace):
+    """SHACL terms (W3C Recommendation 2017) used in reports."""
+
+    _base = "http://www.w3.org/ns/shacl#"
+    _terms = ("NodeShape", "PropertyShape", "path", "targetClass", "minCount", "maxCount",
+              "datatype", "class", "in", "message", "severity", "Violation")
+
+
+class GRAPH:
+    """Names of provgraph's fixed named graphs."""
+
+    INGESTION = IRI("urn:provgraph:graph:ingestion")
+    """Ingestion facts shared by all runs: documents, snapshots, extractions, chunks, aids."""
+    ONTOLOGY = IRI("urn:provgraph:graph:ontology")
+    """The bundled ontology and shapes, loaded by ``provgraph init``."""
+
+
+UNITS = ("utf8_byte", "codepoint", "utf16_unit", "page", "block")
+"""Offset units; every stored offset carries one (DESIGN.md, Citation outcomes)."""
+
+CLAIM_KINDS = ("quotation", "paraphrase", "derivation", "abstention")
+CLAIM_STATUSES = ("supported", "partially_supported", "unsupported", "uncertain")
+OUTCOMES = ("quote_match", "normalized_match", "quote_mismatch", "generated_target",
+            "snapshot_mismatch", "unresolved_range", "unresolved_id", "ambiguous", "orphaned")
+AID_KINDS = {"hypothetical_document": PG.HypotheticalDocument,
+             "contextual_prefix": PG.ContextualPrefix,
+             "generated_question": PG.GeneratedQuestion}
+AGENT_ROLES = {"parser": PG.Parser, "chunker": PG.Chunker, "embedder": PG.Embedder,
+               "retriever": PG.Retriever, "model": PG.Model,
+               "prompt_template": PG.PromptTemplate, "resolver": PG.Resolver,
+               "reviewer": PG.Reviewer, "pipeline": PG.Pipeline}

@@ -1,0 +1,56 @@
+"""Shared fixtures: in-memory and on-disk stores, a recorded pipeline, a CLI runner,
+and the location of the shared third-party cases."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+from provgraph import EmbeddedStore, Recorder
+
+from . import pipeline
+
+SHARED_CASES = Path(__file__).resolve().parents[2] / "shared" / "cases"
+
+
+def shared_cases(sub: str = "") -> Path:
+    """Path to ../shared/cases/<sub>; skip with a reason when it is absent, except in CI
+    (CI=true), where its absence is a failure."""
+    path = SHARED_CASES / sub
+    if not path.exists():
+        if os.environ.get("CI") == "true":
+            pytest.fail(f"{path} is missing in CI; the shared cases must be present there")
+        pytest.skip(f"{path} is absent: the shared third-party cases sit beside the project "
+                    "checkout (../shared/cases) and are not part of a user's clone")
+    return path
+
+
+@pytest.fixture
+def store():
+    s = EmbeddedStore()
+    yield s
+    s.close()
+
+
+@pytest.fixture
+def store_path(tmp_path):
+    return tmp_path / "store"
+
+
+@pytest.fixture
+def rag_store():
+    """(store, records): the fixture pipeline of tests/pipeline.py, recorded in memory."""
+    s = EmbeddedStore()
+    rec = Recorder(s, label="fixture", packages=[], run_iri=pipeline.RUN, started_at=pipeline.t(0))
+    records = pipeline.record(rec)
+    records["run"] = rec.iri
+    yield s, records
+    s.close()
+
+
+@pytest.fixture
+def runner():
+    return CliRunner()

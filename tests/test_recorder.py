@@ -1,0 +1,138 @@
+"""Recorder: the foundation's done-when checks on a complete small pipeline."""
+
+from __future__ import annotations
+
+import datetime as dt
+
+import pytest
+
+from provgraph import EmbeddedStore, Recorder, RecordError
+from provgraph.events import load_events
+from provgraph.terms import IRI, lit
+from provgraph.vocab import GRAPH, PG, PROV, RDF
+
+from . import pipeline
+
+
+def test_python_api_and_jsonl_give_the_same_graph(rag_store):
+    store, _ = rag_store
+    other = EmbeddedStore()
+    rec = load_events(other, pipeline.events(), name="fixture.jsonl")
+    assert rec.iri == pipeline.RUN
+    assert len(store) == len(other) > 250
+    assert store.canonical_nquads() == other.canonical_nquads()
+
+
+def test_store_reopens_from_disk_with_everything(store_path):
+    s = EmbeddedStore(store_path)
+    rec = Recorder(s, label="fixture", packages=[], run_iri=pipeline.RUN, started_at=pipeline.t(0))
+    r = pipeline.record(rec)
+    before = s.canonical_nquads()
+    s.close()
+    s2 = EmbeddedStore(store_path)
+    assert s2.canonical_nquads() == before
+    # the retained originals are there and verify
+    assert s2.originals.get(r["policy_v1"].sha256) == pipeline.POLICY_V1.encode()
+    s2.close()
+
+
+def test_graph_layout_one_bundle_per_run_and_shared_ingestion(rag_store):
+    store, r = rag_store
+    assert store.named_graphs() == sorted([IRI(pipeline.RUN), GRAPH.INGESTION])
+    assert store.contains((IRI(pipeline.RUN), RDF.type, PROV.Bundle, IRI(pipeline.RUN)))
+    # ingestion facts live in the shared graph, request facts in the run graph
+    assert store.contains((r["policy_v1"].iri, RDF.type, PG.SourceSnapshot, GRAPH.INGESTION))
+    assert store.contains((r["c_interval"].iri, RDF.type, PG.Chunk, GRAPH.INGESTION))
+    assert store.contains((r["prefix"].iri, RDF.type, PG.ContextualPrefix, GRAPH.INGESTION))
+    assert store.contains((r["hyde"].iri, RDF.type, PG.HypotheticalDocument, IRI(pipeline.RUN)))
+    assert store.contains((r["claim_quote"].iri, RDF.type, PG.Claim, IRI(pipeline.RUN)))
+
+
+def test_revision_is_binary_and_qualified(rag_store):
+    store, r = rag_store
+    v1, v2 = r["policy_v1"].iri, r["policy_v2"].iri
+    assert store.contains((v2, PROV.wasRevisionOf, v1, GRAPH.INGESTION))
+    q = IRI(f"{v2}#revision")
+    assert store.contains((v2, PROV.qualifiedRevision, q, GRAPH.INGESTION))
+    assert store.contains((q, PROV.entity, v1, GRAPH.INGESTION))
+    assert r["policy_v1"].document == r["policy_v2"].document
+
+
+def test_recording_the_same_ingestion_twice_adds_nothing(rag_store):
+    store, r = rag_store
+    n = len(store)
+    rec = Recorder(store, packages=[], run_iri=pipeline.RUN, label="fixture", started_at=pipeline.t(0))
+    snap = rec.snapshot(pipeline.POLICY_V1.encode(), uri="https://example.org/policy.md",
+                        media_type="text/markdown", observed_at=pipeline.t(500))
+    ext = rec.extraction(snap, parser=("plain-utf8", "1.0"), text=pipeline.POLICY_V1,
+                         ended_at=pipeline.t(2))
+    chunks = rec.chunking(ext, chunker=("lines", "1.0"), ranges=[(21, 63)],
+                          parameters={"by": "line"}, ended_at=pipeline.t(3))
+    assert snap.iri == r["policy_v1"].iri and chunks[0].iri == r["c_interval"].iri
+    assert len(store) == n
+
+
+def test_support_shortcuts_follow_the_prov_statements(rag_store):
+    store, r = rag_store
+    rows = store.select(
+        "SELECT ?c ?name WHERE { ?c <https://w3id.org/provgraph/ns#supportAgent> ?a . "
+        "?a <https://w3id.org/provgraph/ns#agentName> ?name }", {"c": r["claim_quote"].iri})
+    names = sorted(str(x["name"].value) for x in rows)
+    assert names == ["ctx-gen", "extractive", "hyde-gen", "lines", "plain-utf8", "qa-template", "rank-bm25"]
+    snaps = {q[2] for q in store.quads(r["claim_quote"].iri, PG.citedSnapshot)}
+    assert snaps == {r["policy_v1"].iri}
+    # the claim citing the generated prefix cites no snapshot at all
+    assert not list(store.quads(r["claim_bad"].iri, PG.citedSnapshot))
+
+
+def test_naive_datetime_is_rejected(store):
+    with pytest.raises(RecordError, match="naive datetime"):
+        Recorder(store, started_at=dt.datetime(2026, 1, 1))
+    rec = Recorder(store)
+    with pytest.raises(RecordError, match="timezone-aware"):
+        rec.query("q", at=dt.datetime(2026, 1, 1, 12))
+
+
+@pytest.mark.parametrize("kwargs, message", [
+    ({"start": 0, "end": None, "unit": "codepoint"}, "give both or neither"),
+    ({"start": 0, "end": 4}, "needs its unit"),
+    ({"start": 0, "end": 4, "unit": "chars"}, "unknown offset unit"),
+    ({"quote": ""}, "must not be empty"),
+])
+def test_bad_citations_are_rejected(rag_store, kwargs, message):
+    store, r = rag_store
+    rec = Recorder(store, packages=[])
+    n = len(store)
+    with pytest.raises(RecordError, match=message):
+        rec.citation(r["claim_quote"], target=r["c_interval"], **kwargs)
+    assert len(store) == n + 0  # the failed step stored nothing
+
+
+def test_batch_is_all_or_nothing(store):
+    rec = Recorder(store, packages=[])
+    n = len(store)
+    with pytest.raises(RecordError):
+        with rec.batch():
+            rec.query("first")
+            rec.query("")
+    assert len(store) == n
+
+
+def test_chunk_range_outside_text_is_rejected(store):
+    rec = Recorder(store, packages=[])
+    snap = rec.snapshot(b"abc", uri="file:///a", media_type="text/plain")
+    ext = rec.extraction(snap, parser=("p", "1"), text="abc")
+    with pytest.raises(RecordError, match="outside"):
+        rec.chunking(ext, chunker=("c", "1"), ranges=[(0, 9)])
+
+
+def test_offset_map_is_checked(store):
+    rec = Recorder(store, packages=[])
+    snap = rec.snapshot(b"<p>a</p>", uri="file:///a.html", media_type="text/html")
+    with pytest.raises(RecordError, match="offset_map=None"):
+        rec.extraction(snap, parser=("html", "1"), text="a")
+    with pytest.raises(RecordError, match="outside the snapshot"):
+        rec.extraction(snap, parser=("html", "1"), text="a", offset_map=[(0, 1, 3, 99)])
+    ext = rec.extraction(snap, parser=("html", "1"), text="a", offset_map=[(0, 1, 3, 4)])
+    assert ext.offset_map == ((0, 1, 3, 4),)
+    assert store.contains((ext.text_iri, PG.offsetMap, lit([[0, 1, 3, 4]]), GRAPH.INGESTION))
