@@ -101,7 +101,8 @@ class Recorder:
         code_revision: the pipeline's code revision (git commit), when known.
         packages: distribution names whose installed versions are recorded;
             ``None`` records provgraph's own dependencies.
-        run_iri: the run's IRI (default: a fresh ``urn:uuid:`` UUIDv7).
+        run_iri: the run's IRI (default: a fresh ``urn:uuid:`` UUIDv7). Naming a run
+            already in the store continues it: its identity is not written again.
         started_at: aware start time (default: the clock's now).
         clock: a function returning an aware ``datetime``, used for every omitted time.
 
@@ -136,6 +137,8 @@ class Recorder:
         started = self._time("started_at", started_at)
         self.run = RunRecord(iri=iri, label=label, started_at=started)
         g = iri
+        if run_iri and self.store.contains((iri, RDF.type, PG.Run, iri)):
+            return  # continuing a recorded run: its identity is already stored
         q: list[Quad] = [
             (iri, RDF.type, PROV.Bundle, g), (iri, RDF.type, PROV.Entity, g),
             (iri, RDF.type, PG.Run, g), (iri, PROV.generatedAtTime, lit(started), g),

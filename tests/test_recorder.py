@@ -181,4 +181,4 @@ def test_fixture_pipeline_conforms_to_the_shapes_and_a_targetless_citation_does_
     Recorder(store, packages=[], run_iri=pipeline.RUN).citation(r["claim_para"], target="doc-3")
     report = validate_shapes(store)
     assert not report.conforms
-    assert {str(v.path) for v in report.violations} == {str(PG.target)}
+    assert {v.path for v in report.violations} == {PG.target.n3()}
