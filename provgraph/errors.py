@@ -13,6 +13,7 @@
       VocabularyError        unknown term or an ontology that does not load
       RecordError            invalid provenance input: missing field, naive datetime, bad range
         EventLogError          a malformed JSONL event (.line, .field)
+        ImportFailed           an imported file with invalid items; nothing stored (.report)
       SerializationError     a document that cannot be read or written in a format
         UnsupportedFormat      a format name provgraph does not know (.format, .known)
       ResolutionError        a citation that cannot even be attempted (bad unit, empty quote)
@@ -178,3 +179,31 @@ class NotFound(ProvgraphError):
         self.iri = iri
         super().__init__(f"{what} <{iri}> is not in the store; check the IRI "
                          "(for example with 'provgraph query claims')")
+
+
+class ImportFailed(RecordError):
+    """An import (``provgraph.importers.import_file``) that stored nothing.
+
+    Raised when an item of the imported file is invalid and ``partial`` is false,
+    when no item is valid, or when recording fails; the store is unchanged.
+
+    Attributes:
+        report: the :class:`~provgraph.importers.ImportReport`, with every
+            per-item error in ``report.errors`` and ``report.stored == 0``.
+    """
+
+    def __init__(self, report: object, partial: bool = False) -> None:
+        self.report = report
+        errors = list(getattr(report, "errors", ()))
+        name = getattr(report, "name", "<input>")
+        fmt = getattr(report, "format", "?")
+        ok = getattr(report, "items_ok", 0)
+        shown = "; ".join(str(e) for e in errors[:3])
+        if len(errors) > 3:
+            shown += f"; and {len(errors) - 3} more"
+        if ok and not partial:
+            fix = (f"fix those items, or import with partial=True (--partial) to store the "
+                   f"{ok} valid item{'s' if ok != 1 else ''} and list the rest")
+        else:
+            fix = f"check that the file is in the {fmt} format (--format) and fix the items listed"
+        super().__init__(f"{name}: nothing was stored: {shown or 'no items found'}. {fix}")
