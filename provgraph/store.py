@@ -624,3 +624,13 @@ def check_query_syntax(text: str, source: str = "<text>") -> None:
         raise QuerySyntaxError(source, str(exc)) from exc
     except (RuntimeError, ValueError, TypeError):
         pass  # parsed; evaluation issues (such as unbound substitutions) are not syntax errors
+
+
+def rdfc_canonical_nquads(quads: Iterable[Quad]) -> str:
+    """Sorted N-Quads of ``quads`` after W3C RDF Dataset Canonicalization (RDFC-1.0,
+    W3C Recommendation 2024), a stable algorithm: use it for digests kept over time
+    (:func:`canonical_nquads` uses pyoxigraph's faster, version-dependent one)."""
+    ds = ox.Dataset(_quad_to_ox(q) for q in quads)
+    ds.canonicalize(ox.CanonicalizationAlgorithm.RDFC_1_0)
+    lines = sorted(str(q) + " ." for q in ds)
+    return "\n".join(lines) + ("\n" if lines else "")

@@ -459,7 +459,7 @@ def _typing(ts: list[tuple[Any, Any, Any]], by_p: Any, by_sp: Any,
                     why[slot_t].setdefault(x, _st(o, slot, x))
     for x in sorted(set(why["E"]) & set(why["A"]), key=_n3):
         v("C55 entity-activity-disjoint", f"{_n3(x)} is both an entity and an activity "
-          "(C50 typing)", why["E"][x], why["A"][x])
+          "(typing, PROV-CONSTRAINTS constraint 50)", why["E"][x], why["A"][x])
     for node in sorted(node_kinds, key=_n3):
         for t in ("E", "A", "G"):
             if node in why[t]:

@@ -39,9 +39,15 @@ class ImportReport:
         name: the input's name.
         format: the format read.
         reader: which library read it.
-        stored: statements of the document now in the store (``new`` of them were
-            not there before; importing a document twice stores it twice, adds nothing).
-        new: statements added to the store.
+        stored: statements of the document written to the store (PROV-O entailments
+            included).
+        new: how many statements the store grew by: fewer than ``stored`` when some
+            were already there (importing a document twice adds nothing the second
+            time) or when literals differ only in lexical form. The embedded store
+            (pyoxigraph 0.5.13) keeps XSD literals by value in canonical form:
+            ``"01"^^xsd:int`` and ``"1"^^xsd:int`` are one statement there, and
+            ``"2024-01-01T00:00:00+00:00"`` is kept as ``"2024-01-01T00:00:00Z"``
+            (offsets other than zero, fractions, time zones or their absence are kept).
         inferred: of ``stored``, those added as PROV-O entailments
             (:func:`provgraph.io.provo.complete`).
         graphs: the named graphs written to (``None`` stands for the default graph).
@@ -105,7 +111,7 @@ def import_document(store: ProvStore, data: bytes, format: str = "auto", *,
             "Load plain RDF with a SPARQL client instead")
     warnings = list(result.warnings)
     if result.document is not None:
-        warnings += [f"{name}: {v.message}" for v in check_document(result.document)]
+        warnings += [f"{name}: {v}" for v in check_document(result.document)]
     before = len(store)
     store.add(result.quads)
     graphs = sorted({q[3] for q in result.quads}, key=lambda g: "" if g is None else g)
