@@ -153,13 +153,19 @@ def detect(data: bytes, name: str = "<input>") -> str:
     if _XML_START.match(text):
         from .provxml import screen
 
-        root = screen(data, name)
-        if root.tag == "{http://www.w3.org/ns/prov#}document":
-            return "prov-xml"
-        if root.tag == "{http://www.w3.org/1999/02/22-rdf-syntax-ns#}RDF":
-            return "rdf-xml"
-        tried.append(f"prov-xml/rdf-xml: the XML root is {root.tag}, neither prov:document "
-                     "nor rdf:RDF")
+        try:
+            root = screen(data, name)
+        except SerializationError as exc:
+            if "not well-formed XML" not in str(exc):
+                raise  # refused (DTD, entities): never try another reader on it
+            tried.append(f"prov-xml/rdf-xml: {str(exc).split(': ', 1)[-1].split(';')[0]}")
+        else:
+            if root.tag == "{http://www.w3.org/ns/prov#}document":
+                return "prov-xml"
+            if root.tag == "{http://www.w3.org/1999/02/22-rdf-syntax-ns#}RDF":
+                return "rdf-xml"
+            tried.append(f"prov-xml/rdf-xml: the XML root is {root.tag}, neither prov:document "
+                         "nor rdf:RDF")
     elif text[:1] in (b"{", b"["):
         try:
             doc = json.loads(text)
@@ -254,7 +260,7 @@ def read(data: bytes, format: str = "auto", *, name: str = "<input>",
         module = {"prov-json": provjson, "provn": provn, "prov-xml": provxml}[fmt]
         got = module.read(data, name)  # type: ignore[attr-defined]
         document, warnings, count = got.document, got.warnings, got.record_count
-        quads = provo.document_to_quads(document, graph)
+        quads = _mapped(document, graph, name)
         reader = f"{fmt} read by the prov package {_prov_version()}"
     elif fmt == "json-ld":
         from . import jsonld
@@ -262,7 +268,7 @@ def read(data: bytes, format: str = "auto", *, name: str = "<input>",
         parsed, prov_read, reader = jsonld.read(data, name, graph)
         if prov_read is not None:
             document, warnings, count = prov_read.document, prov_read.warnings, prov_read.record_count
-            quads = provo.document_to_quads(document, graph)
+            quads = _mapped(document, graph, name)
         else:
             quads = _fresh_blank_nodes(parsed or [])
             count = len(quads)
@@ -279,6 +285,15 @@ def read(data: bytes, format: str = "auto", *, name: str = "<input>",
     quads = list(dict.fromkeys(quads))
     quads, inferred = provo.complete(quads)
     return ReadResult(fmt, reader, quads, count, inferred, warnings, document)
+
+
+def _mapped(document: Any, graph: IRI | None, name: str) -> list[Quad]:
+    from .provo import document_to_quads
+
+    try:
+        return document_to_quads(document, graph)
+    except SerializationError as exc:
+        raise SerializationError(f"{name}: {exc}; nothing was stored") from exc
 
 
 def _prov_version() -> str:
