@@ -234,7 +234,8 @@ def import_(obj: _Ctx, file: Any, fmt: str, graph: str | None, sources: tuple[st
         provgraph import --format prov-json --graph urn:example:g1 - < doc.json
     """
     data = file.read()
-    name = "<stdin>" if file.name in ("-", "<stdin>") else file.name
+    name = getattr(file, "name", "-")
+    name = "<stdin>" if name in ("-", "<stdin>") else str(name)
     if fmt in _RAG_FORMATS:
         try:
             from . import importers  # type: ignore[attr-defined]
@@ -322,7 +323,8 @@ def verify_bundle(file: Any, fmt: str) -> None:
     """
     from .io.bundle import verify_bundle as check
 
-    name = "<stdin>" if file.name in ("-", "<stdin>") else file.name
+    name = getattr(file, "name", "-")
+    name = "<stdin>" if name in ("-", "<stdin>") else str(name)
     result = check(file.read(), fmt, name=name)
     if not result.ok:
         raise click.ClickException(
