@@ -59,8 +59,7 @@ def read_with_prov(data: bytes, prov_format: str, label: str, name: str,
     msgs = []
     for w in caught:
         text = str(w.message)
-        if not type(w.category).__module__.startswith("prov") and \
-                not w.category.__module__.startswith("prov"):
+        if not w.category.__module__.startswith("prov"):
             continue  # only the prov package's own warnings are the user's business
         msgs.append(f"{name}: prov {PROV_VERSION}: {text}")
     return ProvRead(doc, msgs)
