@@ -198,6 +198,167 @@ def demo(obj: _Ctx, demo_store: str | None) -> None:
     run_demo(Path(demo_store) if demo_store else None)
 
 
+
+
+# ---------------------------------------------------------------------------
+# PROV interchange (issue 5): import, export, verify-bundle, validate
+
+_RAG_FORMATS = ("anthropic", "cohere", "bedrock", "openai", "vertex", "ragchecker", "alce",
+                "answer")
+_IMPORT_FORMATS = ("auto", "prov-json", "provn", "prov-xml", "turtle", "trig", "nquads",
+                   "json-ld", "rdf-xml") + _RAG_FORMATS
+_EXPORT_FORMATS = ("prov-json", "provn", "prov-xml", "turtle", "trig", "nquads", "json-ld",
+                   "rdf-xml", "dot", "svg")
+
+
+@cli.command(name="import")
+@click.argument("file", type=click.File("rb"))
+@click.option("--format", "fmt", type=click.Choice(_IMPORT_FORMATS), default="auto",
+              show_default=True, help="Input format; 'auto' tells it from the content.")
+@click.option("--graph", metavar="IRI", help="Named graph for statements outside any bundle.")
+@click.option("--source", "sources", multiple=True, type=click.Path(exists=True, dir_okay=False),
+              help="A cited source document (RAG answer formats only; repeatable).")
+@click.option("--partial", is_flag=True,
+              help="Store what can be stored and report the rest (RAG answer formats only).")
+@pass_ctx
+def import_(obj: _Ctx, file: Any, fmt: str, graph: str | None, sources: tuple[str, ...],
+            partial: bool) -> None:
+    """Import a PROV document (or a RAG answer file) into the store; '-' reads stdin.
+
+    PROV bundles become named graphs. The import is atomic: all statements are
+    stored or none. An input that holds statements but yields none is an error.
+
+    \b
+    Example:
+        provgraph import primer.provn
+        provgraph import --format prov-json --graph urn:example:g1 - < doc.json
+    """
+    data = file.read()
+    name = getattr(file, "name", "-")
+    name = "<stdin>" if name in ("-", "<stdin>") else str(name)
+    if fmt in _RAG_FORMATS:
+        try:
+            from . import importers  # type: ignore[attr-defined]
+        except ImportError as exc:
+            raise click.ClickException(
+                f"--format {fmt} needs the RAG answer importers (provgraph.importers), which "
+                f"are not part of this build ({exc}); import PROV or RDF documents instead") from exc
+        report = importers.import_file(obj.store(), fmt, data, name, [Path(p) for p in sources],
+                                       partial)
+        for err in getattr(report, "errors", []) or []:
+            click.echo(f"error: {err}", err=True)
+        if not report.stored:
+            raise click.ClickException(f"{name}: nothing was stored")
+        click.echo(f"imported {name} ({fmt}): {report.stored} statements stored", err=True)
+        if getattr(report, "errors", None) and not partial:
+            sys.exit(1)
+        return
+    if sources or partial:
+        raise click.UsageError("--source and --partial apply only to the RAG answer formats "
+                               f"({', '.join(_RAG_FORMATS)})")
+    from .io.load import import_document
+
+    report = import_document(obj.store(), data, fmt, graph=graph, name=name)
+    for w in report.warnings:
+        click.echo(f"warning: {w}", err=True)
+    graphs = ", ".join("default graph" if g is None else f"<{g}>" for g in report.graphs)
+    click.echo(f"imported {name} ({report.format}): {report.stored} statements stored "
+               f"({report.new} new, {report.inferred} inferred) in {graphs}", err=True)
+    if report.warnings:
+        click.echo("run 'provgraph validate' to check the PROV constraints", err=True)
+
+
+@cli.command()
+@click.option("--claim", metavar="IRI", help="Export this claim's lineage bundle.")
+@click.option("--run", "run_iri", metavar="IRI", help="Export this run's lineage bundle.")
+@click.option("--all", "everything", is_flag=True, help="Export every graph of the store.")
+@click.option("--format", "fmt", type=click.Choice(_EXPORT_FORMATS),
+              help="Output format (default: from the -o extension).")
+@click.option("-o", "--output", default="-", metavar="FILE", show_default=True,
+              help="Output file; '-' is standard output.")
+@pass_ctx
+def export(obj: _Ctx, claim: str | None, run_iri: str | None, everything: bool, fmt: str | None,
+           output: str) -> None:
+    """Export a claim bundle, a run bundle or the whole store.
+
+    A claim bundle holds the claim's whole lineage and records the sha-256 of its
+    canonical content (check it with 'provgraph verify-bundle').
+
+    \b
+    Example:
+        provgraph export --claim urn:uuid:0190... -o claim.json
+        provgraph export --all --format trig -o store.trig
+    """
+    from .io import format_for_path
+    from .io.bundle import export as do_export
+
+    if sum((claim is not None, run_iri is not None, everything)) != 1:
+        raise click.UsageError("give exactly one of --claim IRI, --run IRI, --all")
+    if fmt is None:
+        if output == "-":
+            raise click.UsageError("--format is required when writing to standard output")
+        fmt = format_for_path(output)
+    result = do_export(obj.store(), fmt, claim=claim, run=run_iri, everything=everything)
+    if output == "-":
+        sys.stdout.buffer.write(result.data)
+        sys.stdout.buffer.flush()
+    else:
+        Path(output).write_bytes(result.data)
+    what = f"bundle <{result.bundle}>" if result.bundle else "store"
+    digest = f", sha256 {result.digest}" if result.digest else ""
+    click.echo(f"exported {what}: {result.statements} statements as {fmt} to {output}{digest}",
+               err=True)
+
+
+@cli.command(name="verify-bundle")
+@click.argument("file", type=click.File("rb"))
+@click.option("--format", "fmt", type=click.Choice(_IMPORT_FORMATS[:9]), default="auto",
+              show_default=True)
+def verify_bundle(file: Any, fmt: str) -> None:
+    """Check a bundle file's recorded sha-256 against its content (exit 1 on mismatch).
+
+    \b
+    Example:
+        provgraph verify-bundle claim.json
+    """
+    from .io.bundle import verify_bundle as check
+
+    name = getattr(file, "name", "-")
+    name = "<stdin>" if name in ("-", "<stdin>") else str(name)
+    result = check(file.read(), fmt, name=name)
+    if not result.ok:
+        raise click.ClickException(
+            f"{name}: bundle <{result.bundle}> was altered: recorded sha256 {result.recorded}, "
+            f"content hashes to {result.actual} ({result.statements} statements)")
+    click.echo(f"{name}: bundle <{result.bundle}> verified: sha256 {result.actual} over "
+               f"{result.statements} statements" + (f" (lineage of <{result.subject}>)"
+                                                     if result.subject else ""))
+
+
+@cli.command()
+@click.option("--run", "run_iri", metavar="RUN", help="Check only this run's graph.")
+@pass_ctx
+def validate(obj: _Ctx, run_iri: str | None) -> None:
+    """Check PROV-CONSTRAINTS (a subset) and the SHACL shapes; exit 1 on violations.
+
+    \b
+    Example:
+        provgraph validate
+        provgraph validate --run urn:uuid:0190...
+    """
+    from .validate import validate as check
+
+    report = check(obj.store(), run_iri)
+    for msg in report.messages():
+        click.echo(msg)
+    if report.shacl_note:
+        click.echo(f"note: {report.shacl_note}", err=True)
+    n = len(report.messages())
+    click.echo(f"{len(report.graphs)} graph(s) checked: {n} violation(s)", err=True)
+    if not report.conforms:
+        sys.exit(1)
+
+
 def main() -> None:
     """Console-script entry point."""
     cli(prog_name="provgraph")

@@ -327,17 +327,23 @@ def parse_rdf(data: bytes | str, format: str, *, base_iri: str | None = None,
               graph: IRI | None = None) -> list[Quad]:
     """Parse an RDF document into quads without storing it.
 
+    ``graph`` receives the statements of the default graph (``None``: they stay
+    in the default graph); named graphs keep their names.
+
     Raises:
         UnsupportedFormat: ``format`` is not in :data:`RDF_FORMATS`.
         SerializationError: the document does not parse.
     """
     fmt = _rdf_format(format)
     with _map_errors(format):
+        # pyoxigraph 0.5.13 parse() has no default-graph argument: move
+        # default-graph quads to ``graph`` here.
         parsed = ox.parse(data.encode() if isinstance(data, str) else data, fmt,
-                          base_iri=base_iri, without_named_graphs=False,
-                          default_graph=_graph_to_ox(graph) if fmt not in (
-                              ox.RdfFormat.TRIG, ox.RdfFormat.N_QUADS) else None)
-        return [_quad_from_ox(q) for q in parsed]
+                          base_iri=base_iri)
+        out = [_quad_from_ox(q) for q in parsed]
+    if graph is not None:
+        out = [(s, p, o, graph if g is None else g) for s, p, o, g in out]
+    return out
 
 
 def serialize_quads(quads: Iterable[Quad], format: str,
@@ -623,3 +629,13 @@ def check_query_syntax(text: str, source: str = "<text>") -> None:
         raise QuerySyntaxError(source, str(exc)) from exc
     except (RuntimeError, ValueError, TypeError):
         pass  # parsed; evaluation issues (such as unbound substitutions) are not syntax errors
+
+
+def rdfc_canonical_nquads(quads: Iterable[Quad]) -> str:
+    """Sorted N-Quads of ``quads`` after W3C RDF Dataset Canonicalization (RDFC-1.0,
+    W3C Recommendation 2024), a stable algorithm: use it for digests kept over time
+    (:func:`canonical_nquads` uses pyoxigraph's faster, version-dependent one)."""
+    ds = ox.Dataset(_quad_to_ox(q) for q in quads)
+    ds.canonicalize(ox.CanonicalizationAlgorithm.RDFC_1_0)
+    lines = sorted(str(q) + " ." for q in ds)
+    return "\n".join(lines) + ("\n" if lines else "")
