@@ -362,3 +362,105 @@ def validate(obj: _Ctx, run_iri: str | None) -> None:
 def main() -> None:
     """Console-script entry point."""
     cli(prog_name="provgraph")
+
+
+# ---------------------------------------------------------------- citation resolver (issue 3)
+_POLICY_NAMES = ("exact", "nfc", "whitespace", "fold")
+_RESOLUTION_COLUMNS = ["citation", "claim", "target_id", "outcome", "snapshot", "byte_start",
+                       "byte_end", "codepoint_start", "codepoint_end", "policy", "policy_version",
+                       "generated_source", "reason"]
+
+
+@cli.command("resolve")
+@click.option("--run", "run", metavar="RUN", help="Resolve only this run's citations (the run "
+              "IRI); default: every run.")
+@click.option("--policy", type=click.Choice(_POLICY_NAMES), default="exact", show_default=True,
+              help="Normalization policy tried after exact comparison.")
+@click.option("--citations", "each", is_flag=True,
+              help="One row per citation instead of the outcome counts.")
+@output_options
+@pass_ctx
+def resolve_cmd(obj: _Ctx, run: str | None, policy: str, each: bool, fmt: str | None,
+                no_headers: bool) -> None:
+    """Check every citation against the retained original bytes and record the outcomes.
+
+    Prints the number of citations per outcome (every outcome listed); only
+    quote_match and normalized_match record prov:wasQuotedFrom. Running it twice
+    changes nothing.
+
+    \b
+    Example:
+        provgraph resolve --table
+        provgraph resolve --run urn:uuid:0190... --citations --nl
+    """
+    from .resolve import resolve_run
+
+    result = resolve_run(obj.store(), run, policy=policy)
+    if each:
+        write_rows(result.rows(), _RESOLUTION_COLUMNS, fmt=fmt or "json", no_headers=no_headers,
+                   title="citations")
+    else:
+        rows = [{"outcome": k, "citations": v} for k, v in result.counts().items()]
+        write_rows(rows, ["outcome", "citations"], fmt=fmt or "json", no_headers=no_headers,
+                   title="citation outcomes")
+    scope = f"run {run}" if run else "all runs"
+    click.echo(f"resolved {len(result.items)} citations in {scope}: {result.added} statements "
+               f"added, {result.removed} removed", err=True)
+
+
+@cli.command("check-quote")
+@click.argument("source_file", type=click.Path(exists=True, dir_okay=False))
+@click.option("--quote", required=True, help="The quoted text to check (not empty).")
+@click.option("--start", type=int, help="Range start, in --unit.")
+@click.option("--end", type=int, help="Range end, in --unit (exclusive unless --end-inclusive).")
+@click.option("--unit", type=click.Choice(["utf8_byte", "codepoint", "utf16_unit", "page", "block"]),
+              default="codepoint", show_default=True,
+              help="Offset unit: utf8_byte counts the file's bytes (BOM included); codepoint and "
+              "utf16_unit count the decoded text (BOM excluded); page numbers start at 1, "
+              "block indices at 0.")
+@click.option("--end-inclusive", is_flag=True, help="--end names the last unit of the range.")
+@click.option("--prefix", help="Text just before the quote (chooses among occurrences).")
+@click.option("--suffix", help="Text just after the quote (chooses among occurrences).")
+@click.option("--policy", type=click.Choice(_POLICY_NAMES), default="exact", show_default=True,
+              help="Normalization policy tried after exact comparison.")
+@click.pass_context
+def check_quote_cmd(ctx: click.Context, source_file: str, quote: str, start: int | None,
+                    end: int | None, unit: str, end_inclusive: bool, prefix: str | None,
+                    suffix: str | None, policy: str) -> None:
+    """Check one quotation against one UTF-8 source file; no store is opened.
+
+    Prints one JSON object: outcome, byte_start, byte_end (into the file's
+    bytes), codepoint_start, codepoint_end (into its decoded text), all
+    end-exclusive and null when unresolved, policy, policy_version, reason.
+    Exit status: 0 for quote_match or normalized_match, 1 for any other
+    outcome, 2 for usage errors (missing file, empty quote, undecodable source).
+
+    \b
+    Example:
+        provgraph check-quote policy.md --quote "not specified" --policy whitespace
+        provgraph check-quote notes.txt --quote "café" --start 10 --end 14 --unit utf16_unit
+    """
+    import json
+
+    from .errors import ResolutionError
+    from .matching import check_quote
+    from .offsets import SourceText
+
+    if quote == "":
+        raise click.UsageError("--quote must not be empty: give the quoted text", ctx=ctx)
+    if (start is None) != (end is None):
+        raise click.UsageError("--start and --end go together: give both or neither", ctx=ctx)
+    try:
+        data = Path(source_file).read_bytes()
+    except OSError as exc:
+        raise click.UsageError(f"cannot read {source_file}: {exc.strerror or exc}", ctx=ctx) from None
+    try:
+        source = SourceText.from_bytes(data, name=source_file)
+        res = check_quote(source, quote, start=start, end=end, unit=unit,
+                          end_inclusive=end_inclusive, prefix=prefix, suffix=suffix, policy=policy)
+    except ResolutionError as exc:
+        raise click.UsageError(str(exc), ctx=ctx) from None
+    out = {k: v for k, v in res.to_dict().items() if k not in ("citation", "generated_source")}
+    out["source"] = source_file
+    click.echo(json.dumps(out, ensure_ascii=False, indent=2))
+    ctx.exit(0 if res.verified else 1)

@@ -17,6 +17,9 @@
       SerializationError     a document that cannot be read or written in a format
         UnsupportedFormat      a format name provgraph does not know (.format, .known)
       ResolutionError        a citation that cannot even be attempted (bad unit, empty quote)
+        OffsetError            an offset that names no position: negative, reversed, past the end,
+                               inside a UTF-8 sequence or a surrogate pair (.offset, .unit, .kind)
+        SourceDecodeError      source bytes that do not decode as UTF-8 (.position)
       NotFound               an IRI that is not in the store (.iri)
 
 The CLI turns any ``ProvgraphError`` into ``Error: <message>`` and exit status 1.
@@ -166,6 +169,36 @@ class UnsupportedFormat(SerializationError):
 class ResolutionError(ProvgraphError):
     """A citation check that cannot be attempted: an unknown unit or policy, an empty
     quote, a source that does not decode."""
+
+
+class OffsetError(ResolutionError):
+    """An offset or range that does not name a position in a text (never rounded).
+
+    Attributes:
+        offset: the offending offset as given (``None`` for a reversed range).
+        unit: its unit (``utf8_byte``, ``codepoint``, ``utf16_unit``, ``page``, ``block``).
+        kind: ``negative``, ``past_end``, ``reversed``, ``inside_sequence`` (inside a
+            multi-byte UTF-8 sequence or the byte-order mark), ``inside_surrogate_pair``,
+            ``not_integer`` or ``unknown_unit``.
+    """
+
+    def __init__(self, message: str, *, offset: int | None, unit: str, kind: str) -> None:
+        self.offset = offset
+        self.unit = unit
+        self.kind = kind
+        super().__init__(message)
+
+
+class SourceDecodeError(ResolutionError):
+    """Source bytes that are not UTF-8 text.
+
+    Attributes:
+        position: byte offset of the first byte that does not decode.
+    """
+
+    def __init__(self, message: str, *, position: int) -> None:
+        self.position = position
+        super().__init__(message)
 
 
 class NotFound(ProvgraphError):

@@ -122,6 +122,19 @@ class ProvStore(ABC):
             StoreError: the store cannot be written.
         """
 
+    def replace(self, remove: Iterable[Quad], add: Iterable[Quad]) -> None:
+        """Remove some quads and add others (absent removals are ignored).
+
+        Used where statements are rewritten in place, such as resolver outcomes
+        (issue 3). This default runs :meth:`remove` then :meth:`add`;
+        :class:`EmbeddedStore` does both in one transaction.
+
+        Raises:
+            StoreError: the store cannot be written.
+        """
+        self.remove(remove)
+        self.add(add)
+
     @abstractmethod
     def load(self, data: bytes | str | IO[bytes], format: str, *, graph: IRI | None = None,
              base_iri: str | None = None) -> int:
@@ -455,6 +468,24 @@ class EmbeddedStore(ProvStore):
             self._store.update(
                 "DELETE DATA { " + " ".join(_ntriples_quad(q) for q in oxq) + " }"
             )
+
+    def replace(self, remove: Iterable[Quad], add: Iterable[Quad]) -> None:
+        """Remove and add in one SPARQL 1.1 Update (one transaction): a failure stores nothing."""
+        rm = [_quad_to_ox(q) for q in remove]
+        ad = [_quad_to_ox(q) for q in add]
+        if not rm:
+            if ad:
+                with _map_errors(f"store {self.location}"):
+                    self._store.extend(ad)
+            return
+        parts = []
+        if rm:
+            parts.append("DELETE DATA { " + " ".join(_ntriples_quad(q) for q in rm) + " }")
+        if ad:
+            parts.append("INSERT DATA { " + " ".join(_ntriples_quad(q) for q in ad) + " }")
+        if parts:
+            with _map_errors(f"store {self.location}"):
+                self._store.update(" ;\n".join(parts))
 
     def load(self, data: bytes | str | IO[bytes], format: str, *, graph: IRI | None = None,
              base_iri: str | None = None) -> int:
