@@ -126,6 +126,7 @@ class Recorder:
         self._clock = clock
         self._pending: list[Quad] | None = None
         self._written: set[IRI] = set()
+        self._batch_new: list[IRI] | None = None  # IRIs first marked written inside the open batch
         self._agents_of: dict[IRI, frozenset[IRI]] = {}
         self._snapshots_of: dict[IRI, frozenset[IRI]] = {}
         self._texts: dict[IRI, str] = {}
@@ -166,15 +167,19 @@ class Recorder:
             yield self
             return
         self._pending = []
-        written_before = set(self._written)
+        # Undo log instead of a copy of _written: copying cost O(corpus) per batch (issue 8).
+        self._batch_new = []
         try:
             yield self
             pending, self._pending = self._pending, None
             if pending:
                 self.store.add(pending)
+            self._batch_new = None
         except BaseException:
             self._pending = None
-            self._written = written_before
+            if self._batch_new:
+                self._written.difference_update(self._batch_new)
+            self._batch_new = None
             raise
 
     def _emit(self, quads: list[Quad]) -> None:
@@ -197,9 +202,15 @@ class Recorder:
         if iri in self._written:
             return True
         if self.store.has_subject(iri):
-            self._written.add(iri)
+            self._mark_written(iri)
             return True
         return False
+
+    def _mark_written(self, iri: IRI) -> None:
+        if iri not in self._written:
+            self._written.add(iri)
+            if self._batch_new is not None:
+                self._batch_new.append(iri)
 
     def _agent_quads(self, agent: Agent, g: IRI) -> list[Quad]:
         a = agent.iri
@@ -327,7 +338,7 @@ class Recorder:
                       (snap, PROV.qualifiedRevision, qual, g),
                       (qual, RDF.type, PROV.Revision, g), (qual, PROV.entity, prev, g)]
         self._emit(q)
-        self._written.add(snap)
+        self._mark_written(snap)
         self._snapshots_of[snap] = frozenset({snap})
         self._agents_of[snap] = frozenset()
         return rec
@@ -415,7 +426,7 @@ class Recorder:
               (text_iri, PG.offsetUnit, lit("codepoint"), g),
               (text_iri, PG.offsetMap, lit([list(s) for s in segs]), g)]
         self._emit(q)
-        self._written.add(iri)
+        self._mark_written(iri)
         return rec
 
     def _snapshot_size(self, snapshot: SnapshotRecord | str) -> int:
@@ -526,9 +537,9 @@ class Recorder:
                   (c, PG.end, lit(end), g), (c, PG.offsetUnit, lit("codepoint"), g),
                   (c, OA.hasSelector, sel, g), (sel, RDF.type, OA.TextPositionSelector, g),
                   (sel, OA.start, lit(start), g), (sel, OA.end, lit(end), g)]
-            self._written.add(c)
+            self._mark_written(c)
         self._emit(q)
-        self._written.add(act)
+        self._mark_written(act)
         return out
 
     def aid(self, kind: str, *, text: str, model: Agent | tuple[str, str],
@@ -575,7 +586,7 @@ class Recorder:
         for s in sources:
             q += [(act, PROV.used, s, g), (iri, PROV.wasDerivedFrom, s, g)]
         self._emit(q)
-        self._written.add(iri)
+        self._mark_written(iri)
         return rec
 
     def indexed(self, chunk: Ref, *, text: str, segments: Sequence[Segment],
@@ -620,7 +631,7 @@ class Recorder:
             q += [(act, PROV.used, c, g), (iri, PROV.wasGeneratedBy, act, g)]
         self._agents_of[iri] = frozenset(agents)
         self._emit(q)
-        self._written.add(iri)
+        self._mark_written(iri)
         return rec
 
     # ------------------------------------------------------------------ request time
