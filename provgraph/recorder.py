@@ -90,6 +90,56 @@ def _agent_tuple(role: str, agent: Agent | tuple[str, str] | str | None) -> Agen
                  iri=ids.content_iri("agent", role, str(name), str(version or "")))
 
 
+_MISSING = object()
+
+
+class _Journal:
+    """Undo log of the Recorder's caches while a batch is open, so a failed batch
+    forgets what it recorded without copying the caches (issue 8: copies cost O(corpus))."""
+
+    def __init__(self) -> None:
+        self.entries: list[tuple[Any, Any, Any]] | None = None
+
+    def open(self) -> None:
+        self.entries = []
+
+    def close(self) -> None:
+        self.entries = None
+
+    def rollback(self) -> None:
+        for container, key, old in reversed(self.entries or []):
+            if isinstance(container, set):
+                set.discard(container, key)
+            elif old is _MISSING:
+                dict.pop(container, key, None)
+            else:
+                dict.__setitem__(container, key, old)
+        self.entries = None
+
+
+class _JournaledDict(dict):  # type: ignore[type-arg]
+    def __init__(self, journal: _Journal) -> None:
+        super().__init__()
+        self._journal = journal
+
+    def __setitem__(self, key: Any, value: Any) -> None:
+        if self._journal.entries is not None:
+            self._journal.entries.append((self, key, self.get(key, _MISSING)))
+        super().__setitem__(key, value)
+
+
+class _JournaledSet(set):  # type: ignore[type-arg]
+    def __init__(self, journal: _Journal) -> None:
+        super().__init__()
+        self._journal = journal
+
+    def add(self, item: Any) -> None:
+        if item not in self:
+            if self._journal.entries is not None:
+                self._journal.entries.append((self, item, None))
+            super().add(item)
+
+
 class Recorder:
     """Records one run of a RAG pipeline into a :class:`~provgraph.store.ProvStore`.
 
@@ -129,15 +179,16 @@ class Recorder:
         self.store = store
         self._clock = clock
         self._pending: list[Quad] | None = None
-        self._written: set[IRI] = set()
-        self._agents_of: dict[IRI, frozenset[IRI]] = {}
-        self._snapshots_of: dict[IRI, frozenset[IRI]] = {}
-        self._texts: dict[IRI, str] = {}
+        self._journal = _Journal()
+        self._written: set[IRI] = _JournaledSet(self._journal)
+        self._agents_of: dict[IRI, frozenset[IRI]] = _JournaledDict(self._journal)
+        self._snapshots_of: dict[IRI, frozenset[IRI]] = _JournaledDict(self._journal)
+        self._texts: dict[IRI, str] = _JournaledDict(self._journal)
         iri = IRI(run_iri) if run_iri else ids.new_iri()
         started = self._time("started_at", started_at)
         self.run = RunRecord(iri=iri, label=label, started_at=started)
         g = iri
-        if run_iri and self.store.contains((iri, RDF.type, PG.Run, iri)):
+        if run_iri and self.store.has_subject(iri):
             return  # continuing a recorded run: its identity is already stored
         q: list[Quad] = [
             (iri, RDF.type, PROV.Bundle, g), (iri, RDF.type, PROV.Entity, g),
@@ -172,16 +223,17 @@ class Recorder:
             yield self
             return
         self._pending = []
-        saved = (set(self._written), dict(self._agents_of), dict(self._snapshots_of),
-                 dict(self._texts))
+        # An undo log instead of copies of the caches: copying cost O(corpus) per batch (issue 8).
+        self._journal.open()
         try:
             yield self
             pending, self._pending = self._pending, None
             if pending:
                 self.store.add(pending)
+            self._journal.close()
         except BaseException:
             self._pending = None
-            self._written, self._agents_of, self._snapshots_of, self._texts = saved
+            self._journal.rollback()
             raise
 
     def _emit(self, quads: list[Quad]) -> None:
@@ -204,9 +256,12 @@ class Recorder:
         if iri in self._written:
             return True
         if self.store.has_subject(iri):
-            self._written.add(iri)
+            self._mark_written(iri)
             return True
         return False
+
+    def _mark_written(self, iri: IRI) -> None:
+        self._written.add(iri)
 
     def _agent_quads(self, agent: Agent, g: IRI) -> list[Quad]:
         a = agent.iri
@@ -335,7 +390,7 @@ class Recorder:
                       (snap, PROV.qualifiedRevision, qual, g),
                       (qual, RDF.type, PROV.Revision, g), (qual, PROV.entity, prev, g)]
         self._emit(q)
-        self._written.add(snap)
+        self._mark_written(snap)
         self._snapshots_of[snap] = frozenset({snap})
         self._agents_of[snap] = frozenset()
         return rec
@@ -426,7 +481,7 @@ class Recorder:
               (text_iri, PG.offsetUnit, lit("codepoint"), g),
               (text_iri, PG.offsetMap, lit([list(s) for s in segs]), g)]
         self._emit(q)
-        self._written.add(iri)
+        self._mark_written(iri)
         return rec
 
     def _snapshot_size(self, snapshot: SnapshotRecord | str) -> int:
@@ -537,9 +592,9 @@ class Recorder:
                   (c, PG.end, lit(end), g), (c, PG.offsetUnit, lit("codepoint"), g),
                   (c, OA.hasSelector, sel, g), (sel, RDF.type, OA.TextPositionSelector, g),
                   (sel, OA.start, lit(start), g), (sel, OA.end, lit(end), g)]
-            self._written.add(c)
+            self._mark_written(c)
         self._emit(q)
-        self._written.add(act)
+        self._mark_written(act)
         return out
 
     def aid(self, kind: str, *, text: str, model: Agent | tuple[str, str],
@@ -586,7 +641,7 @@ class Recorder:
         for s in sources:
             q += [(act, PROV.used, s, g), (iri, PROV.wasDerivedFrom, s, g)]
         self._emit(q)
-        self._written.add(iri)
+        self._mark_written(iri)
         return rec
 
     def indexed(self, chunk: Ref, *, text: str, segments: Sequence[Segment],
@@ -631,7 +686,7 @@ class Recorder:
             q += [(act, PROV.used, c, g), (iri, PROV.wasGeneratedBy, act, g)]
         self._agents_of[iri] = frozenset(agents)
         self._emit(q)
-        self._written.add(iri)
+        self._mark_written(iri)
         return rec
 
     # ------------------------------------------------------------------ request time
