@@ -70,6 +70,16 @@ def _check_time(name: str, value: _dt.datetime) -> _dt.datetime:
     return value
 
 
+def _given_iri(name: str, value: str | None) -> IRI | None:
+    """A caller-supplied IRI, checked: absolute, no spaces, angle brackets, quotes or braces."""
+    if value is None or value == "":
+        return None
+    if not isinstance(value, str) or not _IRI_SYNTAX.match(value):
+        raise RecordError(f"{name}={value!r} is not an absolute IRI (scheme:..., with no spaces, "
+                          "<, >, quotes or braces); omit it to mint one")
+    return IRI(value)
+
+
 def _agent_tuple(role: str, agent: Agent | tuple[str, str] | str | None) -> Agent:
     if role not in AGENT_ROLES:
         raise RecordError(f"unknown agent role {role!r}; use one of {sorted(AGENT_ROLES)}")
@@ -184,7 +194,7 @@ class Recorder:
         self._agents_of: dict[IRI, frozenset[IRI]] = _JournaledDict(self._journal)
         self._snapshots_of: dict[IRI, frozenset[IRI]] = _JournaledDict(self._journal)
         self._texts: dict[IRI, str] = _JournaledDict(self._journal)
-        iri = IRI(run_iri) if run_iri else ids.new_iri()
+        iri = _given_iri("run_iri", run_iri) or ids.new_iri()
         started = self._time("started_at", started_at)
         self.run = RunRecord(iri=iri, label=label, started_at=started)
         g = iri
@@ -310,6 +320,15 @@ class Recorder:
                 q.append((node, PG.segmentSource, iri_of(seg.source), g))
         return q
 
+    def _require(self, ref: Ref, what: str) -> IRI:
+        """The IRI of ``ref``, which must name something already recorded."""
+        iri = iri_of(ref)
+        if not isinstance(ref, str) or iri in self._agents_of or iri in self._written:
+            return iri
+        if _IRI_SYNTAX.match(iri) and self.store.has_subject(iri):
+            return iri
+        raise RecordError(f"{what} <{iri}> is not recorded; record it first or pass its record")
+
     def _support_agents(self, iri: IRI) -> frozenset[IRI]:
         """Agents in the support of ``iri``, from this recorder's memory or the store
         (the first lookup of an IRI recorded elsewhere runs one SPARQL query)."""
@@ -363,7 +382,7 @@ class Recorder:
         observed = self._time("observed_at", observed_at)
         digest = self.store.originals.put(bytes(data))
         snap = ids.snapshot_iri(digest)
-        doc = IRI(document) if document else ids.content_iri("document", uri)
+        doc = _given_iri("document", document) or ids.content_iri("document", uri)
         prev = iri_of(revision_of) if revision_of is not None else None
         if prev == snap:
             raise RecordError(f"snapshot {snap} cannot be a revision of itself (same bytes)")
@@ -698,7 +717,7 @@ class Recorder:
         """
         if not text:
             raise RecordError("query text must not be empty")
-        q_iri = IRI(iri) if iri else ids.new_iri()
+        q_iri = _given_iri("iri", iri) or ids.new_iri()
         g = self.iri
         self._emit([(q_iri, RDF.type, PROV.Entity, g), (q_iri, RDF.type, PG.Query, g),
                     (q_iri, PG.text, lit(text), g),
@@ -726,12 +745,12 @@ class Recorder:
             RecordError: duplicate or non-positive ranks.
         """
         agent = _agent_tuple("retriever", retriever)
-        act = IRI(iri) if iri else ids.new_iri()
+        act = _given_iri("iri", iri) or ids.new_iri()
         g = self.iri
         start = self._time("started_at", started_at)
         end = self._time("ended_at", ended_at) if ended_at else start
+        q_iri = self._require(query, "query")
         q = self._activity_quads(act, PG.Retrieval, g, start, end, [agent])
-        q_iri = iri_of(query)
         q.append((act, PROV.used, q_iri, g))
         if index_version:
             q.append((act, PG.indexVersion, lit(index_version), g))
@@ -778,7 +797,7 @@ class Recorder:
             RecordError: a segment outside ``text``, an unknown origin, or original or
                 generated text without a source.
         """
-        gi = IRI(iri) if iri else ids.new_iri()
+        gi = _given_iri("iri", iri) or ids.new_iri()
         act = ids.content_iri("packing", gi)
         g = self.iri
         when = self._time("at", at)
@@ -827,9 +846,9 @@ class Recorder:
             RecordError: naive times or non-JSON settings.
         """
         agent = _agent_tuple("model", model)
-        ans = IRI(iri) if iri else ids.new_iri()
+        ans = _given_iri("iri", iri) or ids.new_iri()
         act = ids.content_iri("generation", ans)
-        gi = iri_of(generator_input)
+        gi = self._require(generator_input, "generator input")
         g = self.iri
         start = self._time("started_at", started_at)
         end = self._time("ended_at", ended_at) if ended_at else start
@@ -881,10 +900,10 @@ class Recorder:
                 raise RecordError("claim text is required when the answer is given by IRI")
             if not 0 <= start <= end:
                 raise RecordError(f"claim span [{start}, {end}) is reversed or negative")
-            ans, gen = iri_of(answer), None
+            ans, gen = self._require(answer, "answer"), None
         if kind == "derivation" and (not derived_from or not warrant):
             raise RecordError("a derivation claim needs derived_from (its operands) and a warrant")
-        c = IRI(iri) if iri else ids.new_iri()
+        c = _given_iri("iri", iri) or ids.new_iri()
         g = self.iri
         q: list[Quad] = [(c, RDF.type, PROV.Entity, g), (c, RDF.type, PG.Claim, g),
                          (c, PG.answer, ans, g), (c, PG.start, lit(start), g), (c, PG.end, lit(end), g),
@@ -951,8 +970,8 @@ class Recorder:
             raise RecordError("citation quote must not be empty; omit it instead")
         if pinned_sha256 is not None and not _HEX64.match(pinned_sha256):
             raise RecordError(f"pinned_sha256 {pinned_sha256!r} is not 64 hex characters")
-        c = iri_of(claim)
-        cit = IRI(iri) if iri else ids.new_iri()
+        c = self._require(claim, "claim")
+        cit = _given_iri("iri", iri) or ids.new_iri()
         g = self.iri
         raw = target if isinstance(target, str) else iri_of(target)
         target_iri = self._as_target(raw)

@@ -743,20 +743,28 @@ def _ntriples_quad(q: ox.Quad) -> str:
     return f"GRAPH {q.graph_name} {{ {q.subject} {q.predicate} {q.object} }}"
 
 
-def open_store(path: str | os.PathLike[str] | None = None, *, memory: bool = False) -> ProvStore:
+def open_store(path: str | os.PathLike[str] | None = None, *, memory: bool = False,
+               create: bool = True) -> ProvStore:
     """Open the provgraph store.
 
     Args:
         path: store directory; ``None`` uses :func:`default_store_path`
             (``$PROVGRAPH_STORE`` or ``./.provgraph``).
         memory: ``True`` opens an in-memory store instead (``path`` is ignored).
+        create: create the store when it does not exist; ``False`` makes a missing
+            store an error (read-only commands use this so a mistyped path is caught).
 
     Raises:
-        StoreError: the store cannot be opened.
+        StoreError: the store cannot be opened, or does not exist and ``create`` is false.
     """
     if memory:
         return EmbeddedStore(None)
-    return EmbeddedStore(path if path is not None else default_store_path())
+    where = Path(path) if path is not None else default_store_path()
+    if not create and not (where / "rdf").is_dir():
+        raise StoreError(
+            f"no provgraph store at {where}; check --store / $PROVGRAPH_STORE, or create one "
+            "with 'provgraph init' (record and import also create it)")
+    return EmbeddedStore(where)
 
 
 _SYNTAX_CHECKER: Any = None
