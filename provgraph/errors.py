@@ -17,6 +17,7 @@
         UnsupportedFormat      a format name provgraph does not know (.format, .known)
       ResolutionError        a citation that cannot even be attempted (bad unit, empty quote)
       NotFound               an IRI that is not in the store (.iri)
+        AgentNotFound          no agent with a given name and version (.name, .version, .known)
 
 The CLI turns any ``ProvgraphError`` into ``Error: <message>`` and exit status 1.
 """
@@ -178,3 +179,27 @@ class NotFound(ProvgraphError):
         self.iri = iri
         super().__init__(f"{what} <{iri}> is not in the store; check the IRI "
                          "(for example with 'provgraph query claims')")
+
+
+class AgentNotFound(NotFound):
+    """No agent has the name (and version) asked about, e.g. in ``provgraph impact``.
+
+    Attributes:
+        name: the agent name asked for.
+        version: the version asked for, or ``None``.
+        known: the versions recorded for that name (empty when the name is unknown).
+    """
+
+    def __init__(self, name: str, version: str | None, known: Sequence[str]) -> None:
+        self.name = name
+        self.version = version
+        self.known = list(known)
+        ProvgraphError.__init__(self)
+        self.iri = ""
+        if known:
+            hint = "recorded versions: " + ", ".join(repr(v) for v in known)
+            what = f"agent {name!r} at version {version!r}"
+        else:
+            hint = "check the name (agent names are recorded with pg:agentName)"
+            what = f"agent {name!r}"
+        self.args = (f"{what} is not in the store; {hint}",)
