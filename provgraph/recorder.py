@@ -32,6 +32,7 @@ from __future__ import annotations
 import contextlib
 import datetime as _dt
 import importlib.metadata
+import re
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from typing import Any
 
@@ -50,6 +51,8 @@ from .vocab import AGENT_ROLES, AID_KINDS, CLAIM_KINDS, CLAIM_STATUSES, GRAPH, O
 __all__ = ["Recorder"]
 
 SEGMENT_ORIGINS = ("original", "generated", "instruction", "query")
+_HEX64 = re.compile(r"^[0-9a-fA-F]{64}$")
+_IRI_SYNTAX = re.compile(r"^[A-Za-z][A-Za-z0-9+.-]*:[^\s<>\"{}|^`\\]*$")
 
 
 def _utcnow() -> _dt.datetime:
@@ -98,7 +101,8 @@ class Recorder:
         code_revision: the pipeline's code revision (git commit), when known.
         packages: distribution names whose installed versions are recorded;
             ``None`` records provgraph's own dependencies.
-        run_iri: the run's IRI (default: a fresh ``urn:uuid:`` UUIDv7).
+        run_iri: the run's IRI (default: a fresh ``urn:uuid:`` UUIDv7). Naming a run
+            already in the store continues it: its identity is not written again.
         started_at: aware start time (default: the clock's now).
         clock: a function returning an aware ``datetime``, used for every omitted time.
 
@@ -133,6 +137,8 @@ class Recorder:
         started = self._time("started_at", started_at)
         self.run = RunRecord(iri=iri, label=label, started_at=started)
         g = iri
+        if run_iri and self.store.contains((iri, RDF.type, PG.Run, iri)):
+            return  # continuing a recorded run: its identity is already stored
         q: list[Quad] = [
             (iri, RDF.type, PROV.Bundle, g), (iri, RDF.type, PROV.Entity, g),
             (iri, RDF.type, PG.Run, g), (iri, PROV.generatedAtTime, lit(started), g),
@@ -166,7 +172,8 @@ class Recorder:
             yield self
             return
         self._pending = []
-        written_before = set(self._written)
+        saved = (set(self._written), dict(self._agents_of), dict(self._snapshots_of),
+                 dict(self._texts))
         try:
             yield self
             pending, self._pending = self._pending, None
@@ -174,7 +181,7 @@ class Recorder:
                 self.store.add(pending)
         except BaseException:
             self._pending = None
-            self._written = written_before
+            self._written, self._agents_of, self._snapshots_of, self._texts = saved
             raise
 
     def _emit(self, quads: list[Quad]) -> None:
@@ -249,7 +256,8 @@ class Recorder:
         return q
 
     def _support_agents(self, iri: IRI) -> frozenset[IRI]:
-        """Agents in the support of ``iri``, from this recorder's memory or the store."""
+        """Agents in the support of ``iri``, from this recorder's memory or the store
+        (the first lookup of an IRI recorded elsewhere runs one SPARQL query)."""
         got = self._agents_of.get(iri)
         if got is not None:
             return got
@@ -349,11 +357,14 @@ class Recorder:
         when = self._time("at", at)
         doc = self._document_of(snap)
         act = ids.content_iri("deletion", snap)
+        if self._exists(act):
+            return act
         g = GRAPH.INGESTION
         q = self._activity_quads(act, PG.Deletion, g, None, when)
         q += [(snap, PROV.wasInvalidatedBy, act, g), (doc, PROV.wasInvalidatedBy, act, g),
               (snap, PROV.invalidatedAtTime, lit(when), g), (doc, PROV.invalidatedAtTime, lit(when), g)]
         self._emit(q)
+        self._written.add(act)
         return act
 
     def _document_of(self, snap: IRI) -> IRI:
@@ -502,7 +513,7 @@ class Recorder:
             q += self._activity_quads(act, PG.Chunking, g, None, self._time("ended_at", ended_at), [agent])
             q += [(act, PROV.used, text_iri, g), (act, PG.configuration, lit(params), g)]
         out = []
-        parser_agents = self._agents_of.get(text_iri) or self._support_agents(text_iri)
+        parser_agents = self._support_agents(text_iri)
         for i, rng in enumerate(ranges):
             try:
                 start, end = (int(x) for x in rng)
@@ -562,7 +573,7 @@ class Recorder:
         rec = AidRecord(iri=iri, kind=kind, text=text, model=agent, derived_from=sources)
         agents = frozenset({agent.iri})
         for s in sources:
-            agents |= self._agents_of.get(s, frozenset())
+            agents |= self._support_agents(s)
         self._agents_of[iri] = agents
         self._snapshots_of[iri] = frozenset()
         if self._exists(iri):
@@ -598,11 +609,11 @@ class Recorder:
         g = GRAPH.INGESTION
         q = self._segments(iri, text, segments, g, "indexed")
         rec = IndexedRecord(iri=iri, text=text, chunk=c, segments=tuple(segments))
-        agents = set(self._agents_of.get(c, frozenset()))
+        agents = set(self._support_agents(c))
         for s in segments:
             if s.source is not None:
-                agents |= self._agents_of.get(iri_of(s.source), frozenset())
-        self._snapshots_of[iri] = self._snapshots_of.get(c, frozenset())
+                agents |= self._support_agents(iri_of(s.source))
+        self._snapshots_of[iri] = self._support_snapshots(c)
         if self._exists(iri):
             self._agents_of[iri] = frozenset(agents)
             return rec
@@ -673,7 +684,7 @@ class Recorder:
         for a in aids:
             a_iri = iri_of(a)
             q += [(act, PROV.used, a_iri, g), (act, PG.aidUsed, a_iri, g)]
-            agents |= self._agents_of.get(a_iri, frozenset())
+            agents |= self._support_agents(a_iri)
         norm: list[tuple[IRI, int, float | None]] = []
         for i, h in enumerate(hits):
             if isinstance(h, Hit):
@@ -730,12 +741,12 @@ class Recorder:
                 sources.append(iri_of(s.source))
         for src in sources:
             q += [(act, PROV.used, src, g), (gi, PROV.wasDerivedFrom, src, g)]
-            agents |= self._agents_of.get(src) or self._support_agents(src)
-            snaps |= self._snapshots_of.get(src) or self._support_snapshots(src)
+            agents |= self._support_agents(src)
+            snaps |= self._support_snapshots(src)
         if retrieval is not None:
             r = iri_of(retrieval)
             q.append((act, PROV.wasInformedBy, r, g))
-            agents |= self._agents_of.get(r, frozenset())
+            agents |= self._support_agents(r)
         for o in omitted:
             q.append((act, PG.omitted, iri_of(o), g))
         if token_budget is not None:
@@ -773,7 +784,7 @@ class Recorder:
               (ans, PG.text, lit(text), g), (ans, PROV.wasGeneratedBy, act, g),
               (ans, PROV.generatedAtTime, lit(end), g)]
         self._emit(q)
-        self._agents_of[ans] = (self._agents_of.get(gi) or self._support_agents(gi)) | {agent.iri}
+        self._agents_of[ans] = self._support_agents(gi) | {agent.iri}
         self._snapshots_of[ans] = frozenset()
         return AnswerRecord(iri=ans, generation=act, text=text, model=agent)
 
@@ -826,7 +837,7 @@ class Recorder:
                          (c, PG.claimStatus, lit(status), g), (c, PG.run, self.iri, g)]
         if gen is not None:
             q.append((c, PROV.wasGeneratedBy, gen, g))
-        agents = set(self._agents_of.get(ans) or self._support_agents(ans))
+        agents = set(self._support_agents(ans))
         snaps: set[IRI] = set()
         for i, op in enumerate(derived_from):
             o = iri_of(op)
@@ -835,8 +846,8 @@ class Recorder:
                   (node, RDF.type, PROV.Derivation, g), (node, PROV.entity, o, g)]
             if warrant:
                 q.append((node, PG.warrant, lit(warrant), g))
-            agents |= self._agents_of.get(o) or self._support_agents(o)
-            snaps |= self._snapshots_of.get(o) or self._support_snapshots(o)
+            agents |= self._support_agents(o)
+            snaps |= self._support_snapshots(o)
         q += [(c, PG.supportAgent, a, g) for a in sorted(agents)]
         q += [(c, PG.citedSnapshot, s, g) for s in sorted(snaps)]
         self._emit(q)
@@ -879,8 +890,12 @@ class Recorder:
                               "page or block)")
         if unit is not None and unit not in UNITS:
             raise RecordError(f"unknown offset unit {unit!r}; use one of {UNITS}")
+        if start is not None and (int(start) < 0 or int(end) < 0):  # type: ignore[arg-type]
+            raise RecordError(f"citation range [{start}, {end}] has a negative offset")
         if quote is not None and quote == "":
             raise RecordError("citation quote must not be empty; omit it instead")
+        if pinned_sha256 is not None and not _HEX64.match(pinned_sha256):
+            raise RecordError(f"pinned_sha256 {pinned_sha256!r} is not 64 hex characters")
         c = iri_of(claim)
         cit = IRI(iri) if iri else ids.new_iri()
         g = self.iri
@@ -905,12 +920,8 @@ class Recorder:
         if pinned_sha256:
             q.append((cit, PG.pinnedSha256, lit(pinned_sha256.lower()), g))
         if target_iri is not None:
-            agents = self._agents_of.get(target_iri)
-            if agents is None:
-                agents = self._support_agents(target_iri)
-            snaps = self._snapshots_of.get(target_iri)
-            if snaps is None:
-                snaps = self._support_snapshots(target_iri)
+            agents = self._support_agents(target_iri)
+            snaps = self._support_snapshots(target_iri)
             q += [(c, PG.supportAgent, a, g) for a in sorted(agents - self._agents_of.get(c, frozenset()))]
             q += [(c, PG.citedSnapshot, s, g) for s in sorted(snaps - self._snapshots_of.get(c, frozenset()))]
             self._agents_of[c] = self._agents_of.get(c, frozenset()) | agents
@@ -923,7 +934,7 @@ class Recorder:
 
     def _as_target(self, raw: str) -> IRI | None:
         """``raw`` as an IRI when it names a recorded resource, else ``None``."""
-        if ":" not in raw:
+        if not _IRI_SYNTAX.match(raw):
             return None
         iri = IRI(raw)
         if iri in self._agents_of or iri in self._written:
@@ -948,7 +959,8 @@ _SUPPORT_SNAPSHOTS_QUERY = """
 PREFIX prov: <http://www.w3.org/ns/prov#>
 PREFIX pg: <https://w3id.org/provgraph/ns#>
 SELECT DISTINCT ?x ?snapshot WHERE {
-  ?x (prov:wasDerivedFrom|pg:segmentSource|pg:segment)* ?snapshot .
+  FILTER NOT EXISTS { ?x a pg:GeneratedAid }
+  ?x prov:wasDerivedFrom* ?snapshot .
   ?snapshot a pg:SourceSnapshot .
 }"""
 

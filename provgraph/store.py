@@ -13,6 +13,11 @@ SPARQL queries see the *union of all graphs* as their default graph (the
 SPARQL 1.1 Protocol equivalent is listing every graph as a
 ``default-graph-uri``); ``GRAPH ?g { ... }`` still addresses one graph.
 
+Literals: the engine keeps every literal's value, datatype, time zone and
+language tag, and writes XSD literals in their canonical lexical form
+(``"1.50"^^xsd:decimal`` reads back as ``"1.5"``, ``".120+02:00"`` as ``".12+02:00"``;
+doubles keep full precision). Literals of unknown datatypes are kept verbatim.
+
 On-disk layout of a store at ``PATH``::
 
     PATH/rdf/         RocksDB files of the pyoxigraph store

@@ -86,7 +86,7 @@ def record(rec: Recorder) -> dict[str, Any]:
     r["answer"] = rec.generation(r["input"], model=("extractive", "1.0"), text=answer,
                                  settings={"temperature": 0}, started_at=t(13), ended_at=t(13),
                                  iri=iri("a1"))
-    r["claim_quote"] = rec.claim(r["answer"], start=1, end=43, kind="quotation", iri=iri("cl1"))
+    r["claim_quote"] = rec.claim(r["answer"], start=1, end=42, kind="quotation", iri=iri("cl1"))
     s2 = answer.index("Boilers")
     r["claim_para"] = rec.claim(r["answer"], start=s2, end=s2 + len("Boilers are inspected by a certified engineer."),
                                 kind="paraphrase", iri=iri("cl2"))
@@ -159,7 +159,7 @@ def events() -> list[str]:
         {"event": "generation", "id": "a", "input": "gi", "model": {"name": "extractive", "version": "1.0"},
          "text": answer, "settings": {"temperature": 0}, "started_at": ts(13), "ended_at": ts(13),
          "iri": iri("a1")},
-        {"event": "claim", "id": "cl1", "answer": "a", "start": 1, "end": 43, "kind": "quotation",
+        {"event": "claim", "id": "cl1", "answer": "a", "start": 1, "end": 42, "kind": "quotation",
          "iri": iri("cl1")},
         {"event": "claim", "id": "cl2", "answer": "a", "start": s2,
          "end": s2 + len("Boilers are inspected by a certified engineer."), "kind": "paraphrase",

@@ -136,3 +136,49 @@ def test_offset_map_is_checked(store):
     ext = rec.extraction(snap, parser=("html", "1"), text="a", offset_map=[(0, 1, 3, 4)])
     assert ext.offset_map == ((0, 1, 3, 4),)
     assert store.contains((ext.text_iri, PG.offsetMap, lit([[0, 1, 3, 4]]), GRAPH.INGESTION))
+
+
+def test_raw_citation_ids_that_look_like_text_are_kept_raw(rag_store):
+    store, r = rag_store
+    rec = Recorder(store, packages=[])
+    cit = rec.citation(r["claim_para"], target="see: page 4")
+    assert cit.target is None and cit.target_id == "see: page 4"
+    cit = rec.citation(r["claim_para"], target="doc-3")
+    assert cit.target is None
+
+
+def test_rolled_back_batch_forgets_its_records(store):
+    rec = Recorder(store, packages=[])
+    with pytest.raises(RecordError):
+        with rec.batch():
+            snap = rec.snapshot(b"gone", uri="file:///gone", media_type="text/plain")
+            rec.query("")
+    q = rec.query("q")
+    a = rec.generation(rec.context_packing(text="x", segments=[]), model=("m", "1"), text="ans")
+    c = rec.claim(a, start=0, end=3, kind="paraphrase")
+    cit = rec.citation(c, target=snap.iri)
+    assert cit.target is None  # the snapshot was never stored
+    assert not list(store.quads(c.iri, PG.citedSnapshot))
+    assert q.text == "q"
+
+
+def test_deletion_is_idempotent(rag_store):
+    store, r = rag_store
+    rec = Recorder(store, packages=[])
+    a1 = rec.deletion(r["faq"], at=pipeline.t(100))
+    ingestion = len(list(store.quads(graph=GRAPH.INGESTION)))
+    again = Recorder(store, packages=[])
+    assert again.deletion(r["faq"], at=pipeline.t(200)) == a1
+    assert len(list(store.quads(graph=GRAPH.INGESTION))) == ingestion
+    assert len(list(store.quads(a1, PROV.endedAtTime))) == 1
+
+
+def test_fixture_pipeline_conforms_to_the_shapes_and_a_targetless_citation_does_not(rag_store):
+    from provgraph.shacl import validate_shapes
+
+    store, r = rag_store
+    assert validate_shapes(store).conforms
+    Recorder(store, packages=[], run_iri=pipeline.RUN).citation(r["claim_para"], target="doc-3")
+    report = validate_shapes(store)
+    assert not report.conforms
+    assert {v.path for v in report.violations} == {PG.target.n3()}

@@ -1,0 +1,318 @@
+"""SHACL validation of recorded provenance against the bundled shapes.
+
+This module owns :func:`validate_shapes`: it reads quads through the
+:class:`~provgraph.store.ProvStore` interface (never pyoxigraph directly),
+builds one rdflib graph from the union of the graphs asked for, and validates
+it with pyshacl against ``ontologies/rag-shapes.ttl``, with
+``ontologies/rag-prov.ttl`` as the ontology so that ``sh:class`` and
+``sh:targetClass`` follow ``rdfs:subClassOf`` (a ``pg:ContextualPrefix`` is a
+``pg:GeneratedAid``).
+
+Recorded data is untrusted input: validation never fetches anything. The
+shapes and ontology are the bundled files, ``owl:imports`` are not followed,
+and no RDFS/OWL inference runs over the data.
+
+References: W3C SHACL (https://www.w3.org/TR/shacl/), §3 (validation and
+graphs), §3.6 (validation report), §4 (core constraint components), §5
+(SPARQL-based constraints).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import logging
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass, field
+from functools import lru_cache
+from typing import Any
+
+import pyshacl
+import rdflib
+from rdflib.collection import Collection
+from rdflib.namespace import SH as _SH
+from rdflib.plugins.sparql import prepareQuery
+
+from .errors import VocabularyError
+from .resources import ontology_text
+from .store import ANY_GRAPH, ProvStore
+from .terms import IRI, XSD, BNode, Literal, Term
+from .vocab import GRAPH
+
+__all__ = ["ShaclReport", "Violation", "validate_shapes", "SHAPES_FILE", "ONTOLOGY_FILE"]
+
+SHAPES_FILE = "rag-shapes.ttl"
+"""The bundled SHACL shapes file (in ``ontologies/``)."""
+ONTOLOGY_FILE = "rag-prov.ttl"
+"""The bundled ontology, used for ``rdfs:subClassOf`` during validation."""
+
+_XSD_STRING = XSD + "string"
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Violation:
+    """One SHACL validation result (W3C SHACL §3.6.2).
+
+    Attributes:
+        focus_node: the node that failed (``sh:focusNode``): an IRI or blank node
+            (a literal only for shapes applied to values, e.g. through ``sh:node``).
+        path: the property path (``sh:resultPath``) in SPARQL property path syntax
+            with full IRIs, e.g. ``<https://w3id.org/provgraph/ns#target>`` or
+            ``^<http://www.w3.org/ns/prov#wasGeneratedBy>``; ``None`` for node-level
+            constraints.
+        value: the offending value (``sh:value``), or ``None`` when the constraint
+            is about a missing value (e.g. ``sh:minCount``).
+        message: the shape's ``sh:message`` (or pyshacl's own text when a shape has none).
+        severity: ``"Violation"``, ``"Warning"`` or ``"Info"`` (local name of
+            ``sh:resultSeverity``).
+        shape: the shape that produced the result (``sh:sourceShape``): the IRI of a
+            named shape such as ``pgsh:Citation-target``, or a blank node.
+    """
+
+    focus_node: Term
+    path: str | None
+    value: Term | None
+    message: str
+    severity: str
+    shape: IRI | BNode | None
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class ShaclReport:
+    """The outcome of :func:`validate_shapes` (W3C SHACL §3.6.1 validation report).
+
+    Attributes:
+        conforms: ``True`` when the data produced no validation result at all
+            (``sh:conforms``).
+        violations: every result, sorted by focus node, path and message;
+            empty when ``conforms`` is ``True``.
+    """
+
+    conforms: bool
+    violations: list[Violation] = field(default_factory=list)
+
+    def messages(self) -> list[str]:
+        """One line per result: ``<focus> <path>: message``."""
+        return [f"{v.focus_node} {v.path or '-'}: {v.message}" for v in self.violations]
+
+
+def validate_shapes(store: ProvStore, graphs: Iterable[IRI | None] | None = None) -> ShaclReport:
+    """Validate recorded provenance against the bundled SHACL shapes.
+
+    Args:
+        store: any :class:`~provgraph.store.ProvStore`; read only through
+            :meth:`~provgraph.store.ProvStore.quads`.
+        graphs: names of the graphs whose union is validated: IRIs (a run graph,
+            :data:`provgraph.vocab.GRAPH.INGESTION`), or ``None`` for the default
+            graph. ``graphs=None`` (the default) validates the union of every
+            graph in the store, the default graph included, except the ontology
+            graph :data:`provgraph.vocab.GRAPH.ONTOLOGY`. The shapes check class
+            membership only of resources in the same graph as the focus node, so
+            a run graph, or the ingestion graph, also validates on its own. An
+            empty ``graphs`` validates nothing and conforms.
+
+    Returns:
+        :class:`ShaclReport`: ``conforms`` and the list of :class:`Violation`
+        results. A result of any severity makes ``conforms`` false (SHACL §3.6.1).
+
+    Raises:
+        VocabularyError: the bundled shapes or ontology do not parse (a broken install).
+        ProvgraphError: the bundled ``ontologies/`` folder is missing (from
+            :mod:`provgraph.resources`).
+        StoreError: the store cannot be read.
+
+    The selected statements are copied into an in-memory rdflib graph, so memory
+    grows with the number validated. Validation never fetches anything: no
+    ``owl:imports`` are followed and no inference runs over the data (pyshacl
+    ``inference="none"``, ``do_owl_imports=False``).
+
+    Reference: W3C SHACL §3 (https://www.w3.org/TR/shacl/#validation-definition).
+
+    Example:
+        >>> from provgraph.store import EmbeddedStore
+        >>> from provgraph.recorder import Recorder
+        >>> store = EmbeddedStore()
+        >>> rec = Recorder(store, packages=[])
+        >>> snap = rec.snapshot(b"Water boils at 100 C.", uri="file:///facts.txt",
+        ...                     media_type="text/plain")
+        >>> validate_shapes(store).conforms
+        True
+        >>> store.remove(list(store.quads(snap.iri, IRI("https://w3id.org/provgraph/ns#sha256"))))
+        >>> [v.path for v in validate_shapes(store).violations]
+        ['<https://w3id.org/provgraph/ns#sha256>']
+    """
+    data = _data_graph(_quads_of(store, graphs))
+    shapes = _bundled_graph(SHAPES_FILE)
+    ontology = _bundled_graph(ONTOLOGY_FILE)
+    with _quiet_rdflib():
+        conforms, results_graph, _text = pyshacl.validate(
+            data,
+            shacl_graph=shapes,
+            ont_graph=ontology,
+            inference="none",
+            abort_on_first=False,
+            allow_infos=False,
+            allow_warnings=False,
+            advanced=False,
+            meta_shacl=False,
+            do_owl_imports=False,
+            # the data graph is our own fresh copy: let pyshacl mix the ontology into
+            # it rather than clone it (a clone would lose the SPARQL parse cache)
+            inplace=True,
+        )
+    violations = _violations(results_graph)
+    return ShaclReport(conforms=bool(conforms), violations=violations)
+
+
+# ---------------------------------------------------------------------------
+# reading the store
+
+
+def _quads_of(store: ProvStore, graphs: Iterable[IRI | None] | None) -> Iterator[Any]:
+    if graphs is None:
+        for quad in store.quads(graph=ANY_GRAPH):
+            if quad[3] != GRAPH.ONTOLOGY:
+                yield quad
+        return
+    seen: set[IRI | None] = set()
+    for g in graphs:
+        if g in seen:
+            continue
+        seen.add(g)
+        yield from store.quads(graph=g)
+
+
+def _to_rdflib(term: Term) -> Any:
+    if isinstance(term, IRI):
+        return rdflib.URIRef(term)
+    if isinstance(term, BNode):
+        return rdflib.BNode(str(term))
+    if isinstance(term, Literal):
+        if term.language:
+            return rdflib.Literal(term.value, lang=term.language)
+        if term.datatype is None or term.datatype == _XSD_STRING:
+            # a plain literal: rdflib tells Literal("a") from "a"^^xsd:string, and the
+            # shapes' sh:in values are written plain
+            return rdflib.Literal(term.value)
+        return rdflib.Literal(term.value, datatype=rdflib.URIRef(term.datatype))
+    if isinstance(term, str):
+        return rdflib.URIRef(term)
+    raise TypeError(f"not an RDF term: {term!r}")
+
+
+class _DataGraph(rdflib.Graph):
+    """An rdflib graph that parses each SPARQL text once.
+
+    pyshacl evaluates a SPARQL-based constraint once per focus node (SHACL §5.3)
+    with the same text and ``$this`` pre-bound, and rdflib would re-parse the
+    text every time (about 30 ms each): thousands of claims would take minutes.
+    """
+
+    def query(self, query_object: Any, processor: Any = "sparql", result: Any = "sparql",
+              initNs: Any = None, initBindings: Any = None,  # noqa: N803 (rdflib's names)
+              use_store_provided: bool = True, **kwargs: Any) -> Any:
+        if isinstance(query_object, str) and not initNs:
+            query_object = _prepared(query_object)
+        return super().query(query_object, processor, result, initNs, initBindings,
+                             use_store_provided, **kwargs)
+
+
+@lru_cache(maxsize=64)
+def _prepared(text: str) -> Any:
+    return prepareQuery(text)
+
+
+def _data_graph(quads: Iterable[Any]) -> rdflib.Graph:
+    graph = _DataGraph()
+    with _quiet_rdflib():
+        for s, p, o, _g in quads:
+            graph.add((_to_rdflib(s), _to_rdflib(p), _to_rdflib(o)))
+    return graph
+
+
+def _bundled_graph(name: str) -> rdflib.Graph:
+    """Parse a bundled Turtle file; never fetch (Turtle parsing resolves nothing)."""
+    text = ontology_text(name)
+    graph = rdflib.Graph()
+    try:
+        graph.parse(data=text, format="turtle", publicID=f"urn:provgraph:ontology:{name}")
+    except Exception as exc:  # rdflib raises several unrelated parser exception types
+        raise VocabularyError(f"bundled {name} does not parse: {exc}") from exc
+    return graph
+
+
+@contextlib.contextmanager
+def _quiet_rdflib() -> Iterator[None]:
+    """Silence rdflib's per-literal warnings for ill-typed values (``"x"^^xsd:integer``):
+    SHACL reports them as ``sh:datatype`` results instead."""
+    logger = logging.getLogger("rdflib.term")
+    level = logger.level
+    logger.setLevel(logging.CRITICAL)
+    try:
+        yield
+    finally:
+        logger.setLevel(level)
+
+
+# ---------------------------------------------------------------------------
+# reading the report
+
+
+def _from_rdflib(node: Any) -> Term | None:
+    if node is None:
+        return None
+    if isinstance(node, rdflib.URIRef):
+        return IRI(str(node))
+    if isinstance(node, rdflib.BNode):
+        return BNode(str(node))
+    if isinstance(node, rdflib.Literal):
+        if node.language:
+            return Literal(str(node), None, node.language)
+        dt = str(node.datatype) if node.datatype is not None else None
+        return Literal(str(node), None if dt == _XSD_STRING else dt)
+    return None
+
+
+def _path_text(g: rdflib.Graph, node: Any) -> str | None:
+    """A SHACL property path (SHACL §2.3.1) as SPARQL 1.1 property path text."""
+    if node is None:
+        return None
+    if isinstance(node, rdflib.URIRef):
+        return f"<{node}>"
+    inverse = g.value(node, _SH.inversePath)
+    if inverse is not None:
+        return f"^{_group(g, inverse)}"
+    alternatives = g.value(node, _SH.alternativePath)
+    if alternatives is not None:
+        return "|".join(_group(g, n) for n in Collection(g, alternatives))
+    for prop, suffix in ((_SH.zeroOrMorePath, "*"), (_SH.oneOrMorePath, "+"),
+                         (_SH.zeroOrOnePath, "?")):
+        inner = g.value(node, prop)
+        if inner is not None:
+            return f"{_group(g, inner)}{suffix}"
+    if g.value(node, rdflib.RDF.first) is not None:
+        return "/".join(_group(g, n) for n in Collection(g, node))
+    return str(node)
+
+
+def _group(g: rdflib.Graph, node: Any) -> str:
+    text = _path_text(g, node) or ""
+    return text if isinstance(node, rdflib.URIRef) else f"({text})"
+
+
+def _violations(results: rdflib.Graph) -> list[Violation]:
+    out = []
+    for result in results.subjects(rdflib.RDF.type, _SH.ValidationResult):
+        focus = _from_rdflib(results.value(result, _SH.focusNode))
+        severity = results.value(result, _SH.resultSeverity)
+        messages = sorted(str(m) for m in results.objects(result, _SH.resultMessage))
+        shape = _from_rdflib(results.value(result, _SH.sourceShape))
+        out.append(Violation(
+            focus_node=focus if focus is not None else BNode(""),
+            path=_path_text(results, results.value(result, _SH.resultPath)),
+            value=_from_rdflib(results.value(result, _SH.value)),
+            message="; ".join(messages),
+            severity=str(severity).rsplit("#", 1)[-1] if severity is not None else "Violation",
+            shape=shape if isinstance(shape, (IRI, BNode)) else None,
+        ))
+    out.sort(key=lambda v: (str(v.focus_node), v.path or "", v.message))
+    return out

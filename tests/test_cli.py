@@ -1,0 +1,86 @@
+"""CLI: thin commands, exact output, errors as 'Error: ...' with exit 1."""
+
+from __future__ import annotations
+
+import json
+
+from provgraph.cli import cli
+
+from . import pipeline
+
+
+def test_record_then_query_from_disk(runner, tmp_path):
+    log = tmp_path / "events.jsonl"
+    log.write_text("\n".join(pipeline.events()) + "\n", encoding="utf-8")
+    store = str(tmp_path / "store")
+    res = runner.invoke(cli, ["--store", store, "record", str(log)], catch_exceptions=False)
+    assert res.exit_code == 0, res.output
+    assert f"recorded run {pipeline.RUN}" in res.stderr
+    # a plain SPARQL file, bound parameter, JSON output by default
+    rq = tmp_path / "claims.rq"
+    rq.write_text("# params: ?kind:string\n"
+                  "PREFIX pg: <https://w3id.org/provgraph/ns#>\n"
+                  "SELECT ?kind ?text WHERE { ?c pg:claimKind ?kind ; pg:text ?text } ORDER BY ?text\n")
+    res = runner.invoke(cli, ["--store", store, "query", str(rq), "-p", "kind=quotation"],
+                        catch_exceptions=False)
+    assert res.exit_code == 0, res.output
+    assert json.loads(res.stdout) == [
+        {"kind": "quotation", "text": "The inspection interval is not specified."}]
+    res = runner.invoke(cli, ["--store", store, "query", str(rq), "-p", "kind=paraphrase", "--csv"])
+    assert res.stdout.splitlines() == [
+        "kind,text", "paraphrase,Boilers are inspected by a certified engineer.",
+        "paraphrase,The interval is 73 days."]
+
+
+def test_record_malformed_line_exits_1_and_stores_nothing(runner, tmp_path):
+    lines = pipeline.events()
+    lines[3] = lines[3].replace('"snapshot": "p1"', '"snapshot": 7')
+    log = tmp_path / "bad.jsonl"
+    log.write_text("\n".join(lines), encoding="utf-8")
+    store = str(tmp_path / "store")
+    res = runner.invoke(cli, ["--store", store, "record", str(log)])
+    assert res.exit_code == 1
+    assert res.stderr.startswith(f"Error: {log}:4 field 'snapshot': 7 is not of type 'string'")
+    assert "Traceback" not in res.output
+    res = runner.invoke(cli, ["--store", store, "query", "lineage", "-p", f"entity={pipeline.RUN}"])
+    assert res.exit_code == 0 and res.stdout == "[]\n"
+
+
+def test_unknown_query_suggests_the_closest(runner):
+    res = runner.invoke(cli, ["--memory", "query", "linage"])
+    assert res.exit_code == 1
+    assert res.stderr == ('Error: Query "linage" not found. Did you mean "lineage"? '
+                          "Run 'provgraph queries' to list them.\n")
+
+
+def test_parameter_injection_is_an_error_not_a_query_change(runner):
+    res = runner.invoke(cli, ["--memory", "query", "lineage", "-p", "entity=x> } ; DROP ALL ; <y"])
+    assert res.exit_code == 1
+    assert "is not an absolute IRI" in res.stderr
+
+
+def test_bad_param_syntax_is_a_usage_error(runner):
+    res = runner.invoke(cli, ["--memory", "query", "lineage", "-p", "entity"])
+    assert res.exit_code == 2
+    assert "is not name=value" in res.stderr
+
+
+def test_queries_lists_every_named_query(runner):
+    from provgraph.queries import QueryCatalog
+
+    res = runner.invoke(cli, ["queries", "--nl"], catch_exceptions=False)
+    names = [json.loads(line)["name"] for line in res.stdout.splitlines()]
+    assert names == QueryCatalog().names()
+
+
+def test_init_loads_ontology(runner, tmp_path):
+    res = runner.invoke(cli, ["--store", str(tmp_path / "s"), "init"], catch_exceptions=False)
+    assert res.exit_code == 0
+    assert "ontology statements loaded" in res.stderr
+
+
+def test_every_command_has_help_with_an_example(runner):
+    for name, cmd in cli.commands.items():
+        res = runner.invoke(cli, [name, "-h"])
+        assert res.exit_code == 0, name
+        assert "Example" in res.stdout, f"{name} help has no example"

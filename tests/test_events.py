@@ -1,0 +1,75 @@
+"""JSONL event log: schema, line-numbered errors, all-or-nothing loading."""
+
+from __future__ import annotations
+
+import json
+
+import jsonschema
+import pytest
+
+from provgraph.errors import EventLogError
+from provgraph.events import load_events, schema
+
+from . import pipeline
+
+
+def test_schema_is_valid_json_schema_and_accepts_the_fixture():
+    jsonschema.Draft202012Validator.check_schema(schema())
+    v = jsonschema.Draft202012Validator(schema())
+    for line in pipeline.events():
+        assert not list(v.iter_errors(json.loads(line)))
+
+
+def _replace(lines, index, **changes):
+    obj = json.loads(lines[index])
+    for k, v in changes.items():
+        if v is None:
+            obj.pop(k, None)
+        else:
+            obj[k] = v
+    lines[index] = json.dumps(obj)
+    return lines
+
+
+@pytest.mark.parametrize("index, changes, line, field, message", [
+    (1, {"uri": None}, 2, "uri", "required"),
+    (9, {"at": "2026-03-01T09:10:00"}, 10, "at", "does not match"),
+    (18, {"unit": "chars"}, 19, "unit", "is not one of"),
+    (14, {"kind": "quote"}, 15, "kind", "is not one of"),
+    (12, {"retrieval": "nope"}, 13, "retrieval", "not an id defined"),
+    (16, {"end": 999}, 17, None, "outside the answer"),
+])
+def test_malformed_line_reports_line_and_field_and_stores_nothing(store, index, changes, line,
+                                                                  field, message):
+    lines = _replace(pipeline.events(), index, **changes)
+    with pytest.raises(EventLogError, match=message) as exc:
+        load_events(store, lines, name="events.jsonl")
+    assert exc.value.line == line
+    assert exc.value.field == field
+    assert f"events.jsonl:{line}" in str(exc.value)
+    assert len(store) == 0
+    assert store.named_graphs() == []
+
+
+def test_not_json_and_duplicate_ids(store):
+    with pytest.raises(EventLogError, match="not valid JSON") as exc:
+        load_events(store, ['{"event": "query", "text": "a"}', "{oops"])
+    assert exc.value.line == 2
+    lines = ['{"event": "query", "id": "q", "text": "a"}', '{"event": "query", "id": "q", "text": "b"}']
+    with pytest.raises(EventLogError, match="already defined"):
+        load_events(store, lines)
+    assert len(store) == 0
+
+
+def test_run_event_only_first(store):
+    lines = ['{"event": "query", "text": "a"}', '{"event": "run", "label": "late"}']
+    with pytest.raises(EventLogError, match="first line"):
+        load_events(store, lines)
+
+
+def test_base64_content_keeps_exact_bytes(store):
+    lines = ['{"event": "snapshot", "id": "s", "uri": "file:///x.bin", "media_type": "application/octet-stream",'
+             ' "content_base64": "/v8AAQ==", "observed_at": "2026-01-01T00:00:00Z"}']
+    load_events(store, lines)
+    from provgraph.originals import sha256_hex
+    assert store.originals.get(sha256_hex(b"\xfe\xff\x00\x01")) == b"\xfe\xff\x00\x01"

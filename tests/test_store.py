@@ -1,0 +1,95 @@
+"""Store layer: transactions, error mapping, canonical comparison, persistence."""
+
+from __future__ import annotations
+
+import pytest
+
+from provgraph.errors import QuerySyntaxError, SerializationError, StoreError, UnsupportedFormat
+from provgraph.store import EmbeddedStore, canonical_nquads, default_store_path, open_store
+from provgraph.terms import IRI, BNode, Literal, lit
+
+G = IRI("urn:x:g")
+S = IRI("urn:x:s")
+P = IRI("urn:x:p")
+
+
+def test_add_is_all_or_nothing(store):
+    with pytest.raises(StoreError, match="invalid term"):
+        store.add([(S, P, lit(1), G), (IRI("not an iri"), P, lit(2), G)])
+    assert len(store) == 0
+
+
+def test_literals_keep_value_datatype_zone_and_language(store):
+    """The engine stores XSD literals in canonical lexical form (value-preserving):
+    zones and fractional seconds survive, doubles keep full precision."""
+    x = "http://www.w3.org/2001/XMLSchema#"
+    given = [Literal("2026-01-01T10:00:00.120+02:00", x + "dateTime"),
+             Literal("2026-01-01T10:00:00Z", x + "dateTime"),
+             Literal("1.50", x + "decimal"), Literal(""), Literal("chat", language="fr"),
+             lit(0.1 + 0.2)]
+    store.add([(S, P, v, G) for v in given])
+    got = {q[2] for q in store.quads(S, P)}
+    assert got == {Literal("2026-01-01T10:00:00.12+02:00", x + "dateTime"),
+                   Literal("2026-01-01T10:00:00Z", x + "dateTime"),
+                   Literal("1.5", x + "decimal"), Literal(""), Literal("chat", language="fr"),
+                   Literal("0.30000000000000004", x + "double")}
+
+
+def test_select_binds_terms_not_text(store):
+    store.add([(S, P, lit("x"), G)])
+    rows = store.select("SELECT ?s ?o WHERE { ?s ?p ?o }", {"s": IRI("urn:x:other")})
+    assert rows == []
+    rows = store.select("SELECT ?s ?o WHERE { ?s ?p ?o }", {"s": S})
+    assert rows == [{"s": S, "o": Literal("x")}]
+
+
+def test_query_syntax_error_names_the_source(store):
+    with pytest.raises(QuerySyntaxError, match="lineage.rq"):
+        store.select("SELECT WHERE {", source="lineage.rq")
+
+
+def test_load_is_atomic_and_rejects_bad_documents(store):
+    with pytest.raises(SerializationError, match="does not parse"):
+        store.load(b"<urn:a> <urn:b> <urn:c> .\n<urn:a> <urn:b> ", "turtle", graph=G)
+    assert len(store) == 0
+    with pytest.raises(UnsupportedFormat, match="use one of"):
+        store.load(b"", "n3-ish")
+    assert store.load(b"<urn:a> <urn:b> <urn:c> .", "turtle", graph=G) == 1
+    assert store.named_graphs() == [G]
+
+
+def test_canonical_nquads_ignores_blank_node_labels():
+    a = [(BNode("x1"), P, lit(1), G), (S, P, BNode("x1"), G)]
+    b = [(BNode("zz"), P, lit(1), G), (S, P, BNode("zz"), G)]
+    assert canonical_nquads(a) == canonical_nquads(b)
+    assert canonical_nquads(a) != canonical_nquads([(BNode("zz"), P, lit(2), G), (S, P, BNode("zz"), G)])
+
+
+def test_default_path_and_env_override(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.delenv("PROVGRAPH_STORE", raising=False)
+    assert default_store_path() == tmp_path / ".provgraph"
+    monkeypatch.setenv("PROVGRAPH_STORE", str(tmp_path / "elsewhere"))
+    s = open_store()
+    assert s.location == str(tmp_path / "elsewhere")
+    assert (tmp_path / "elsewhere" / "rdf").is_dir()
+    s.close()
+
+
+def test_remove_and_graphs(store_path):
+    s = EmbeddedStore(store_path)
+    s.add([(S, P, lit(1), G), (S, P, lit(2), None)])
+    s.remove([(S, P, lit(1), G)])
+    assert [q[2] for q in s.quads(S, P)] == [lit(2)]
+    s.remove_graph(G)
+    s.close()
+    s = EmbeddedStore(store_path)
+    assert len(s) == 1
+    s.close()
+
+
+def test_locked_store_gives_a_clear_error(store_path):
+    s = EmbeddedStore(store_path)
+    with pytest.raises(StoreError, match="no other provgraph process"):
+        EmbeddedStore(store_path)
+    s.close()
