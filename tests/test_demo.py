@@ -4,6 +4,7 @@ checked against the recorded store (run once per module)."""
 from __future__ import annotations
 
 import hashlib
+import json
 import re
 from pathlib import Path
 
@@ -16,6 +17,8 @@ from provgraph.demo.corpus import PAGES, RELEASES, corpus_dir, load_questions, p
 from provgraph.demo.rst import PARSER_V1, PARSER_V2, extract_rst
 from provgraph.errors import ProvgraphError
 from provgraph.terms import IRI, term_value
+
+from .test_packaging import _run_outside_checkout, wheel_site  # noqa: F401 (fixture)
 
 ABSTAINING = {"q20", "q21", "q22", "q23"}
 STALE = {
@@ -220,3 +223,23 @@ def test_library_findings_say_when_a_module_is_missing(demo):
     for name, finding in demo.findings.items():
         if not finding.available:
             assert re.fullmatch(r"\(not available: provgraph\.[\w.]+ missing\)", finding.note), name
+
+
+def test_recorded_demo_conforms_to_the_shapes(store):
+    from provgraph.shacl import validate_shapes
+
+    report = validate_shapes(store)
+    assert report.messages() == []
+    assert report.conforms
+
+
+def test_installed_wheel_carries_the_corpus(wheel_site, tmp_path):
+    code = (
+        "import json\n"
+        "from provgraph.demo.corpus import PAGES, RELEASES, corpus_dir, load_questions, page_bytes\n"
+        "print(json.dumps({'dir': str(corpus_dir()), 'questions': len(load_questions()),"
+        " 'pages': [sum(page_bytes(r, p) is not None for p in PAGES) for r in RELEASES]}))\n"
+    )
+    got = json.loads(_run_outside_checkout(wheel_site, code, tmp_path))
+    assert got == {"dir": str(wheel_site / "provgraph" / "_data" / "corpus"),
+                   "questions": len(load_questions()), "pages": [14, 11]}
