@@ -198,6 +198,269 @@ def demo(obj: _Ctx, demo_store: str | None) -> None:
     run_demo(Path(demo_store) if demo_store else None)
 
 
+
+
+# ---------------------------------------------------------------------------
+# PROV interchange (issue 5): import, export, verify-bundle, validate
+
+_RAG_FORMATS = ("anthropic", "cohere", "bedrock", "openai", "vertex", "ragchecker", "alce",
+                "answer")
+_IMPORT_FORMATS = ("auto", "prov-json", "provn", "prov-xml", "turtle", "trig", "nquads",
+                   "json-ld", "rdf-xml") + _RAG_FORMATS
+_EXPORT_FORMATS = ("prov-json", "provn", "prov-xml", "turtle", "trig", "nquads", "json-ld",
+                   "rdf-xml", "dot", "svg")
+
+
+@cli.command(name="import")
+@click.argument("file", type=click.File("rb"))
+@click.option("--format", "fmt", type=click.Choice(_IMPORT_FORMATS), default="auto",
+              show_default=True, help="Input format; 'auto' tells it from the content.")
+@click.option("--graph", metavar="IRI", help="Named graph for statements outside any bundle.")
+@click.option("--source", "sources", multiple=True, type=click.Path(exists=True, dir_okay=False),
+              help="A cited source document (RAG answer formats only; repeatable).")
+@click.option("--partial", is_flag=True,
+              help="Store what can be stored and report the rest (RAG answer formats only).")
+@pass_ctx
+def import_(obj: _Ctx, file: Any, fmt: str, graph: str | None, sources: tuple[str, ...],
+            partial: bool) -> None:
+    """Import a PROV document (or a RAG answer file) into the store; '-' reads stdin.
+
+    PROV bundles become named graphs. The import is atomic: all statements are
+    stored or none. An input that holds statements but yields none is an error.
+
+    \b
+    Example:
+        provgraph import primer.provn
+        provgraph import --format prov-json --graph urn:example:g1 - < doc.json
+    """
+    data = file.read()
+    name = getattr(file, "name", "-")
+    name = "<stdin>" if name in ("-", "<stdin>") else str(name)
+    if fmt in _RAG_FORMATS:
+        try:
+            from . import importers  # type: ignore[attr-defined]
+        except ImportError as exc:
+            raise click.ClickException(
+                f"--format {fmt} needs the RAG answer importers (provgraph.importers), which "
+                f"are not part of this build ({exc}); import PROV or RDF documents instead") from exc
+        report = importers.import_file(obj.store(), fmt, data, name, [Path(p) for p in sources],
+                                       partial)
+        for err in getattr(report, "errors", []) or []:
+            click.echo(f"error: {err}", err=True)
+        if not report.stored:
+            raise click.ClickException(f"{name}: nothing was stored")
+        click.echo(f"imported {name} ({fmt}): {report.stored} statements stored", err=True)
+        if getattr(report, "errors", None) and not partial:
+            sys.exit(1)
+        return
+    if sources or partial:
+        raise click.UsageError("--source and --partial apply only to the RAG answer formats "
+                               f"({', '.join(_RAG_FORMATS)})")
+    from .io.load import import_document
+
+    report = import_document(obj.store(), data, fmt, graph=graph, name=name)
+    for w in report.warnings:
+        click.echo(f"warning: {w}", err=True)
+    graphs = ", ".join("default graph" if g is None else f"<{g}>" for g in report.graphs)
+    click.echo(f"imported {name} ({report.format}): {report.stored} statements stored "
+               f"({report.new} new, {report.inferred} inferred) in {graphs}", err=True)
+    if report.warnings:
+        click.echo("run 'provgraph validate' to check the PROV constraints", err=True)
+
+
+@cli.command()
+@click.option("--claim", metavar="IRI", help="Export this claim's lineage bundle.")
+@click.option("--run", "run_iri", metavar="IRI", help="Export this run's lineage bundle.")
+@click.option("--all", "everything", is_flag=True, help="Export every graph of the store.")
+@click.option("--format", "fmt", type=click.Choice(_EXPORT_FORMATS),
+              help="Output format (default: from the -o extension).")
+@click.option("-o", "--output", default="-", metavar="FILE", show_default=True,
+              help="Output file; '-' is standard output.")
+@pass_ctx
+def export(obj: _Ctx, claim: str | None, run_iri: str | None, everything: bool, fmt: str | None,
+           output: str) -> None:
+    """Export a claim bundle, a run bundle or the whole store.
+
+    A claim bundle holds the claim's whole lineage and records the sha-256 of its
+    canonical content (check it with 'provgraph verify-bundle').
+
+    \b
+    Example:
+        provgraph export --claim urn:uuid:0190... -o claim.json
+        provgraph export --all --format trig -o store.trig
+    """
+    from .io import format_for_path
+    from .io.bundle import export as do_export
+
+    if sum((claim is not None, run_iri is not None, everything)) != 1:
+        raise click.UsageError("give exactly one of --claim IRI, --run IRI, --all")
+    if fmt is None:
+        if output == "-":
+            raise click.UsageError("--format is required when writing to standard output")
+        fmt = format_for_path(output)
+    result = do_export(obj.store(), fmt, claim=claim, run=run_iri, everything=everything)
+    if output == "-":
+        sys.stdout.buffer.write(result.data)
+        sys.stdout.buffer.flush()
+    else:
+        Path(output).write_bytes(result.data)
+    what = f"bundle <{result.bundle}>" if result.bundle else "store"
+    digest = f", sha256 {result.digest}" if result.digest else ""
+    click.echo(f"exported {what}: {result.statements} statements as {fmt} to {output}{digest}",
+               err=True)
+
+
+@cli.command(name="verify-bundle")
+@click.argument("file", type=click.File("rb"))
+@click.option("--format", "fmt", type=click.Choice(_IMPORT_FORMATS[:9]), default="auto",
+              show_default=True)
+def verify_bundle(file: Any, fmt: str) -> None:
+    """Check a bundle file's recorded sha-256 against its content (exit 1 on mismatch).
+
+    \b
+    Example:
+        provgraph verify-bundle claim.json
+    """
+    from .io.bundle import verify_bundle as check
+
+    name = getattr(file, "name", "-")
+    name = "<stdin>" if name in ("-", "<stdin>") else str(name)
+    result = check(file.read(), fmt, name=name)
+    if not result.ok:
+        raise click.ClickException(
+            f"{name}: bundle <{result.bundle}> was altered: recorded sha256 {result.recorded}, "
+            f"content hashes to {result.actual} ({result.statements} statements)")
+    click.echo(f"{name}: bundle <{result.bundle}> verified: sha256 {result.actual} over "
+               f"{result.statements} statements" + (f" (lineage of <{result.subject}>)"
+                                                     if result.subject else ""))
+
+
+@cli.command()
+@click.option("--run", "run_iri", metavar="RUN", help="Check only this run's graph.")
+@pass_ctx
+def validate(obj: _Ctx, run_iri: str | None) -> None:
+    """Check PROV-CONSTRAINTS (a subset) and the SHACL shapes; exit 1 on violations.
+
+    \b
+    Example:
+        provgraph validate
+        provgraph validate --run urn:uuid:0190...
+    """
+    from .validate import validate as check
+
+    report = check(obj.store(), run_iri)
+    for msg in report.messages():
+        click.echo(msg)
+    if report.shacl_note:
+        click.echo(f"note: {report.shacl_note}", err=True)
+    n = len(report.messages())
+    click.echo(f"{len(report.graphs)} graph(s) checked: {n} violation(s)", err=True)
+    if not report.conforms:
+        sys.exit(1)
+
+
 def main() -> None:
     """Console-script entry point."""
     cli(prog_name="provgraph")
+
+
+# ---------------------------------------------------------------- citation resolver (issue 3)
+_POLICY_NAMES = ("exact", "nfc", "whitespace", "fold")
+_RESOLUTION_COLUMNS = ["citation", "claim", "target_id", "outcome", "snapshot", "byte_start",
+                       "byte_end", "codepoint_start", "codepoint_end", "policy", "policy_version",
+                       "generated_source", "reason"]
+
+
+@cli.command("resolve")
+@click.option("--run", "run", metavar="RUN", help="Resolve only this run's citations (the run "
+              "IRI); default: every run.")
+@click.option("--policy", type=click.Choice(_POLICY_NAMES), default="exact", show_default=True,
+              help="Normalization policy tried after exact comparison.")
+@click.option("--citations", "each", is_flag=True,
+              help="One row per citation instead of the outcome counts.")
+@output_options
+@pass_ctx
+def resolve_cmd(obj: _Ctx, run: str | None, policy: str, each: bool, fmt: str | None,
+                no_headers: bool) -> None:
+    """Check every citation against the retained original bytes and record the outcomes.
+
+    Prints the number of citations per outcome (every outcome listed); only
+    quote_match and normalized_match record prov:wasQuotedFrom. Running it twice
+    changes nothing.
+
+    \b
+    Example:
+        provgraph resolve --table
+        provgraph resolve --run urn:uuid:0190... --citations --nl
+    """
+    from .resolve import resolve_run
+
+    result = resolve_run(obj.store(), run, policy=policy)
+    if each:
+        write_rows(result.rows(), _RESOLUTION_COLUMNS, fmt=fmt or "json", no_headers=no_headers,
+                   title="citations")
+    else:
+        rows = [{"outcome": k, "citations": v} for k, v in result.counts().items()]
+        write_rows(rows, ["outcome", "citations"], fmt=fmt or "json", no_headers=no_headers,
+                   title="citation outcomes")
+    scope = f"run {run}" if run else "all runs"
+    click.echo(f"resolved {len(result.items)} citations in {scope}: {result.added} statements "
+               f"added, {result.removed} removed", err=True)
+
+
+@cli.command("check-quote")
+@click.argument("source_file", type=click.Path(exists=True, dir_okay=False))
+@click.option("--quote", required=True, help="The quoted text to check (not empty).")
+@click.option("--start", type=int, help="Range start, in --unit.")
+@click.option("--end", type=int, help="Range end, in --unit (exclusive unless --end-inclusive).")
+@click.option("--unit", type=click.Choice(["utf8_byte", "codepoint", "utf16_unit", "page", "block"]),
+              default="codepoint", show_default=True,
+              help="Offset unit: utf8_byte counts the file's bytes (BOM included); codepoint and "
+              "utf16_unit count the decoded text (BOM excluded); page numbers start at 1, "
+              "block indices at 0.")
+@click.option("--end-inclusive", is_flag=True, help="--end names the last unit of the range.")
+@click.option("--prefix", help="Text just before the quote (chooses among occurrences).")
+@click.option("--suffix", help="Text just after the quote (chooses among occurrences).")
+@click.option("--policy", type=click.Choice(_POLICY_NAMES), default="exact", show_default=True,
+              help="Normalization policy tried after exact comparison.")
+@click.pass_context
+def check_quote_cmd(ctx: click.Context, source_file: str, quote: str, start: int | None,
+                    end: int | None, unit: str, end_inclusive: bool, prefix: str | None,
+                    suffix: str | None, policy: str) -> None:
+    """Check one quotation against one UTF-8 source file; no store is opened.
+
+    Prints one JSON object: outcome, byte_start, byte_end (into the file's
+    bytes), codepoint_start, codepoint_end (into its decoded text), all
+    end-exclusive and null when unresolved, policy, policy_version, reason.
+    Exit status: 0 for quote_match or normalized_match, 1 for any other
+    outcome, 2 for usage errors (missing file, empty quote, undecodable source).
+
+    \b
+    Example:
+        provgraph check-quote policy.md --quote "not specified" --policy whitespace
+        provgraph check-quote notes.txt --quote "café" --start 10 --end 14 --unit utf16_unit
+    """
+    import json
+
+    from .errors import ResolutionError
+    from .matching import check_quote
+    from .offsets import SourceText
+
+    if quote == "":
+        raise click.UsageError("--quote must not be empty: give the quoted text", ctx=ctx)
+    if (start is None) != (end is None):
+        raise click.UsageError("--start and --end go together: give both or neither", ctx=ctx)
+    try:
+        data = Path(source_file).read_bytes()
+    except OSError as exc:
+        raise click.UsageError(f"cannot read {source_file}: {exc.strerror or exc}", ctx=ctx) from None
+    try:
+        source = SourceText.from_bytes(data, name=source_file)
+        res = check_quote(source, quote, start=start, end=end, unit=unit,
+                          end_inclusive=end_inclusive, prefix=prefix, suffix=suffix, policy=policy)
+    except ResolutionError as exc:
+        raise click.UsageError(str(exc), ctx=ctx) from None
+    out = {k: v for k, v in res.to_dict().items() if k not in ("citation", "generated_source")}
+    out["source"] = source_file
+    click.echo(json.dumps(out, ensure_ascii=False, indent=2))
+    ctx.exit(0 if res.verified else 1)

@@ -13,9 +13,13 @@
       VocabularyError        unknown term or an ontology that does not load
       RecordError            invalid provenance input: missing field, naive datetime, bad range
         EventLogError          a malformed JSONL event (.line, .field)
+        ImportFailed           an imported file with invalid items; nothing stored (.report)
       SerializationError     a document that cannot be read or written in a format
         UnsupportedFormat      a format name provgraph does not know (.format, .known)
       ResolutionError        a citation that cannot even be attempted (bad unit, empty quote)
+        OffsetError            an offset that names no position: negative, reversed, past the end,
+                               inside a UTF-8 sequence or a surrogate pair (.offset, .unit, .kind)
+        SourceDecodeError      source bytes that do not decode as UTF-8 (.position)
       NotFound               an IRI that is not in the store (.iri)
 
 The CLI turns any ``ProvgraphError`` into ``Error: <message>`` and exit status 1.
@@ -167,6 +171,36 @@ class ResolutionError(ProvgraphError):
     quote, a source that does not decode."""
 
 
+class OffsetError(ResolutionError):
+    """An offset or range that does not name a position in a text (never rounded).
+
+    Attributes:
+        offset: the offending offset as given (``None`` for a reversed range).
+        unit: its unit (``utf8_byte``, ``codepoint``, ``utf16_unit``, ``page``, ``block``).
+        kind: ``negative``, ``past_end``, ``reversed``, ``inside_sequence`` (inside a
+            multi-byte UTF-8 sequence or the byte-order mark), ``inside_surrogate_pair``,
+            ``not_integer`` or ``unknown_unit``.
+    """
+
+    def __init__(self, message: str, *, offset: int | None, unit: str, kind: str) -> None:
+        self.offset = offset
+        self.unit = unit
+        self.kind = kind
+        super().__init__(message)
+
+
+class SourceDecodeError(ResolutionError):
+    """Source bytes that are not UTF-8 text.
+
+    Attributes:
+        position: byte offset of the first byte that does not decode.
+    """
+
+    def __init__(self, message: str, *, position: int) -> None:
+        self.position = position
+        super().__init__(message)
+
+
 class NotFound(ProvgraphError):
     """An IRI that is not in the store.
 
@@ -178,3 +212,31 @@ class NotFound(ProvgraphError):
         self.iri = iri
         super().__init__(f"{what} <{iri}> is not in the store; check the IRI "
                          "(for example with 'provgraph query claims')")
+
+
+class ImportFailed(RecordError):
+    """An import (``provgraph.importers.import_file``) that stored nothing.
+
+    Raised when an item of the imported file is invalid and ``partial`` is false,
+    when no item is valid, or when recording fails; the store is unchanged.
+
+    Attributes:
+        report: the :class:`~provgraph.importers.ImportReport`, with every
+            per-item error in ``report.errors`` and ``report.stored == 0``.
+    """
+
+    def __init__(self, report: object, partial: bool = False) -> None:
+        self.report = report
+        errors = list(getattr(report, "errors", ()))
+        name = getattr(report, "name", "<input>")
+        fmt = getattr(report, "format", "?")
+        ok = getattr(report, "items_ok", 0)
+        shown = "; ".join(str(e) for e in errors[:3])
+        if len(errors) > 3:
+            shown += f"; and {len(errors) - 3} more"
+        if ok and not partial:
+            fix = (f"fix those items, or import with partial=True (--partial) to store the "
+                   f"{ok} valid item{'s' if ok != 1 else ''} and list the rest")
+        else:
+            fix = f"check that the file is in the {fmt} format (--format) and fix the items listed"
+        super().__init__(f"{name}: nothing was stored: {shown or 'no items found'}. {fix}")

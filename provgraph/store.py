@@ -122,6 +122,19 @@ class ProvStore(ABC):
             StoreError: the store cannot be written.
         """
 
+    def replace(self, remove: Iterable[Quad], add: Iterable[Quad]) -> None:
+        """Remove some quads and add others (absent removals are ignored).
+
+        Used where statements are rewritten in place, such as resolver outcomes
+        (issue 3). This default runs :meth:`remove` then :meth:`add`;
+        :class:`EmbeddedStore` does both in one transaction.
+
+        Raises:
+            StoreError: the store cannot be written.
+        """
+        self.remove(remove)
+        self.add(add)
+
     @abstractmethod
     def load(self, data: bytes | str | IO[bytes], format: str, *, graph: IRI | None = None,
              base_iri: str | None = None) -> int:
@@ -327,17 +340,23 @@ def parse_rdf(data: bytes | str, format: str, *, base_iri: str | None = None,
               graph: IRI | None = None) -> list[Quad]:
     """Parse an RDF document into quads without storing it.
 
+    ``graph`` receives the statements of the default graph (``None``: they stay
+    in the default graph); named graphs keep their names.
+
     Raises:
         UnsupportedFormat: ``format`` is not in :data:`RDF_FORMATS`.
         SerializationError: the document does not parse.
     """
     fmt = _rdf_format(format)
     with _map_errors(format):
+        # pyoxigraph 0.5.13 parse() has no default-graph argument: move
+        # default-graph quads to ``graph`` here.
         parsed = ox.parse(data.encode() if isinstance(data, str) else data, fmt,
-                          base_iri=base_iri, without_named_graphs=False,
-                          default_graph=_graph_to_ox(graph) if fmt not in (
-                              ox.RdfFormat.TRIG, ox.RdfFormat.N_QUADS) else None)
-        return [_quad_from_ox(q) for q in parsed]
+                          base_iri=base_iri)
+        out = [_quad_from_ox(q) for q in parsed]
+    if graph is not None:
+        out = [(s, p, o, graph if g is None else g) for s, p, o, g in out]
+    return out
 
 
 def serialize_quads(quads: Iterable[Quad], format: str,
@@ -449,6 +468,24 @@ class EmbeddedStore(ProvStore):
             self._store.update(
                 "DELETE DATA { " + " ".join(_ntriples_quad(q) for q in oxq) + " }"
             )
+
+    def replace(self, remove: Iterable[Quad], add: Iterable[Quad]) -> None:
+        """Remove and add in one SPARQL 1.1 Update (one transaction): a failure stores nothing."""
+        rm = [_quad_to_ox(q) for q in remove]
+        ad = [_quad_to_ox(q) for q in add]
+        if not rm:
+            if ad:
+                with _map_errors(f"store {self.location}"):
+                    self._store.extend(ad)
+            return
+        parts = []
+        if rm:
+            parts.append("DELETE DATA { " + " ".join(_ntriples_quad(q) for q in rm) + " }")
+        if ad:
+            parts.append("INSERT DATA { " + " ".join(_ntriples_quad(q) for q in ad) + " }")
+        if parts:
+            with _map_errors(f"store {self.location}"):
+                self._store.update(" ;\n".join(parts))
 
     def load(self, data: bytes | str | IO[bytes], format: str, *, graph: IRI | None = None,
              base_iri: str | None = None) -> int:
@@ -623,3 +660,13 @@ def check_query_syntax(text: str, source: str = "<text>") -> None:
         raise QuerySyntaxError(source, str(exc)) from exc
     except (RuntimeError, ValueError, TypeError):
         pass  # parsed; evaluation issues (such as unbound substitutions) are not syntax errors
+
+
+def rdfc_canonical_nquads(quads: Iterable[Quad]) -> str:
+    """Sorted N-Quads of ``quads`` after W3C RDF Dataset Canonicalization (RDFC-1.0,
+    W3C Recommendation 2024), a stable algorithm: use it for digests kept over time
+    (:func:`canonical_nquads` uses pyoxigraph's faster, version-dependent one)."""
+    ds = ox.Dataset(_quad_to_ox(q) for q in quads)
+    ds.canonicalize(ox.CanonicalizationAlgorithm.RDFC_1_0)
+    lines = sorted(str(q) + " ." for q in ds)
+    return "\n".join(lines) + ("\n" if lines else "")

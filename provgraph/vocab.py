@@ -166,7 +166,10 @@ UNITS = ("utf8_byte", "codepoint", "utf16_unit", "page", "block")
 CLAIM_KINDS = ("quotation", "paraphrase", "derivation", "abstention")
 CLAIM_STATUSES = ("supported", "partially_supported", "unsupported", "uncertain")
 OUTCOMES = ("quote_match", "normalized_match", "quote_mismatch", "generated_target",
-            "snapshot_mismatch", "unresolved_range", "unresolved_id", "ambiguous", "orphaned")
+            "snapshot_mismatch", "unresolved_range", "unresolved_id", "ambiguous", "orphaned",
+            "located")
+"""Resolver outcomes (provgraph.resolve). ``located`` (issue 3): the citation quotes no
+text, and its target (and range) resolve to retained original text; nothing was verified."""
 AID_KINDS = {"hypothetical_document": PG.HypotheticalDocument,
              "contextual_prefix": PG.ContextualPrefix,
              "generated_question": PG.GeneratedQuestion}

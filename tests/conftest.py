@@ -14,6 +14,9 @@ from provgraph import EmbeddedStore, Recorder
 from . import pipeline
 
 SHARED_CASES = Path(__file__).resolve().parents[2] / "shared" / "cases"
+# A git worktree sits one level deeper (wt/<branch>/): use the nearest ancestor that has them.
+SHARED_CASES = next((p / "shared" / "cases" for p in Path(__file__).resolve().parents[1:]
+                     if (p / "shared" / "cases").is_dir()), SHARED_CASES)
 
 
 def shared_cases(sub: str = "") -> Path:

@@ -1,0 +1,251 @@
+"""Exports from a store: self-contained claim and run bundles with a digest, or everything.
+
+A **claim bundle** holds a claim's whole lineage closure: the claim and every
+resource upstream of it, each with all its statements (attributes included),
+in one PROV bundle (a named graph) named ``urn:provgraph:bundle:<hash of the
+claim IRI>``. Upstream means reachable from the claim along
+
+* PROV relations that point to the past: ``wasGeneratedBy``, ``used``,
+  ``wasDerivedFrom``, ``wasRevisionOf``, ``wasQuotedFrom``, ``hadPrimarySource``,
+  ``wasInformedBy``, ``wasAssociatedWith``, ``actedOnBehalfOf``,
+  ``wasAttributedTo``, ``specializationOf``, ``wasStartedBy``, ``wasEndedBy``,
+  ``hadMember``, ``wasInfluencedBy``, ``mentionOf``, and the arguments of
+  qualified influences (``prov:entity``, ``activity``, ``agent``,
+  ``hadActivity``, ``hadPlan``);
+* provgraph's links from a claim to what it rests on: ``pg:answer``,
+  ``pg:citation``, ``pg:target``, ``pg:resolvedSnapshot``, ``pg:segmentSource``,
+  ``pg:aidUsed``, ``pg:citedSnapshot``, ``pg:supportAgent``;
+
+and the nodes that only describe those resources (qualified influence nodes,
+Web Annotation selectors, ``pg:segment`` nodes, blank nodes). Nothing else is
+included: not the other claims of the same answer, not a later revision of a
+cited snapshot, not the run resource (``pg:run`` stays as a reference), and no
+invalidation (``wasInvalidatedBy``, ``invalidatedAtTime``): a bundle records
+where a claim came from; whether its sources went stale is ``provgraph stale``'s
+question.
+
+A **run bundle** is the same closure seeded with every resource described in
+the run's graph.
+
+Outside the bundle, the document describes it: ``<bundle> a prov:Entity,
+prov:Bundle``, an ``rdfs:label``, ``rdfs:seeAlso`` the claim or run, and
+``pg:sha256``: the SHA-256 (hex) of the bundle's statements as RDFC-1.0
+canonical N-Quads (graph names dropped, every statement whose subject is the
+bundle itself left out). The digest is computed on the statements the exported
+file reads back as, so :func:`verify_bundle` recomputes it from the file alone.
+Turtle and RDF/XML hold no named graphs: there the bundle's statements and its
+description share the default graph, and the description is still told apart by
+its subject. DOT and SVG drawings carry no digest.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from collections.abc import Iterable
+from dataclasses import dataclass
+
+from ..errors import NotFound, SerializationError
+from ..ids import content_iri
+from ..store import ANY_GRAPH, ProvStore, rdfc_canonical_nquads
+from ..terms import IRI, BNode, Literal, Quad
+from ..vocab import GRAPH, OA, PG, PROV, RDF, RDFS
+from . import get, read, write
+
+__all__ = ["ExportResult", "BundleCheck", "export", "lineage_closure", "bundle_digest",
+           "verify_bundle", "LINEAGE_PROPERTIES"]
+
+_P = "http://www.w3.org/ns/prov#"
+LINEAGE_PROPERTIES = frozenset({
+    PROV.wasGeneratedBy, PROV.used, PROV.wasDerivedFrom, PROV.wasRevisionOf, PROV.wasQuotedFrom,
+    PROV.hadPrimarySource, PROV.wasInformedBy, PROV.wasAssociatedWith, PROV.actedOnBehalfOf,
+    PROV.wasAttributedTo, PROV.specializationOf, PROV.wasStartedBy, PROV.wasEndedBy,
+    PROV.hadMember, PROV.wasInfluencedBy, IRI(_P + "mentionOf"), IRI(_P + "asInBundle"),
+    PROV.entity, PROV.activity, PROV.agent, PROV.hadActivity, PROV.hadPlan, PROV.influencer,
+    PG.answer, PG.citation, PG.target, PG.resolvedSnapshot, PG.segmentSource, PG.aidUsed,
+    PG.citedSnapshot, PG.supportAgent,
+})
+"""Properties followed from a resource to the resources upstream of it."""
+_DESCRIBING = frozenset({
+    PROV.qualifiedGeneration, PROV.qualifiedUsage, PROV.qualifiedCommunication,
+    PROV.qualifiedStart, PROV.qualifiedEnd, PROV.qualifiedDerivation, PROV.qualifiedRevision,
+    PROV.qualifiedQuotation, PROV.qualifiedPrimarySource, PROV.qualifiedAttribution,
+    PROV.qualifiedAssociation, PROV.qualifiedDelegation, PROV.qualifiedInfluence,
+    PROV.hadGeneration, PROV.hadUsage, OA.hasSelector, PG.segment,
+})
+_LEFT_OUT = frozenset({PROV.wasInvalidatedBy, PROV.invalidatedAtTime,
+                       PROV.qualifiedInvalidation, IRI(_P + "generated"),
+                       IRI(_P + "invalidated")})
+
+
+@dataclass
+class ExportResult:
+    """An export.
+
+    Attributes:
+        data: the file's bytes.
+        format: the format written.
+        statements: statements exported (the bundle's content, or everything).
+        bundle: the bundle IRI (claim and run exports), else ``None``.
+        digest: the recorded ``pg:sha256`` (hex), or ``None`` (``--all``, DOT, SVG).
+    """
+
+    data: bytes
+    format: str
+    statements: int
+    bundle: IRI | None = None
+    digest: str | None = None
+
+
+@dataclass
+class BundleCheck:
+    """The result of :func:`verify_bundle`.
+
+    Attributes:
+        bundle: the bundle IRI.
+        recorded: the digest written in the file.
+        actual: the digest of the statements found.
+        statements: statements digested.
+        subject: the claim or run the bundle describes (``rdfs:seeAlso``), if given.
+    """
+
+    bundle: IRI
+    recorded: str
+    actual: str
+    statements: int
+    subject: str | None = None
+
+    @property
+    def ok(self) -> bool:
+        """Whether the recorded digest matches the content."""
+        return self.recorded == self.actual
+
+
+def lineage_closure(store: ProvStore, seeds: Iterable[IRI]) -> list[Quad]:
+    """The statements of ``seeds`` and of everything upstream of them (module docstring).
+
+    Returns:
+        ``list[Quad]`` keeping their graphs, sorted; the ontology graph is never included.
+    """
+    todo = list(dict.fromkeys(seeds))
+    seen: set[object] = set(todo)
+    out: list[Quad] = []
+    while todo:
+        node = todo.pop()
+        for q in store.quads(node, None, None, ANY_GRAPH):
+            s, p, o, g = q
+            if g == GRAPH.ONTOLOGY or p in _LEFT_OUT:
+                continue
+            out.append(q)
+            if isinstance(o, Literal) or o in seen:
+                continue
+            if p in LINEAGE_PROPERTIES or p in _DESCRIBING or isinstance(o, BNode):
+                seen.add(o)
+                todo.append(o)
+    return sorted(set(out), key=lambda q: tuple("" if x is None else x.n3()  # type: ignore[union-attr]
+                                                 if hasattr(x, "n3") else str(x) for x in q))
+
+
+def bundle_digest(quads: Iterable[Quad], bundle: IRI) -> tuple[str, int]:
+    """SHA-256 (hex) of the statements of ``quads`` whose subject is not ``bundle``,
+    as RDFC-1.0 canonical N-Quads with graph names dropped; and how many there are."""
+    triples = {(s, p, o, None) for s, p, o, _ in quads if s != bundle}
+    text = rdfc_canonical_nquads(triples)
+    return hashlib.sha256(text.encode("utf-8")).hexdigest(), len(triples)
+
+
+def export(store: ProvStore, format: str, *, claim: str | None = None, run: str | None = None,
+           everything: bool = False) -> ExportResult:
+    """Export a claim bundle, a run bundle, or the whole store.
+
+    Args:
+        store: the store.
+        format: a format name (:data:`provgraph.io.FORMATS`).
+        claim: IRI of a claim (or any recorded resource): export its lineage bundle.
+        run: IRI of a run: export the run's lineage bundle.
+        everything: export every graph except the ontology graph, as stored.
+
+    Exactly one of ``claim``, ``run``, ``everything`` must be given.
+
+    Raises:
+        ValueError: not exactly one selection.
+        NotFound: the claim has no statements, or the run is not a graph of the store.
+        UnsupportedFormat: unknown format; Turtle/RDF-XML for several graphs.
+        SerializationError: the statements have no form in ``format``.
+
+    Example:
+        >>> from provgraph.store import EmbeddedStore
+        >>> from provgraph.io.load import import_document
+        >>> s = EmbeddedStore()
+        >>> _ = import_document(s, b'document prefix ex <http://example.org/> '
+        ...     b'entity(ex:b) entity(ex:a) wasDerivedFrom(ex:b, ex:a) endDocument')
+        >>> r = export(s, "nquads", claim="http://example.org/b")
+        >>> (r.statements, verify_bundle(r.data).ok)
+        (3, True)
+    """
+    if sum(x is not None and x is not False for x in (claim, run, everything or None)) != 1:
+        raise ValueError("give exactly one of claim, run, everything")
+    spec = get(format)
+    if everything:
+        quads = [q for q in store.quads() if q[3] != GRAPH.ONTOLOGY]
+        return ExportResult(write(quads, format), format, len(quads))
+    if claim is not None:
+        seed = IRI(claim)
+        if not store.has_subject(seed):
+            raise NotFound(seed, "claim")
+        seeds = [seed]
+        kind = "claim"
+    else:
+        seed = IRI(str(run))
+        if seed not in store.named_graphs():
+            raise NotFound(seed, "run graph")
+        seeds = sorted({q[0] for q in store.quads(graph=seed) if isinstance(q[0], IRI)})
+        seeds += sorted({q[0] for q in store.quads(graph=seed) if isinstance(q[0], BNode)})
+        kind = "run"
+    bundle = content_iri("bundle", kind, seed)
+    content_graph = bundle if spec.datasets else None
+    content = [(s, p, o, content_graph) for s, p, o, _ in lineage_closure(store, seeds)]
+    content = list(dict.fromkeys(content))
+    describe = [(bundle, RDF.type, PROV.Entity, None), (bundle, RDF.type, PROV.Bundle, None),
+                (bundle, RDFS.label, Literal(f"lineage of {kind} <{seed}>"), None),
+                (bundle, RDFS.seeAlso, seed, None)]
+    if spec.kind == "image":
+        return ExportResult(write(content + describe, format), format, len(content), bundle)
+    readback = read(write(content, format), format, name="(export)")
+    digest, n = bundle_digest(readback.quads, bundle)
+    describe.append((bundle, PG.sha256, Literal(digest), None))
+    data = write(content + describe, format)
+    return ExportResult(data, format, n, bundle, digest)
+
+
+def verify_bundle(data: bytes, format: str = "auto", *, name: str = "<input>") -> BundleCheck:
+    """Recompute the digest of a bundle written by :func:`export` and compare.
+
+    Args:
+        data: the bundle file's bytes.
+        format: its format, or ``"auto"``.
+        name: the file's name for messages.
+
+    Returns:
+        :class:`BundleCheck`; ``.ok`` tells whether the content is unchanged.
+
+    Raises:
+        SerializationError: the file does not read, or holds no bundle with a
+            ``pg:sha256`` digest (or more than one).
+    """
+    result = read(data, format, name=name)
+    quads = result.quads
+    bundles = sorted({s for s, p, o, _ in quads if p == PG.sha256 and isinstance(o, Literal)
+                      and isinstance(s, IRI)
+                      and (s, RDF.type, PROV.Bundle) in {(x[0], x[1], x[2]) for x in quads}})
+    if not bundles:
+        raise SerializationError(
+            f"{name}: no bundle with a pg:sha256 digest found (a resource typed prov:Bundle "
+            "with pg:sha256); export one with 'provgraph export --claim IRI' or '--run IRI'")
+    if len(bundles) > 1:
+        raise SerializationError(f"{name}: {len(bundles)} digested bundles found "
+                                 f"({', '.join(bundles)}); verify them one file at a time")
+    bundle = bundles[0]
+    recorded = [o for s, p, o, _ in quads if s == bundle and p == PG.sha256]
+    subject = next((str(o) for s, p, o, _ in quads if s == bundle and p == RDFS.seeAlso), None)
+    actual, n = bundle_digest(quads, bundle)
+    return BundleCheck(bundle, recorded[0].value, actual, n, subject)  # type: ignore[union-attr]

@@ -1,0 +1,783 @@
+"""The PROV-O mapping: :class:`prov.model.ProvDocument` records <-> RDF quads.
+
+This module owns how a PROV-DM document (as the ``prov`` package models it, read
+from PROV-JSON, PROV-N or PROV-XML) becomes PROV-O statements in the store, and
+back. It is a *mapping* between two models, not a parser: syntaxes are read and
+written by the ``prov`` package and by pyoxigraph (through
+:mod:`provgraph.store`).
+
+Mapping rules (W3C PROV-O §3 and §4.1, "PROV-DM to PROV-O"):
+
+* A document's top-level records go to one graph (the default graph unless the
+  caller names one); each PROV bundle becomes the named graph named by the
+  bundle id.
+* ``entity``/``activity``/``agent`` give ``rdf:type prov:Entity`` / ``prov:Activity``
+  / ``prov:Agent``; ``prov:type`` values that are qualified names become more
+  ``rdf:type`` statements, other ``prov:type`` values (strings, ``xsd:anyURI``)
+  stay literals of the property ``prov:type`` (they are *not* types: W3C test
+  case type-s2). ``prov:label`` is ``rdfs:label``, ``prov:location`` is
+  ``prov:atLocation``, activity times are ``prov:startedAtTime``/``prov:endedAtTime``.
+* Every influence with a qualified form (generation, usage, communication,
+  start, end, invalidation, derivation, attribution, association, delegation,
+  influence) is written as its binary property; the qualified node (its id, or
+  a blank node) is written too when the record has an id, an optional formal
+  argument or any attribute. ``wasRevisionOf``, ``wasQuotedFrom`` and
+  ``hadPrimarySource`` (derivations typed ``prov:Revision``/``prov:Quotation``/
+  ``prov:PrimarySource``) are *always* written both binary and qualified. A
+  generation or invalidation with only a time becomes ``prov:generatedAtTime``
+  / ``prov:invalidatedAtTime``.
+* ``specializationOf``, ``alternateOf`` (argument order kept) and ``hadMember``
+  are plain properties; ``mentionOf(s, g, b)`` is ``s prov:mentionOf g`` plus
+  ``s prov:asInBundle b`` (PROV-Links).
+* A record missing a mandatory argument (the ``-`` marker where PROV-DM needs an
+  identifier, e.g. ``hadMember(ex:c, -)``) has no PROV-O form:
+  :class:`~provgraph.errors.SerializationError` names it.
+
+Back from quads, the same rules run in reverse. RDF resources that are neither a
+PROV element nor a qualified influence node (a Web Annotation selector, a
+``pg:Segment``) have no PROV-DM counterpart; they are written as ``entity``
+records typed ``rdfs:Resource`` (a type every resource has), and reading such a
+record back writes its statements without ``rdf:type prov:Entity``. Blank nodes
+become qualified names in the ``urn:provgraph:genid:`` namespace and turn back
+into fresh blank nodes on reading (RDF 1.1 §3.5 skolemization).
+
+Literals: the RDF side keeps every lexical form as given. The ``prov`` package
+parses values into Python objects, which fixes what survives a trip through
+PROV-JSON/PROV-N/PROV-XML: the datatype and the value always survive, and so do
+``xsd:dateTime`` offsets (``+01:00`` stays ``+01:00``; a time without a zone
+stays without one: nothing is read in the process time zone). When provgraph
+*writes* those formats it keeps the exact lexical form of ``xsd:dateTime``
+values; when it *reads* them, prov's parsed ``datetime`` is written back with
+:meth:`datetime.datetime.isoformat`, so ``Z`` reads back as ``+00:00`` and
+fractions as microseconds. Doubles are written with ``repr`` (full precision),
+integers and booleans in canonical form; other datatypes keep their lexical
+form. Empty strings and language tags survive.
+
+PROV-O entailments applied when a document is imported (:func:`complete`): the
+binary property of every qualified influence (the ``prov`` package writes only
+the qualified form for ids, quotations, revisions and primary sources), the
+class of each qualified node (``rdfs:range`` of its ``prov:qualified*``
+property), ``prov:Agent`` for ``prov:Person``/``Organization``/``SoftwareAgent``,
+``prov:Entity`` for ``prov:Plan``/``Bundle``/``Collection``/``EmptyCollection``,
+and the qualified form of a binary-only ``wasRevisionOf``/``wasQuotedFrom``/
+``hadPrimarySource``.
+"""
+
+from __future__ import annotations
+
+import datetime as _dt
+import re
+import uuid
+from collections import defaultdict
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from itertools import product
+from typing import Any
+
+from prov.constants import (
+    PROV_ACTIVITY, PROV_AGENT, PROV_ALTERNATE, PROV_ASSOCIATION, PROV_ATTR_ACTIVITY,
+    PROV_ATTR_AGENT, PROV_ATTR_ALTERNATE1, PROV_ATTR_ALTERNATE2, PROV_ATTR_BUNDLE,
+    PROV_ATTR_COLLECTION, PROV_ATTR_DELEGATE, PROV_ATTR_ENDER, PROV_ATTR_ENDTIME,
+    PROV_ATTR_ENTITY, PROV_ATTR_GENERAL_ENTITY, PROV_ATTR_GENERATED_ENTITY,
+    PROV_ATTR_GENERATION, PROV_ATTR_INFLUENCEE, PROV_ATTR_INFLUENCER, PROV_ATTR_INFORMANT,
+    PROV_ATTR_INFORMED, PROV_ATTR_PLAN, PROV_ATTR_RESPONSIBLE, PROV_ATTR_SPECIFIC_ENTITY,
+    PROV_ATTR_STARTER, PROV_ATTR_STARTTIME, PROV_ATTR_TIME, PROV_ATTR_TRIGGER,
+    PROV_ATTR_USAGE, PROV_ATTR_USED_ENTITY, PROV_ATTRIBUTION, PROV_COMMUNICATION,
+    PROV_DELEGATION, PROV_DERIVATION, PROV_END, PROV_ENTITY, PROV_GENERATION,
+    PROV_INFLUENCE, PROV_INTERNATIONALIZEDSTRING, PROV_INVALIDATION, PROV_LABEL,
+    PROV_LOCATION, PROV_MEMBERSHIP, PROV_MENTION, PROV_ROLE, PROV_SPECIALIZATION,
+    PROV_START, PROV_TYPE, PROV_USAGE, PROV_VALUE,
+)
+from prov.identifier import Identifier, Namespace, QualifiedName
+from prov.model import Literal as ProvLiteral
+from prov.model import ProvBundle, ProvDocument, ProvRecord
+from prov.model.records import canonical_xsd_datatype, parse_xsd_datetime
+
+from ..errors import SerializationError
+from ..terms import IRI, BNode, Literal, Quad, Term
+from ..vocab import PROV, RDF, RDFS
+
+__all__ = ["document_to_quads", "quads_to_document", "complete", "prefixes_for",
+           "LexicalDateTime", "GENID", "PROV_TYPE_PROPERTY", "WELL_KNOWN_PREFIXES"]
+
+_P = "http://www.w3.org/ns/prov#"
+_XSD = "http://www.w3.org/2001/XMLSchema#"
+PROV_TYPE_PROPERTY = IRI(_P + "type")
+"""``prov:type`` as an RDF property, for ``prov:type`` values that are not types."""
+_MENTION_OF = IRI(_P + "mentionOf")
+_AS_IN_BUNDLE = IRI(_P + "asInBundle")
+GENID = "urn:provgraph:genid:"
+"""Namespace of the qualified names that stand for blank nodes in PROV-DM documents."""
+_AUX_TYPE = IRI("http://www.w3.org/2000/01/rdf-schema#Resource")
+"""``rdfs:Resource``: marks PROV-DM entity records that stand for non-PROV resources."""
+
+WELL_KNOWN_PREFIXES = {
+    "prov": _P, "xsd": _XSD, "rdf": "http://www.w3.org/1999/02/22-rdf-syntax-ns#",
+    "rdfs": "http://www.w3.org/2000/01/rdf-schema#", "pg": "https://w3id.org/provgraph/ns#",
+    "oa": "http://www.w3.org/ns/oa#", "foaf": "http://xmlns.com/foaf/0.1/",
+    "dcterms": "http://purl.org/dc/terms/", "owl": "http://www.w3.org/2002/07/owl#",
+    "uuid": "urn:uuid:", "ni": "ni:///sha-256;", "genid": GENID,
+}
+"""Prefixes provgraph writes for well-known namespaces (Turtle, PROV-N, PROV-JSON)."""
+
+
+class LexicalDateTime(_dt.datetime):
+    """A ``datetime`` that remembers the ``xsd:dateTime`` lexical form it was read from.
+
+    The ``prov`` package writes every time with ``isoformat()``; this subclass
+    returns the original lexical form there, so ``2024-01-01T00:00:00.120Z``
+    is written as given, not as ``2024-01-01T00:00:00.120000+00:00``.
+    """
+
+    lexical: str
+
+    @classmethod
+    def parse(cls, lexical: str) -> "LexicalDateTime | None":
+        """The value of an ``xsd:dateTime`` lexical form, or ``None`` if prov cannot parse it."""
+        parsed = parse_xsd_datetime(lexical)
+        if parsed is None:
+            return None
+        obj = cls(parsed.year, parsed.month, parsed.day, parsed.hour, parsed.minute,
+                  parsed.second, parsed.microsecond, tzinfo=parsed.tzinfo, fold=parsed.fold)
+        obj.lexical = lexical
+        return obj
+
+    def isoformat(self, sep: str = "T", timespec: str = "auto") -> str:
+        return self.lexical
+
+
+# ---------------------------------------------------------------------------
+# relation table (PROV-O §4.1)
+
+
+@dataclass(frozen=True)
+class _Rel:
+    subject: QualifiedName          # formal attribute holding the subject
+    object: QualifiedName | None    # formal attribute holding the binary property's object
+    binary: IRI | None
+    qualified: IRI
+    cls: IRI
+    node_object: IRI | None         # property of the qualified node naming the object
+    extras: tuple[tuple[QualifiedName, IRI], ...] = ()
+    time_shortcut: IRI | None = None
+
+
+_RELS: dict[QualifiedName, _Rel] = {
+    PROV_GENERATION: _Rel(PROV_ATTR_ENTITY, PROV_ATTR_ACTIVITY, PROV.wasGeneratedBy,
+                          PROV.qualifiedGeneration, PROV.Generation, PROV.activity,
+                          ((PROV_ATTR_TIME, PROV.atTime),), PROV.generatedAtTime),
+    PROV_USAGE: _Rel(PROV_ATTR_ACTIVITY, PROV_ATTR_ENTITY, PROV.used, PROV.qualifiedUsage,
+                     PROV.Usage, PROV.entity, ((PROV_ATTR_TIME, PROV.atTime),)),
+    PROV_COMMUNICATION: _Rel(PROV_ATTR_INFORMED, PROV_ATTR_INFORMANT, PROV.wasInformedBy,
+                             PROV.qualifiedCommunication, PROV.Communication, PROV.activity),
+    PROV_START: _Rel(PROV_ATTR_ACTIVITY, PROV_ATTR_TRIGGER, PROV.wasStartedBy,
+                     PROV.qualifiedStart, PROV.Start, PROV.entity,
+                     ((PROV_ATTR_STARTER, PROV.hadActivity), (PROV_ATTR_TIME, PROV.atTime))),
+    PROV_END: _Rel(PROV_ATTR_ACTIVITY, PROV_ATTR_TRIGGER, PROV.wasEndedBy, PROV.qualifiedEnd,
+                   PROV.End, PROV.entity,
+                   ((PROV_ATTR_ENDER, PROV.hadActivity), (PROV_ATTR_TIME, PROV.atTime))),
+    PROV_INVALIDATION: _Rel(PROV_ATTR_ENTITY, PROV_ATTR_ACTIVITY, PROV.wasInvalidatedBy,
+                            PROV.qualifiedInvalidation, PROV.Invalidation, PROV.activity,
+                            ((PROV_ATTR_TIME, PROV.atTime),), PROV.invalidatedAtTime),
+    PROV_DERIVATION: _Rel(PROV_ATTR_GENERATED_ENTITY, PROV_ATTR_USED_ENTITY, PROV.wasDerivedFrom,
+                          PROV.qualifiedDerivation, PROV.Derivation, PROV.entity,
+                          ((PROV_ATTR_ACTIVITY, PROV.hadActivity),
+                           (PROV_ATTR_GENERATION, PROV.hadGeneration),
+                           (PROV_ATTR_USAGE, PROV.hadUsage))),
+    PROV_ATTRIBUTION: _Rel(PROV_ATTR_ENTITY, PROV_ATTR_AGENT, PROV.wasAttributedTo,
+                           PROV.qualifiedAttribution, PROV.Attribution, PROV.agent),
+    PROV_ASSOCIATION: _Rel(PROV_ATTR_ACTIVITY, PROV_ATTR_AGENT, PROV.wasAssociatedWith,
+                           PROV.qualifiedAssociation, PROV.Association, PROV.agent,
+                           ((PROV_ATTR_PLAN, PROV.hadPlan),)),
+    PROV_DELEGATION: _Rel(PROV_ATTR_DELEGATE, PROV_ATTR_RESPONSIBLE, PROV.actedOnBehalfOf,
+                          PROV.qualifiedDelegation, PROV.Delegation, PROV.agent,
+                          ((PROV_ATTR_ACTIVITY, PROV.hadActivity),)),
+    PROV_INFLUENCE: _Rel(PROV_ATTR_INFLUENCEE, PROV_ATTR_INFLUENCER, PROV.wasInfluencedBy,
+                         PROV.qualifiedInfluence, PROV.Influence, PROV.influencer),
+}
+
+# derivation subtypes: prov:type value -> (binary, qualified, class)
+_DERIVATION_KINDS: dict[str, tuple[IRI, IRI, IRI]] = {
+    PROV.Revision: (PROV.wasRevisionOf, PROV.qualifiedRevision, PROV.Revision),
+    PROV.Quotation: (PROV.wasQuotedFrom, PROV.qualifiedQuotation, PROV.Quotation),
+    PROV.PrimarySource: (PROV.hadPrimarySource, PROV.qualifiedPrimarySource, PROV.PrimarySource),
+}
+
+_SIMPLE: dict[QualifiedName, tuple[QualifiedName, QualifiedName, IRI]] = {
+    PROV_SPECIALIZATION: (PROV_ATTR_SPECIFIC_ENTITY, PROV_ATTR_GENERAL_ENTITY, PROV.specializationOf),
+    PROV_ALTERNATE: (PROV_ATTR_ALTERNATE1, PROV_ATTR_ALTERNATE2, PROV.alternateOf),
+    PROV_MEMBERSHIP: (PROV_ATTR_COLLECTION, PROV_ATTR_ENTITY, PROV.hadMember),
+}
+
+# qualified property -> (record type, subtype class or None)
+_QUALIFIED: dict[str, tuple[QualifiedName, IRI | None]] = {
+    rel.qualified: (rtype, None) for rtype, rel in _RELS.items()}
+_QUALIFIED.update({q: (PROV_DERIVATION, cls) for cls, (_, q, _) in _DERIVATION_KINDS.items()})
+# qualified property -> (binary property, node object property, node class)
+_QUAL_TO_BINARY: dict[str, tuple[IRI, IRI, IRI]] = {
+    rel.qualified: (rel.binary, rel.node_object, rel.cls)  # type: ignore[misc]
+    for rel in _RELS.values()}
+_QUAL_TO_BINARY.update({q: (b, PROV.entity, c) for c, (b, q, _) in _DERIVATION_KINDS.items()})
+
+_ELEMENT_CLASSES = {
+    PROV.Entity: PROV_ENTITY, PROV.Activity: PROV_ACTIVITY, PROV.Agent: PROV_AGENT}
+_ENTITY_SUBCLASSES = (PROV.Plan, PROV.Bundle, PROV.Collection, PROV.EmptyCollection)
+_AGENT_SUBCLASSES = (PROV.Person, PROV.Organization, PROV.SoftwareAgent)
+_ELEMENT_OF: dict[QualifiedName, IRI] = {v: k for k, v in _ELEMENT_CLASSES.items()}
+
+_ATTR_TO_PROP = {PROV_LABEL: RDFS.label, PROV_LOCATION: PROV.atLocation, PROV_VALUE: PROV.value,
+                 PROV_ROLE: PROV.hadRole}
+_PROP_TO_ATTR = {v: k for k, v in _ATTR_TO_PROP.items()}
+
+
+# ---------------------------------------------------------------------------
+# prov -> quads
+
+
+def document_to_quads(doc: ProvDocument, graph: IRI | None = None) -> list[Quad]:
+    """PROV-O quads for a :class:`prov.model.ProvDocument` (see the module docstring).
+
+    Args:
+        doc: the document, as ``prov.read`` returns it.
+        graph: graph for the document's top-level records (``None``: the default
+            graph). Each bundle goes to the named graph named by its id.
+
+    Returns:
+        ``list[Quad]`` in record order; blank nodes get fresh labels on every call,
+        so two documents never share a blank node.
+
+    Raises:
+        SerializationError: a record lacks a mandatory argument, or a value has
+            no RDF form.
+    """
+    w = _Writer()
+    w.bundle(doc, graph)
+    for b in doc.bundles:
+        w.bundle(b, w.term(b.identifier))  # type: ignore[arg-type]
+    return w.out
+
+
+class _Writer:
+    def __init__(self) -> None:
+        self.out: list[Quad] = []
+        self._bnodes: dict[str, BNode] = {}
+
+    def fresh(self) -> BNode:
+        return BNode("b" + uuid.uuid4().hex)
+
+    def term(self, qn: Any) -> IRI | BNode:
+        uri = qn.uri if isinstance(qn, Identifier) else str(qn)
+        if uri.startswith(GENID):
+            label = uri[len(GENID):]
+            if label not in self._bnodes:
+                self._bnodes[label] = self.fresh()
+            return self._bnodes[label]
+        return IRI(uri)
+
+    def value(self, v: Any) -> Term:
+        if isinstance(v, QualifiedName):
+            return self.term(v)
+        if isinstance(v, ProvLiteral):
+            if v.langtag:
+                return Literal(v.value, None, v.langtag)
+            dt = v.datatype
+            if dt is None or dt.uri == _XSD + "string":
+                return Literal(v.value)
+            return Literal(v.value, dt.uri)
+        if isinstance(v, Identifier):
+            return Literal(v.uri, _XSD + "anyURI")
+        if isinstance(v, bool):
+            return Literal("true" if v else "false", _XSD + "boolean")
+        if isinstance(v, int):
+            dt = canonical_xsd_datatype(v)
+            return Literal(str(v), dt.uri if dt is not None else _XSD + "integer")
+        if isinstance(v, float):
+            return Literal(_double_text(v), _XSD + "double")
+        if isinstance(v, _dt.datetime):
+            return Literal(v.isoformat(), _XSD + "dateTime")
+        if isinstance(v, _dt.date):
+            return Literal(v.isoformat(), _XSD + "date")
+        if isinstance(v, _dt.time):
+            return Literal(v.isoformat(), _XSD + "time")
+        if isinstance(v, str):
+            return Literal(v)
+        raise SerializationError(f"attribute value {v!r} ({type(v).__name__}) has no RDF form")
+
+    def add(self, s: Any, p: str, o: Any, g: IRI | None) -> None:
+        self.out.append((s, IRI(p), o, g))
+
+    def attrs(self, s: Any, attrs: Iterable[tuple[QualifiedName, Any]], g: IRI | None,
+              skip_types: Sequence[str] = ()) -> None:
+        for name, value in attrs:
+            if name == PROV_TYPE:
+                if isinstance(value, QualifiedName):
+                    if value.uri not in skip_types:
+                        self.add(s, RDF.type, self.term(value), g)
+                else:
+                    self.add(s, PROV_TYPE_PROPERTY, self.value(value), g)
+                continue
+            self.add(s, _ATTR_TO_PROP.get(name, name.uri), self.value(value), g)
+
+    def bundle(self, bundle: ProvBundle, g: IRI | None) -> None:
+        for rec in bundle.get_records():
+            try:
+                self.record(rec, g)
+            except SerializationError:
+                raise
+            except (TypeError, ValueError) as exc:
+                raise SerializationError(f"{_describe(rec)}: {exc}") from exc
+
+    def record(self, rec: ProvRecord, g: IRI | None) -> None:
+        rtype = rec.get_type()
+        formal = dict(rec.formal_attributes)
+        extra = list(rec.extra_attributes)
+        if rec.is_element():
+            s = self.term(rec.identifier)
+            types = {v.uri for k, v in extra if k == PROV_TYPE and isinstance(v, QualifiedName)}
+            if rtype == PROV_ENTITY and _AUX_TYPE in types:
+                self.attrs(s, extra, g, skip_types=(_AUX_TYPE,))
+                return
+            self.add(s, RDF.type, _ELEMENT_OF[rtype], g)
+            if rtype == PROV_ACTIVITY:
+                if formal.get(PROV_ATTR_STARTTIME) is not None:
+                    self.add(s, PROV.startedAtTime, self.value(formal[PROV_ATTR_STARTTIME]), g)
+                if formal.get(PROV_ATTR_ENDTIME) is not None:
+                    self.add(s, PROV.endedAtTime, self.value(formal[PROV_ATTR_ENDTIME]), g)
+            self.attrs(s, extra, g)
+            return
+        if rtype in _SIMPLE or rtype == PROV_MENTION:
+            sub_attr, obj_attr, prop = _SIMPLE.get(rtype, (PROV_ATTR_SPECIFIC_ENTITY,
+                                                           PROV_ATTR_GENERAL_ENTITY, _MENTION_OF))
+            sub, obj = formal.get(sub_attr), formal.get(obj_attr)
+            _require(rec, sub_attr, sub)
+            _require(rec, obj_attr, obj)
+            self.add(self.term(sub), prop, self.term(obj), g)
+            if rtype == PROV_MENTION:
+                _require(rec, PROV_ATTR_BUNDLE, formal.get(PROV_ATTR_BUNDLE))
+                self.add(self.term(sub), _AS_IN_BUNDLE, self.term(formal[PROV_ATTR_BUNDLE]), g)
+            return
+        rel = _RELS.get(rtype)
+        if rel is None:  # pragma: no cover - every PROV-DM relation is in the tables
+            raise SerializationError(f"{_describe(rec)}: no PROV-O mapping for {rtype}")
+        sub = formal.get(rel.subject)
+        _require(rec, rel.subject, sub)
+        s = self.term(sub)
+        obj = formal.get(rel.object) if rel.object is not None else None
+        o = self.term(obj) if obj is not None else None
+        kinds = []
+        if rtype == PROV_DERIVATION:
+            kinds = [_DERIVATION_KINDS[v.uri] for k, v in extra
+                     if k == PROV_TYPE and isinstance(v, QualifiedName) and v.uri in _DERIVATION_KINDS]
+        extras_set = [(prop, formal.get(attr)) for attr, prop in rel.extras
+                      if formal.get(attr) is not None]
+        need_node = bool(rec.identifier is not None or extras_set or extra or kinds)
+        if (rel.time_shortcut is not None and o is None and rec.identifier is None and not extra
+                and [p for p, _ in extras_set] == [PROV.atTime]):
+            self.add(s, rel.time_shortcut, self.value(extras_set[0][1]), g)
+            return
+        forms = [(b, q, c) for b, q, c in kinds] or [(rel.binary, rel.qualified, rel.cls)]
+        if o is not None:
+            for binary, _, _ in forms:
+                self.add(s, binary, o, g)  # type: ignore[arg-type]
+        if not need_node:
+            return
+        node = self.term(rec.identifier) if rec.identifier is not None else self.fresh()
+        for _, qualified, cls in forms:
+            self.add(s, qualified, node, g)
+            self.add(node, RDF.type, cls, g)
+        if o is not None and rel.node_object is not None:
+            self.add(node, rel.node_object, o, g)
+        for prop, value in extras_set:
+            self.add(node, prop, self.value(value) if prop == PROV.atTime else self.term(value), g)
+        self.attrs(node, extra, g, skip_types=tuple(c for _, _, c in forms))
+
+
+def _double_text(v: float) -> str:
+    if v != v:
+        return "NaN"
+    if v in (float("inf"), float("-inf")):
+        return "INF" if v > 0 else "-INF"
+    return repr(v)
+
+
+def _require(rec: ProvRecord, attr: QualifiedName, value: Any) -> None:
+    if value is None:
+        raise SerializationError(
+            f"{_describe(rec)} has no {attr.localpart} ('-' in a mandatory position); "
+            "PROV-DM requires it, so the record has no PROV-O form and the document "
+            "is not valid PROV")
+
+
+def _describe(rec: ProvRecord) -> str:
+    try:
+        text = rec.get_provn()
+    except Exception:  # noqa: BLE001 - only used for a message
+        text = repr(rec)
+    return text if len(text) < 200 else text[:197] + "..."
+
+
+# ---------------------------------------------------------------------------
+# quads -> prov
+
+
+def quads_to_document(quads: Iterable[Quad], *, bundle_graphs: bool = True) -> ProvDocument:
+    """A :class:`prov.model.ProvDocument` holding ``quads`` (see the module docstring).
+
+    Args:
+        quads: PROV-O statements; those of the default graph become top-level
+            records, those of each named graph a bundle named by the graph.
+        bundle_graphs: ``False`` puts every statement at the top level.
+
+    Raises:
+        SerializationError: a statement has no PROV-DM form the ``prov`` package
+            accepts (for example an ``prov:atTime`` literal that is not an
+            ``xsd:dateTime``); the message names it.
+    """
+    by_graph: dict[IRI | None, list[Quad]] = defaultdict(list)
+    for q in quads:
+        by_graph[q[3] if bundle_graphs else None].append(q)
+    doc = ProvDocument()
+    names = _Names(doc)
+    for g in sorted(by_graph, key=lambda x: "" if x is None else "~" + x):
+        target: ProvBundle = doc if g is None else doc.bundle(names.qname(g))
+        _Reader(target, names, by_graph[g]).run()
+    return doc
+
+
+class _Names:
+    """Mints prov QualifiedNames for IRIs, registering readable prefixes."""
+
+    def __init__(self, doc: ProvDocument) -> None:
+        self.doc = doc
+        self.by_uri: dict[str, Namespace] = {}
+        self.used: set[str] = set()
+        self._bnodes: dict[str, str] = {}
+
+    def namespace(self, uri: str, prefix_hint: str) -> Namespace:
+        ns = self.by_uri.get(uri)
+        if ns is None:
+            prefix = prefix_hint
+            n = 1
+            while prefix in self.used:
+                n += 1
+                prefix = f"{prefix_hint}{n}"
+            self.used.add(prefix)
+            ns = self.doc.add_namespace(prefix, uri)
+            self.by_uri[uri] = ns
+        return ns
+
+    def qname(self, term: Any) -> QualifiedName:
+        if isinstance(term, BNode):
+            label = self._bnodes.setdefault(str(term), f"b{len(self._bnodes) + 1}")
+            return self.namespace(GENID, "genid")[label]
+        iri = str(term)
+        ns_uri, local, hint = split_iri(iri)
+        return self.namespace(ns_uri, hint)[local]
+
+
+_KNOWN_BY_LENGTH = sorted(WELL_KNOWN_PREFIXES.items(), key=lambda kv: -len(kv[1]))
+_PREFIX_TOKEN = re.compile(r"[A-Za-z][A-Za-z0-9]*")
+_SKIP_TOKENS = {"http", "https", "www", "urn", "org", "com", "net", "ns", "html", "ttl", "rdf",
+                "owl", "xml", "xmlns"}
+
+
+def split_iri(iri: str) -> tuple[str, str, str]:
+    """Split an IRI into (namespace, local part, prefix hint) for a qualified name."""
+    for prefix, uri in _KNOWN_BY_LENGTH:
+        if iri.startswith(uri) and len(iri) > len(uri):
+            return uri, iri[len(uri):], prefix
+    m = re.match(r"(urn:provgraph:([A-Za-z][A-Za-z0-9-]*):)(.+)$", iri)
+    if m:
+        return m.group(1), m.group(3), re.sub(r"[^A-Za-z0-9]", "", m.group(2)) or "pg"
+    cut = max(iri.rfind("#"), iri.rfind("/"))
+    if cut < 0 or cut == len(iri) - 1:
+        cut = iri.rfind(":")
+    while cut >= 0 and cut == len(iri) - 1:
+        cut = max(iri.rfind("#", 0, cut), iri.rfind("/", 0, cut), iri.rfind(":", 0, cut))
+    if cut < 0:
+        return iri, "", "ns"
+    ns = iri[: cut + 1]
+    tokens = [t.lower() for t in _PREFIX_TOKEN.findall(ns) if t.lower() not in _SKIP_TOKENS]
+    hint = tokens[-1] if tokens else "ns"
+    if hint.startswith("xml"):
+        hint = "ns"
+    return ns, iri[cut + 1:], hint[:12]
+
+
+def prefixes_for(quads: Iterable[Quad]) -> dict[str, str]:
+    """A readable prefix map for Turtle/TriG output of ``quads``."""
+    names = _Names(ProvDocument())
+    for q in quads:
+        for t in (q[0], q[1], q[2], q[3]):
+            if isinstance(t, IRI) and not isinstance(t, BNode):
+                names.qname(t)
+    return {ns.prefix: uri for uri, ns in names.by_uri.items() if uri != GENID}
+
+
+class _Reader:
+    """Turns the triples of one graph into records of one bundle."""
+
+    def __init__(self, bundle: ProvBundle, names: _Names, quads: list[Quad]) -> None:
+        self.b = bundle
+        self.names = names
+        self.triples = {(q[0], q[1], q[2]) for q in quads}
+        self.by_subject: dict[Any, list[tuple[IRI, Term]]] = defaultdict(list)
+        for s, p, o in sorted(self.triples, key=_sort_key):
+            self.by_subject[s].append((p, o))
+        self.consumed: set[tuple[Any, Any, Any]] = set()
+
+    def qn(self, term: Any) -> QualifiedName:
+        return self.names.qname(term)
+
+    def value(self, term: Term, prop: str | None = None) -> Any:
+        if isinstance(term, (IRI, BNode)) and not isinstance(term, Literal):
+            return self.qn(term)
+        assert isinstance(term, Literal)
+        if term.language:
+            return ProvLiteral(term.value, PROV_INTERNATIONALIZEDSTRING, term.language)
+        dt = term.datatype
+        if dt is None:
+            return term.value
+        if dt == _XSD + "dateTime":
+            parsed = LexicalDateTime.parse(term.value)
+            if parsed is not None:
+                return parsed
+        return ProvLiteral(term.value, self.qn(IRI(dt)))
+
+    def time(self, term: Term, where: str) -> Any:
+        if isinstance(term, Literal) and term.datatype in (_XSD + "dateTime", None):
+            parsed = LexicalDateTime.parse(term.value)
+            if parsed is not None:
+                return parsed
+        raise SerializationError(
+            f"{where} is {_n3(term)}, not an xsd:dateTime the prov package can read; "
+            "PROV-JSON, PROV-N and PROV-XML cannot hold it (use an RDF format)")
+
+    def objects(self, s: Any, p: str) -> list[Term]:
+        return [o for pp, o in self.by_subject.get(s, ()) if pp == p]
+
+    def take(self, s: Any, p: str, o: Any) -> None:
+        self.consumed.add((s, p, o))
+
+    def run(self) -> None:
+        qualified = self._qualified_nodes()
+        node_ids = {n for n, _, _ in qualified}
+        for node, qprop, subject in qualified:
+            self._qualified_record(node, qprop, subject)
+        self._binary_records()
+        self._elements(node_ids)
+
+    def _qualified_nodes(self) -> list[tuple[Any, str, Any]]:
+        found = []
+        for s, p, o in sorted(self.triples, key=_sort_key):
+            if p in _QUALIFIED and not isinstance(o, Literal):
+                found.append((o, p, s))
+        return found
+
+    def _qualified_record(self, node: Any, qprop: str, subject: Any) -> None:
+        rtype, subtype = _QUALIFIED[qprop]
+        rel = _RELS[rtype]
+        binary, node_obj, cls = _QUAL_TO_BINARY[qprop]
+        self.take(subject, qprop, node)
+        classes = {cls}
+        objs = self.objects(node, node_obj) if node_obj else []
+        for o in objs:
+            self.take(node, node_obj, o)
+            self.take(subject, binary, o)
+        formal: dict[QualifiedName, list[Any]] = {rel.subject: [self.qn(subject)]}
+        if rel.object is not None:
+            formal[rel.object] = [self.qn(o) for o in objs if not isinstance(o, Literal)] or [None]
+        for attr, prop in rel.extras:
+            vals = self.objects(node, prop)
+            for v in vals:
+                self.take(node, prop, v)
+            if prop == PROV.atTime:
+                formal[attr] = [self.time(v, f"{_n3(node)} prov:atTime") for v in vals] or [None]
+            else:
+                formal[attr] = [self.qn(v) for v in vals if not isinstance(v, Literal)] or [None]
+        attrs: list[tuple[QualifiedName, Any]] = []
+        if subtype is not None:
+            attrs.append((PROV_TYPE, self.qn(subtype)))
+        for p, o in self.by_subject.get(node, ()):
+            if (node, p, o) in self.consumed and p != RDF.type:
+                continue
+            if p == RDF.type and o in classes:
+                self.take(node, p, o)
+                continue
+            if p in _QUALIFIED or (p == RDF.type and o in (_ELEMENT_CLASSES.keys())):
+                continue  # the node is also a subject of its own relations / an element
+            self.take(node, p, o)
+            attrs.append(self._attr(p, o))
+        ident = self.qn(node) if not isinstance(node, BNode) else None
+        keys = list(formal)
+        for combo in product(*(formal[k] for k in keys)):
+            self._new(rtype, ident, list(zip(keys, combo)), attrs)
+
+    def _new(self, rtype: QualifiedName, ident: Any, formal: list[tuple[QualifiedName, Any]],
+             attrs: list[tuple[QualifiedName, Any]]) -> None:
+        formal = [(k, v) for k, v in formal if v is not None]
+        try:
+            self.b.new_record(rtype, ident, formal, attrs)
+        except Exception as exc:  # prov raises ProvException and plain ValueErrors
+            raise SerializationError(
+                f"the prov package cannot hold a {rtype.localpart} record "
+                f"{ident or ''} {formal} {attrs}: {exc}") from exc
+
+    def _attr(self, p: str, o: Term) -> tuple[QualifiedName, Any]:
+        if p == RDF.type:
+            return (PROV_TYPE, self.value(o))
+        if p == PROV_TYPE_PROPERTY:
+            return (PROV_TYPE, self.value(o))
+        if p in _PROP_TO_ATTR:
+            return (_PROP_TO_ATTR[p], self.value(o))
+        return (self.qn(IRI(p)), self.value(o, p))
+
+    def _binary_records(self) -> None:
+        binaries: dict[str, tuple[QualifiedName, IRI | None]] = {}
+        for rtype, rel in _RELS.items():
+            binaries[rel.binary] = (rtype, None)  # type: ignore[index]
+        for cls, (b, _, _) in _DERIVATION_KINDS.items():
+            binaries[b] = (PROV_DERIVATION, IRI(cls))
+        shortcuts = {rel.time_shortcut: rtype for rtype, rel in _RELS.items() if rel.time_shortcut}
+        simple = {prop: (rtype, a, b) for rtype, (a, b, prop) in _SIMPLE.items()}
+        for s, p, o in sorted(self.triples, key=_sort_key):
+            if (s, p, o) in self.consumed or isinstance(o, Literal) and p not in shortcuts:
+                continue
+            if p in binaries:
+                rtype, subtype = binaries[p]
+                rel = _RELS[rtype]
+                attrs = [(PROV_TYPE, self.qn(subtype))] if subtype else []
+                self._new(rtype, None, [(rel.subject, self.qn(s)), (rel.object, self.qn(o))],  # type: ignore[list-item]
+                          attrs)
+            elif p in shortcuts:
+                rtype = shortcuts[p]
+                rel = _RELS[rtype]
+                self._new(rtype, None, [(rel.subject, self.qn(s)),
+                                        (PROV_ATTR_TIME, self.time(o, f"{_n3(s)} {_n3(p)}"))], [])
+            elif p in simple:
+                rtype, a, b = simple[p]
+                self._new(rtype, None, [(a, self.qn(s)), (b, self.qn(o))], [])
+            elif p == _MENTION_OF:
+                bundles = [x for x in self.objects(s, _AS_IN_BUNDLE) if not isinstance(x, Literal)]
+                if not bundles:
+                    continue
+                for bnd in bundles:
+                    self.take(s, _AS_IN_BUNDLE, bnd)
+                    self._new(PROV_MENTION, None, [(PROV_ATTR_SPECIFIC_ENTITY, self.qn(s)),
+                                                   (PROV_ATTR_GENERAL_ENTITY, self.qn(o)),
+                                                   (PROV_ATTR_BUNDLE, self.qn(bnd))], [])
+            else:
+                continue
+            self.take(s, p, o)
+
+    def _elements(self, node_ids: set[Any]) -> None:
+        for s, pos in self.by_subject.items():
+            kinds: list[QualifiedName] = []
+            types = {o for p, o in pos if p == RDF.type}
+            for cls, rtype in _ELEMENT_CLASSES.items():
+                if cls in types:
+                    kinds.append(rtype)
+                    self.take(s, RDF.type, cls)
+            rest = [(p, o) for p, o in pos if (s, p, o) not in self.consumed]
+            if not kinds and not rest:
+                continue
+            if s in node_ids and not kinds:
+                # leftover statements of a qualified node were attached to its record(s)
+                continue
+            if not kinds:
+                kinds = [PROV_ENTITY]
+                attrs = [(PROV_TYPE, self.qn(_AUX_TYPE))]
+            else:
+                attrs = []
+            first = kinds[0]
+            formal: list[tuple[QualifiedName, Any]] = []
+            extra_starts: list[Any] = []
+            extra_ends: list[Any] = []
+            for p, o in rest:
+                if first == PROV_ACTIVITY and p in (PROV.startedAtTime, PROV.endedAtTime):
+                    value = self.time(o, f"{_n3(s)} {_n3(p)}")
+                    attr = PROV_ATTR_STARTTIME if p == PROV.startedAtTime else PROV_ATTR_ENDTIME
+                    if any(k == attr for k, _ in formal):
+                        (extra_starts if attr == PROV_ATTR_STARTTIME else extra_ends).append(value)
+                    else:
+                        formal.append((attr, value))
+                    continue
+                attrs.append(self._attr(p, o))
+            ident = self.qn(s)
+            self._new(first, ident, formal, attrs)
+            for v in extra_starts:
+                self._new(PROV_ACTIVITY, ident, [(PROV_ATTR_STARTTIME, v)], [])
+            for v in extra_ends:
+                self._new(PROV_ACTIVITY, ident, [(PROV_ATTR_ENDTIME, v)], [])
+            for k in kinds[1:]:
+                self._new(k, ident, [], [])
+
+
+def _sort_key(t: tuple[Any, ...]) -> tuple[str, ...]:
+    return tuple(x.n3() if hasattr(x, "n3") else str(x) for x in t)
+
+
+def _n3(term: Any) -> str:
+    return term.n3() if hasattr(term, "n3") else f"<{term}>"
+
+
+# ---------------------------------------------------------------------------
+# PROV-O entailments applied on import
+
+
+def complete(quads: Sequence[Quad]) -> tuple[list[Quad], int]:
+    """Add the PROV-O entailments listed in the module docstring; return (quads, added).
+
+    Works graph by graph (a bundle's statements never complete another's).
+    Idempotent: completing complete quads adds nothing.
+    """
+    present = set(quads)
+    out = list(quads)
+    added = 0
+
+    def add(q: Quad) -> None:
+        nonlocal added
+        if q not in present:
+            present.add(q)
+            out.append(q)
+            added += 1
+
+    by_sg: dict[tuple[Any, Any], list[tuple[str, Term]]] = defaultdict(list)
+    for s, p, o, g in quads:
+        by_sg[(s, g)].append((p, o))
+    for s, p, o, g in list(quads):
+        if p in _QUAL_TO_BINARY and not isinstance(o, Literal):
+            binary, node_obj, cls = _QUAL_TO_BINARY[p]
+            add((o, RDF.type, cls, g))  # type: ignore[arg-type]
+            for pp, oo in by_sg.get((o, g), ()):
+                if pp == node_obj and not isinstance(oo, Literal):
+                    add((s, binary, oo, g))  # type: ignore[arg-type]
+        elif p == RDF.type and o in _AGENT_SUBCLASSES:
+            add((s, RDF.type, PROV.Agent, g))
+        elif p == RDF.type and o in _ENTITY_SUBCLASSES:
+            add((s, RDF.type, PROV.Entity, g))
+    # binary-only revision / quotation / primary source: add the qualified form
+    for cls, (binary, qualified, _) in _DERIVATION_KINDS.items():
+        for s, p, o, g in list(out):
+            if p != binary or isinstance(o, Literal):
+                continue
+            has = any(pp == qualified and any(
+                ppp == PROV.entity and ooo == o for ppp, ooo in by_sg.get((oo, g), ()))
+                for pp, oo in by_sg.get((s, g), ()))
+            if not has:
+                node = BNode("b" + uuid.uuid4().hex)
+                for q in ((s, qualified, node, g), (node, RDF.type, IRI(cls), g),
+                          (node, PROV.entity, o, g)):
+                    add(q)  # type: ignore[arg-type]
+                by_sg[(s, g)].append((qualified, node))
+                by_sg[(node, g)].append((PROV.entity, o))
+    return out, added
+
+
+def uses_prov(quads: Iterable[Quad]) -> bool:
+    """Whether any statement uses a term of the PROV namespace (property, class or value)."""
+    for s, p, o, _ in quads:
+        if p.startswith(_P) or (isinstance(o, IRI) and o.startswith(_P)):
+            return True
+    return False
+

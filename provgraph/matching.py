@@ -1,0 +1,478 @@
+"""Quote matching against one text: the store-free core of the citation resolver.
+
+:func:`check_quote` answers, for one source text, "is this quoted text at this
+range (or, without a range, where is it)?" It is what ``provgraph check-quote``
+runs, and :mod:`provgraph.resolve` runs it on the text a stored citation
+addresses before mapping the span back to snapshot bytes.
+
+Rules (issue 3):
+
+* With a range and a quote: the range is converted to code points explicitly
+  (:meth:`~provgraph.offsets.SourceText.span`); a bound that is not a position
+  gives ``unresolved_range``. The text there equal to the quote is
+  ``quote_match``; equal under the policy, ``normalized_match`` (offsets still
+  into the original text); otherwise ``quote_mismatch``. When the range does
+  not match but would in another unit or end convention, the reason says so.
+* With a quote and no range: the quote is searched for, exactly first and then
+  under the policy. One occurrence is a match. Several: the W3C
+  TextQuoteSelector prefix and suffix must single one out, otherwise
+  ``ambiguous`` - never silently the first. No fuzzy matching is done.
+* Page and block ranges select whole pages or blocks; a quote is then searched
+  for inside them.
+* Without a quote: ``located`` with the range (or the whole text); nothing is
+  verified.
+
+Offsets in results are end-exclusive code points of ``SourceText.text`` (and,
+from :func:`check_quote`, bytes of ``SourceText.data``, BOM included).
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from typing import Any
+
+from . import ids
+from .errors import OffsetError, ResolutionError
+from .normalize import EXACT, NormalizedText, Policy, get_policy
+from .offsets import LOCATOR_UNITS, TEXT_UNITS, SourceText
+from .terms import IRI
+
+__all__ = ["Resolution", "Located", "locate", "check_quote", "VERIFIED"]
+
+VERIFIED = frozenset({"quote_match", "normalized_match"})
+"""The outcomes that verify a quotation (and only these write ``prov:wasQuotedFrom``)."""
+
+_MAX_HITS = 10_000
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Resolution:
+    """The outcome of checking one citation.
+
+    Attributes:
+        outcome: one of :data:`provgraph.vocab.OUTCOMES`.
+        reason: a sentence a person can read: what was compared, where, and why
+            it failed when it did.
+        policy: name of the normalization policy applied (``exact`` for a
+            ``quote_match``; the requested policy otherwise).
+        policy_version: that policy's version.
+        byte_start, byte_end: end-exclusive ``utf8_byte`` offsets of the resolved
+            span in the original snapshot (file) bytes, BOM counted; ``None``
+            when nothing resolved.
+        codepoint_start, codepoint_end: the same span in code points of the
+            snapshot's decoded text (BOM not counted); ``None`` when nothing
+            resolved or the snapshot is not text (a PDF, say).
+        snapshot: IRI of the snapshot the offsets refer to (RFC 6920 ``ni:``),
+            or the newest revision for ``orphaned``.
+        generated_source: for ``generated_target``, the aid (or other generated
+            entity) the citation actually points at.
+        citation: the citation's IRI when it came from the store.
+        text: the original text of the resolved span.
+    """
+
+    outcome: str
+    reason: str
+    policy: str = "exact"
+    policy_version: str = "1"
+    byte_start: int | None = None
+    byte_end: int | None = None
+    codepoint_start: int | None = None
+    codepoint_end: int | None = None
+    snapshot: IRI | None = None
+    generated_source: IRI | None = None
+    citation: IRI | None = None
+    text: str | None = None
+
+    @property
+    def verified(self) -> bool:
+        """Whether the outcome verifies a quotation (quote_match or normalized_match)."""
+        return self.outcome in VERIFIED
+
+    def to_dict(self) -> dict[str, Any]:
+        """A JSON-ready dict with every field (``None`` as JSON null)."""
+        return {"outcome": self.outcome, "byte_start": self.byte_start, "byte_end": self.byte_end,
+                "codepoint_start": self.codepoint_start, "codepoint_end": self.codepoint_end,
+                "policy": self.policy, "policy_version": self.policy_version,
+                "reason": self.reason, "snapshot": self.snapshot,
+                "generated_source": self.generated_source, "citation": self.citation,
+                "text": self.text}
+
+
+@dataclass(frozen=True, slots=True)
+class Located:
+    """Where a quote is in one text (code points), before any mapping to bytes.
+
+    Attributes:
+        outcome: ``quote_match``, ``normalized_match``, ``quote_mismatch``,
+            ``ambiguous``, ``unresolved_range`` or ``located``.
+        start, end: end-exclusive code points of the text, or ``None``.
+        policy: the policy applied (:data:`~provgraph.normalize.EXACT` for exact matches).
+        reason: why.
+        in_text: for a mismatch, whether the quote occurs anywhere in the text
+            (exactly or under the policy); ``None`` when not looked at.
+    """
+
+    outcome: str
+    start: int | None
+    end: int | None
+    policy: Policy
+    reason: str
+    in_text: bool | None = None
+
+
+def _snip(text: str, limit: int = 60) -> str:
+    return repr(text if len(text) <= limit else text[:limit - 1] + "\u2026")
+
+
+def _normalized(src: SourceText, policy: Policy) -> NormalizedText:
+    return src.cached(("normalized", policy.label), lambda: policy.normalize(src.text))  # type: ignore[no-any-return]
+
+
+def _context_ok(hay: str, s: int, e: int, pre: str, suf: str, exact: bool) -> bool:
+    if exact:
+        return (not pre or hay.endswith(pre, 0, s)) and (not suf or hay.startswith(suf, e))
+    if pre:
+        before = hay[max(0, s - len(pre) - 2):s].rstrip(" ")
+        if not before.endswith(pre.rstrip(" ")):
+            return False
+    if suf:
+        after = hay[e:e + len(suf) + 2].lstrip(" ")
+        if not after.startswith(suf.lstrip(" ")):
+            return False
+    return True
+
+
+def _context_note(hay: str, s: int, e: int, prefix: str | None, suffix: str | None,
+                  policy: Policy) -> str:
+    if not prefix and not suffix:
+        return ""
+    pre = policy.normalize_context(prefix) if prefix else ""
+    suf = policy.normalize_context(suffix) if suffix else ""
+    if _context_ok(hay, s, e, pre, suf, policy is EXACT):
+        return "; the prefix and suffix agree"
+    return "; note: the given prefix or suffix does not match the text around it"
+
+
+def _spans_text(spans: list[tuple[int, int, int, int]], limit: int = 5) -> str:
+    shown = ", ".join(f"[{o}, {p})" for _, _, o, p in spans[:limit])
+    return shown + (f" and {len(spans) - limit} more" if len(spans) > limit else "")
+
+
+def _decide(hay: str, spans: list[tuple[int, int, int, int]], prefix: str | None,
+            suffix: str | None, policy: Policy, ok: str, how: str,
+            requested: Policy | None = None) -> Located:
+    """Pick one of several occurrences (normalized start/end, original start/end); an
+    ambiguous result reports the ``requested`` policy."""
+    if len(spans) == 1:
+        ns, ne, os_, oe = spans[0]
+        return Located(ok, os_, oe, policy, f"the quote occurs once{how}, at code points "
+                       f"[{os_}, {oe})" + _context_note(hay, ns, ne, prefix, suffix, policy))
+    count = f"{len(spans)}{'+' if len(spans) >= _MAX_HITS else ''} times"
+    if prefix or suffix:
+        pre = policy.normalize_context(prefix) if prefix else ""
+        suf = policy.normalize_context(suffix) if suffix else ""
+        good = [sp for sp in spans if _context_ok(hay, sp[0], sp[1], pre, suf, policy is EXACT)]
+        if len(good) == 1:
+            _, _, os_, oe = good[0]
+            return Located(ok, os_, oe, policy, f"the quote occurs {count}{how}; the prefix and "
+                           f"suffix select the one at code points [{os_}, {oe})")
+        detail = (f"{len(good)} of them have the given prefix and suffix" if good
+                  else "none of them has the given prefix and suffix")
+    else:
+        detail = "no prefix or suffix was given"
+    return Located("ambiguous", None, None, requested or policy,
+                   f"the quote occurs {count}{how} (at code points {_spans_text(spans)}); "
+                   f"{detail}: give a prefix, suffix or range to choose one")
+
+
+class _WordIndex:
+    """Where each word starts in a text, keyed by its first :attr:`K` code points.
+
+    Every occurrence of a quote that contains a word start at offset ``j >= 1``
+    (a non-word character followed by a word character, Python ``re`` ``\\w``)
+    puts a word start of the text at ``p + j`` with the same ``K`` characters, so
+    looking up the quote's rarest such key and verifying each candidate finds
+    *all* occurrences without scanning the text. Quotes without such a key
+    (one word, or shorter than ``K`` after their last word start) are scanned.
+    """
+
+    K = 4
+    __slots__ = ("text", "keys")
+
+    def __init__(self, text: str) -> None:
+        keys: dict[str, list[int]] = {}
+        k = self.K
+        for m in _WORD_START.finditer(text):
+            i = m.start()
+            key = text[i:i + k]
+            got = keys.get(key)
+            if got is None:
+                keys[key] = [i]
+            else:
+                got.append(i)
+        self.text = text
+        self.keys = keys
+
+    def find_all(self, q: str, lo: int, hi: int) -> list[int] | None:
+        best: tuple[int, list[int]] | None = None
+        k = self.K
+        for m in _WORD_START.finditer(q, 1):
+            j = m.start()
+            if len(q) - j < k:
+                break
+            cands = self.keys.get(q[j:j + k])
+            if cands is None:
+                return []
+            if best is None or len(cands) < len(best[1]):
+                best = (j, cands)
+                if len(cands) <= 2:
+                    break
+        if best is None:
+            return None
+        j, cands = best
+        text, n, out = self.text, len(q), []
+        for i in cands:
+            p = i - j
+            if p >= lo and p + n <= hi and text.startswith(q, p):
+                out.append(p)
+                if len(out) >= _MAX_HITS:
+                    break
+        return out
+
+
+_WORD_START = re.compile(r"\b\w")
+_INDEX_MIN_CHARS = 2048
+
+
+def _find_all(text: str, q: str, lo: int, hi: int, src: SourceText, key: str) -> list[int]:
+    """Start offsets of every occurrence of ``q`` inside ``text[lo:hi]`` (at most
+    ``_MAX_HITS``). From the second search of a long text on, a :class:`_WordIndex`
+    of it (cached on ``src``) replaces the scan."""
+    if len(text) >= _INDEX_MIN_CHARS:
+        state = src.cached(("index", key), lambda: [0, None])
+        if state[1] is None:
+            state[0] += 1
+            if state[0] >= 2:
+                state[1] = _WordIndex(text)
+        if state[1] is not None:
+            got = state[1].find_all(q, lo, hi)
+            if got is not None:
+                return got  # type: ignore[no-any-return]
+    out = []
+    i = text.find(q, lo, hi)
+    while i != -1 and len(out) < _MAX_HITS:
+        out.append(i)
+        i = text.find(q, i + 1, hi)
+    return out
+
+
+def search(src: SourceText, quote: str, prefix: str | None = None, suffix: str | None = None,
+           policy: Policy = EXACT, lo: int = 0, hi: int | None = None) -> Located:
+    """Find ``quote`` in ``src.text[lo:hi]``: exactly first, then under ``policy``.
+
+    Every occurrence is found (up to 10,000), by scanning or, for repeated searches
+    of a long text, through an index built once per source and policy.
+
+    Args:
+        src: the text searched.
+        quote: the quoted text (not empty).
+        prefix, suffix: context that chooses among several occurrences.
+        policy: tried when the exact search finds nothing.
+        lo, hi: only occurrences inside code points ``[lo, hi)`` count
+            (``hi=None``: the end of the text).
+
+    Returns a :class:`Located` with outcome ``quote_match``, ``normalized_match``,
+    ``ambiguous`` or ``quote_mismatch`` (``in_text=False``).
+    """
+    text = src.text
+    if hi is None:
+        hi = len(text)
+    n = len(quote)
+    hits = _find_all(text, quote, lo, hi, src, "exact")
+    if len(hits) == 1:
+        first = hits[0]
+        note = _context_note(text, first, first + n, prefix, suffix, EXACT) if (prefix or suffix) else ""
+        return Located("quote_match", first, first + n, EXACT,
+                       f"the quote occurs once, at code points [{first}, {first + n})" + note)
+    if hits:
+        return _decide(text, [(h, h + n, h, h + n) for h in hits], prefix, suffix, EXACT,
+                       "quote_match", "", policy)
+    if policy is not EXACT:
+        nq = policy.normalize_quote(quote)
+        if nq:
+            nt = _normalized(src, policy)
+            spans: list[tuple[int, int, int, int]] = []
+            for i in _find_all(nt.text, nq, 0, len(nt.text), src, policy.label):
+                m = nt.to_original(i, i + len(nq))
+                if m is not None and lo <= m[0] and m[1] <= hi:
+                    spans.append((i, i + len(nq), m[0], m[1]))
+            if spans:
+                return _decide(nt.text, spans, prefix, suffix, policy, "normalized_match",
+                               f" under {policy.label} (not exactly)")
+    where = " in the text" if (lo, hi) == (0, len(text)) else f" within code points [{lo}, {hi})"
+    under = "" if policy is EXACT else f", exactly or under {policy.label}"
+    return Located("quote_mismatch", None, None, policy,
+                   f"the quote does not occur{where}{under}", in_text=False)
+
+
+def _unit_hint(src: SourceText, quote: str, start: int, end: int, unit: str,
+               end_inclusive: bool, policy: Policy) -> str:
+    if unit not in TEXT_UNITS:
+        return ""
+    target = policy.normalize_quote(quote) if policy is not EXACT else quote
+    found = []
+    options = [(u, end_inclusive) for u in TEXT_UNITS if u != unit]
+    options += [(unit, not end_inclusive)] + [(u, not end_inclusive) for u in TEXT_UNITS if u != unit]
+    for u, inc in options:
+        try:
+            cs, ce = src.span(start, end, u, inc)
+        except OffsetError:
+            continue
+        seg = src.text[cs:ce]
+        if seg == quote or (policy is not EXACT and policy.normalize_quote(seg) == target):
+            conv = "" if inc == end_inclusive else (" with an inclusive end" if inc else
+                                                    " with an exclusive end")
+            found.append(f"read as {u} offsets{conv}, the range gives the quote (code points "
+                         f"[{cs}, {ce}))")
+    if not found:
+        return ""
+    mixup = ""
+    if {unit, found[0].split()[2]} == {"codepoint", "utf16_unit"}:
+        mixup = ": a UTF-16 versus code point mix-up"
+    return "; " + "; ".join(found) + mixup
+
+
+def locate(src: SourceText, quote: str | None = None, *, start: int | None = None,
+           end: int | None = None, unit: str = "codepoint", end_inclusive: bool = False,
+           prefix: str | None = None, suffix: str | None = None,
+           policy: Policy = EXACT) -> Located:
+    """Check a quote and/or range against one text (see the module docstring).
+
+    Args:
+        src: the text the citation addresses.
+        quote: the quoted text (``oa:exact``), or ``None``.
+        start, end: the range in ``unit``, both or neither.
+        unit: any of :data:`provgraph.vocab.UNITS`.
+        end_inclusive: ``end`` names the last unit of the range.
+        prefix, suffix: the text just before and after the quote (W3C
+            ``oa:TextQuoteSelector``), used to choose among occurrences.
+        policy: the normalization policy tried after exact comparison.
+
+    Raises:
+        ResolutionError: an empty quote, one range bound without the other, or an
+            unknown unit.
+    """
+    if quote is not None and quote == "":
+        raise ResolutionError("the quote is empty; give the quoted text, or leave it out")
+    if (start is None) != (end is None):
+        raise ResolutionError("give both start and end of the range, or neither")
+    if start is None or end is None:
+        if quote is None:
+            return Located("located", 0, len(src.text), policy,
+                           f"no quote given; the citation covers the whole text, code points "
+                           f"[0, {len(src.text)})")
+        return search(src, quote, prefix, suffix, policy)
+    try:
+        cs, ce = src.span(start, end, unit, end_inclusive)
+    except OffsetError as exc:
+        if exc.kind == "unknown_unit":
+            raise ResolutionError(str(exc)) from None
+        hint = _unit_hint(src, quote, start, end, unit, end_inclusive, policy) if quote else ""
+        return Located("unresolved_range", None, None, policy, str(exc) + hint)
+    shown = f"[{start}, {end}]" if end_inclusive else f"[{start}, {end})"
+    if unit in LOCATOR_UNITS:
+        where = f"{unit}s {shown} (code points [{cs}, {ce}))"
+        if quote is None:
+            return Located("located", cs, ce, policy, f"no quote given; the citation covers {where}")
+        found = search(src, quote, prefix, suffix, policy, cs, ce)
+        if found.outcome != "quote_mismatch":
+            return Located(found.outcome, found.start, found.end, found.policy,
+                           f"within {where}: {found.reason}")
+        anywhere = search(src, quote, prefix, suffix, policy)
+        extra = ("; it does occur elsewhere in the source" if anywhere.outcome != "quote_mismatch"
+                 else "; it occurs nowhere in the source")
+        return Located("quote_mismatch", None, None, policy,
+                       f"the quote does not occur within {where}{extra}",
+                       in_text=anywhere.outcome != "quote_mismatch")
+    if quote is None:
+        return Located("located", cs, ce, policy,
+                       f"no quote given; the range {unit} {shown} is code points [{cs}, {ce})")
+    seg = src.text[cs:ce]
+    if seg == quote:
+        note = _context_note(src.text, cs, ce, prefix, suffix, EXACT) if (prefix or suffix) else ""
+        return Located("quote_match", cs, ce, EXACT,
+                       f"the quote is exactly the text at code points [{cs}, {ce})" + note)
+    if policy is not EXACT and policy.normalize_quote(seg) == policy.normalize_quote(quote):
+        return Located("normalized_match", cs, ce, policy,
+                       f"under {policy.label} the quote equals the text at code points "
+                       f"[{cs}, {ce}), which differs exactly")
+    reason = f"the range {unit} {shown} (code points [{cs}, {ce})) holds {_snip(seg)}, not the quote"
+    reason += _unit_hint(src, quote, start, end, unit, end_inclusive, policy)
+    elsewhere = search(src, quote, prefix, suffix, policy)
+    if elsewhere.start is not None:
+        reason += f"; the quote occurs at code points [{elsewhere.start}, {elsewhere.end})"
+    elif elsewhere.outcome == "ambiguous":
+        reason += "; the quote occurs several times elsewhere"
+    else:
+        reason += "; the quote occurs nowhere in the text"
+    return Located("quote_mismatch", None, None, policy, reason,
+                   in_text=elsewhere.outcome != "quote_mismatch")
+
+
+def check_quote(source: SourceText | bytes | str, quote: str, *, start: int | None = None,
+                end: int | None = None, unit: str = "codepoint", end_inclusive: bool = False,
+                prefix: str | None = None, suffix: str | None = None,
+                policy: str | Policy = "exact") -> Resolution:
+    """Check one quotation against one source, with no store (``provgraph check-quote``).
+
+    Args:
+        source: a :class:`~provgraph.offsets.SourceText` (build it once and reuse
+            it for many checks: decoding and offset tables are computed once),
+            UTF-8 bytes (a BOM is allowed), or a ``str``.
+        quote: the quoted text; must not be empty.
+        start, end: optional range in ``unit`` (both or neither); for ``page``
+            numbers from 1, for ``block`` indices from 0.
+        unit: ``utf8_byte``, ``codepoint`` (default), ``utf16_unit``, ``page`` or ``block``.
+            ``utf8_byte`` offsets count the BOM; ``codepoint`` and ``utf16_unit``
+            offsets index the decoded text without it.
+        end_inclusive: ``end`` names the last unit of the range (default: exclusive).
+        prefix, suffix: context before and after the quote (W3C TextQuoteSelector).
+        policy: ``exact`` (default), ``nfc``, ``whitespace`` or ``fold``.
+
+    Returns:
+        :class:`Resolution`; ``snapshot`` is the RFC 6920 name of the source
+        bytes, offsets are end-exclusive into those bytes and the decoded text.
+
+    Raises:
+        ResolutionError: empty quote, unknown policy or unit, one bound without
+            the other; :class:`~provgraph.errors.SourceDecodeError` when
+            ``source`` is bytes that are not UTF-8.
+
+    Example:
+        >>> src = SourceText.from_bytes(b"\\xef\\xbb\\xbfThe interval is 12 months.\\r\\nSee annex.")
+        >>> r = check_quote(src, "12 months")
+        >>> r.outcome, r.byte_start, r.byte_end, r.codepoint_start, r.codepoint_end
+        ('quote_match', 19, 28, 16, 25)
+        >>> check_quote(src, "months. See", policy="whitespace").outcome
+        'normalized_match'
+        >>> check_quote(src, "12 months", start=16, end=24, end_inclusive=True).outcome
+        'quote_match'
+    """
+    if not isinstance(source, SourceText):
+        source = (SourceText.from_bytes(source) if isinstance(source, (bytes, bytearray))
+                  else SourceText.from_text(source))
+    pol = policy if isinstance(policy, Policy) else get_policy(policy)
+    if not quote:
+        raise ResolutionError("the quote is empty; give the quoted text")
+    loc = locate(source, quote, start=start, end=end, unit=unit, end_inclusive=end_inclusive,
+                 prefix=prefix, suffix=suffix, policy=pol)
+    snap = source.cached("ni", lambda: ids.snapshot_iri(source.sha256))
+    if loc.start is None or loc.end is None:
+        return Resolution(outcome=loc.outcome, reason=loc.reason, policy=loc.policy.name,
+                          policy_version=loc.policy.version, snapshot=snap)
+    bs, be = source.byte_span(loc.start, loc.end)
+    return Resolution(outcome=loc.outcome, reason=loc.reason, policy=loc.policy.name,
+                      policy_version=loc.policy.version, byte_start=bs, byte_end=be,
+                      codepoint_start=loc.start, codepoint_end=loc.end, snapshot=snap,
+                      text=source.text[loc.start:loc.end])

@@ -1,0 +1,352 @@
+"""The citation resolver: every citation checked against the retained original bytes.
+
+:func:`resolve` checks one citation; :func:`resolve_run` checks every citation
+of a run (or of all runs) and records the outcomes in the store. The matching
+rules for one text are those of :mod:`provgraph.matching`; this module finds
+the text a citation addresses and maps the resolved span back to the bytes of
+the original snapshot:
+
+    target -> chunk (pg:text, pg:start) -> extracted text (retained, digest-checked)
+           -> offset map (pg:offsetMap) -> snapshot bytes (retained, digest-checked)
+
+What a citation's range is relative to: its target's own text. A snapshot:
+its bytes (``utf8_byte``, BOM counted) or decoded text (``codepoint``,
+``utf16_unit``, ``page``, ``block``). An extracted text or chunk: its text. A
+generator input or indexed representation: its ``pg:text``, whose segments say
+which ranges are original (mapped on into the chunk) and which generated. A
+document: its newest revision.
+
+Outcomes (:data:`provgraph.vocab.OUTCOMES`), beyond those of the matcher:
+
+* ``generated_target`` - the target is a generated aid (or an answer or
+  claim), or the range falls in a generated segment of indexed or prompt text,
+  or the quote occurs only in generated text (aids derived from the cited
+  chunks, aids shown to the generator or used for retrieval); the Resolution's
+  ``generated_source`` names the aid. Generated text is never a quotation source.
+* ``snapshot_mismatch`` - the citation is pinned to a digest that is not the
+  retained bytes' (nor the extracted text's), or a retained original is
+  missing or altered, or a chunk's text is not its recorded extraction's: a
+  citation never addresses a rendering other than the one recorded.
+* ``orphaned`` - a citation of a *document* (its IRI or source URI) whose quote
+  is absent from the document's newest revision (or the document was deleted)
+  but present in an older snapshot; reported for the newest revision.
+  Citations of a specific snapshot, extraction or chunk are checked against
+  that content (content-addressed, so pinned by construction); the ``stale``
+  query reports which of them have newer revisions.
+* ``unresolved_id`` - the target names no recorded resource (or one that is
+  not source text, such as a query).
+* ``located`` - no quote to check: the target (and range) resolve to retained
+  original text and nothing was verified. A quotation claim's citation
+  without ``oa:exact`` is checked with the claim's own text instead.
+
+Offset-map segments whose source bytes decode to exactly their text map every
+position; other segments (markup rewritten by the parser) map only their
+boundaries, and a span inside one is widened to the segment, which the reason
+says. Text the parser produced (outside every segment) has no source bytes: a
+quote that starts or ends in it does not resolve.
+
+Write-back (:func:`resolve_run`): the outcome statements of each citation are
+replaced, never added to; only ``quote_match`` and ``normalized_match`` write
+``claim prov:wasQuotedFrom snapshot``, ``claim prov:wasDerivedFrom snapshot``
+and a qualified ``prov:Quotation`` with ``oa:TextPositionSelector`` and
+``oa:TextQuoteSelector``. Running it twice changes nothing (no timestamps; IRIs
+are content-derived). Reference: PROV-O §3.3 (qualified terms), W3C Web
+Annotation Data Model §4.2.4 and §4.2.5 (selectors).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, replace
+from typing import Any
+
+from . import ids
+from ._resolver import _PREFIXES, Citation, _Resolver, _value
+from .errors import NotFound
+from .matching import Resolution, check_quote
+from .model import CitationRecord
+from .normalize import Policy, get_policy
+from .store import ProvStore
+from .terms import IRI, BNode, Quad, Term, lit
+from .vocab import OA, OUTCOMES, PG, PROV, RDF, RDFS
+
+__all__ = ["Citation", "Resolution", "RunResolution", "load_citations", "resolve",
+           "resolve_run", "check_quote", "resolver_agent"]
+
+
+@dataclass(frozen=True, slots=True)
+class RunResolution:
+    """What :func:`resolve_run` did.
+
+    Attributes:
+        items: ``(citation, resolution)`` pairs, ordered by graph and citation IRI.
+        added, removed: statements written and withdrawn (both 0 on a re-run).
+    """
+
+    items: tuple[tuple[Citation, Resolution], ...]
+    added: int
+    removed: int
+
+    def counts(self) -> dict[str, int]:
+        """Citations per outcome, every outcome of :data:`~provgraph.vocab.OUTCOMES` listed."""
+        out = dict.fromkeys(OUTCOMES, 0)
+        for _, res in self.items:
+            out[res.outcome] = out.get(res.outcome, 0) + 1
+        return out
+
+    def rows(self) -> list[dict[str, Any]]:
+        """One row per citation: citation, claim, target_id and the resolution's fields."""
+        return [{"citation": c.iri, "claim": c.claim, "target_id": c.target_id, **r.to_dict()}
+                for c, r in self.items]
+
+
+_CITATIONS = _PREFIXES + """SELECT ?g ?cit ?claim ?kind ?ctext ?tid ?target ?start ?end ?unit ?incl
+       ?exact ?prefix ?suffix ?pin WHERE {
+  GRAPH ?g { ?claim pg:citation ?cit }
+  OPTIONAL { ?claim pg:claimKind ?kind }
+  OPTIONAL { ?claim pg:text ?ctext }
+  OPTIONAL { ?cit pg:targetId ?tid }
+  OPTIONAL { ?cit pg:target ?target }
+  OPTIONAL { ?cit pg:start ?start ; pg:end ?end }
+  OPTIONAL { ?cit pg:offsetUnit ?unit }
+  OPTIONAL { ?cit pg:endInclusive ?incl }
+  OPTIONAL { ?cit oa:hasSelector ?sel . ?sel a oa:TextQuoteSelector ; oa:exact ?exact .
+             OPTIONAL { ?sel oa:prefix ?prefix } OPTIONAL { ?sel oa:suffix ?suffix } }
+  OPTIONAL { ?cit pg:pinnedSha256 ?pin }
+} ORDER BY ?g ?cit"""
+
+
+def load_citations(store: ProvStore, run: str | None = None, *,
+                   citation: str | None = None) -> list[Citation]:
+    """The recorded citations of one run (``run`` = its IRI, the name of its graph), or
+    of every run (``run=None``), or the one citation ``citation``; ordered by run
+    and citation IRI. Each carries its claim's kind and text.
+
+    Raises:
+        NotFound: ``run`` is not a graph of the store, or ``citation`` is not recorded.
+    """
+    bindings: dict[str, Term] = {}
+    if run is not None:
+        if IRI(run) not in store.named_graphs():
+            raise NotFound(run, "run")
+        bindings["g"] = IRI(run)
+    if citation is not None:
+        bindings["cit"] = IRI(citation)
+    out: dict[str, Citation] = {}
+    for r in store.select(_CITATIONS, bindings):
+        cit = IRI(r["cit"])  # type: ignore[arg-type]
+        if cit in out:
+            continue
+        v = {k: _value(t) for k, t in r.items()}
+        out[cit] = Citation(
+            target_id=str(v["tid"] if v["tid"] is not None else (v["target"] or "")),
+            target=IRI(v["target"]) if v["target"] else None,
+            start=v["start"], end=v["end"], unit=v["unit"], end_inclusive=bool(v["incl"]),
+            quote=v["exact"], prefix=v["prefix"], suffix=v["suffix"], pinned_sha256=v["pin"],
+            iri=cit, claim=IRI(v["claim"]), claim_kind=v["kind"], claim_text=v["ctext"],
+            graph=IRI(v["g"]) if v["g"] else None)
+    if citation is not None and not out:
+        raise NotFound(citation, "citation")
+    return list(out.values())
+
+
+def resolve(store: ProvStore, citation: Citation | CitationRecord | str, *,
+            policy: str | Policy = "exact") -> Resolution:
+    """Resolve one citation against the retained originals; write nothing.
+
+    Args:
+        store: the store holding the citation's target and the retained bytes.
+        citation: a :class:`Citation`, a :class:`~provgraph.model.CitationRecord`,
+            or the IRI of a recorded citation (its claim's kind and text are read too).
+        policy: normalization policy tried after exact comparison: ``exact``
+            (default), ``nfc``, ``whitespace`` or ``fold`` (``name@version`` accepted).
+
+    Returns:
+        :class:`~provgraph.matching.Resolution`: outcome, reason, policy, and the
+        resolved span as end-exclusive byte and code point offsets into the
+        original snapshot (``None`` when nothing resolved).
+
+    Raises:
+        ResolutionError: an unknown policy.
+        NotFound: ``citation`` is an IRI of no recorded citation.
+
+    Example:
+        >>> from provgraph import EmbeddedStore, Recorder
+        >>> store = EmbeddedStore()
+        >>> rec = Recorder(store, packages=[])
+        >>> snap = rec.snapshot("Café prices rose 3%.".encode(), uri="file:///p.txt",
+        ...                     media_type="text/plain")
+        >>> r = resolve(store, Citation(target_id=snap.iri, target=snap.iri, quote="prices rose"))
+        >>> r.outcome, r.byte_start, r.byte_end, r.codepoint_start, r.codepoint_end
+        ('quote_match', 6, 17, 5, 16)
+    """
+    pol = get_policy(policy)
+    if isinstance(citation, CitationRecord):
+        citation = Citation.from_record(citation)
+        if citation.claim is not None:
+            kind = store.select(_PREFIXES + "SELECT ?c ?k ?t WHERE { ?c pg:claimKind ?k ; pg:text ?t }",
+                                {"c": citation.claim})
+            if kind:
+                citation = replace(citation, claim_kind=_value(kind[0]["k"]),
+                                   claim_text=_value(kind[0]["t"]))
+    elif isinstance(citation, str):
+        citation = load_citations(store, citation=citation)[0]
+    return _Resolver(store, pol).resolve(citation)
+
+
+def resolve_run(store: ProvStore, run: str | None = None, *,
+                policy: str | Policy = "exact") -> RunResolution:
+    """Resolve every citation of ``run`` (``None``: of every run) and record the outcomes.
+
+    In the citation's own graph (the run's bundle) it writes ``pg:outcome``,
+    ``pg:reason``, ``pg:policy`` (``name@version``), ``pg:resolvedSnapshot``,
+    ``pg:resolvedByteStart/End`` and ``pg:resolvedCodepointStart/End``
+    (end-exclusive), ``prov:wasInfluencedBy`` the aid for ``generated_target``,
+    and a ``pg:Resolution`` activity that ``prov:used`` each citation and
+    ``prov:wasAssociatedWith`` the ``pg:Resolver`` agent (provgraph, its version).
+    Only ``quote_match`` and ``normalized_match`` add ``claim prov:wasQuotedFrom
+    snapshot``, ``claim prov:wasDerivedFrom snapshot`` and ``claim
+    prov:qualifiedQuotation <citation#quotation>`` (a ``prov:Quotation`` with
+    ``prov:entity``, and ``oa:hasSelector`` an ``oa:TextPositionSelector`` in
+    code points of the snapshot's text and an ``oa:TextQuoteSelector`` with the
+    original text). Statements from an earlier resolution are replaced in the
+    same transaction, so a second run with the same data changes nothing.
+
+    Args:
+        store: the store; written in one transaction.
+        run: a run IRI, or ``None`` for all runs.
+        policy: normalization policy (see :func:`resolve`).
+
+    Returns:
+        :class:`RunResolution` with every citation's resolution and the numbers of
+        statements added and removed.
+
+    Raises:
+        NotFound: ``run`` is not in the store.
+        ResolutionError: an unknown policy.
+        StoreError: the store cannot be written.
+    """
+    pol = get_policy(policy)
+    cits = load_citations(store, run)
+    resolver = _Resolver(store, pol)
+    items = tuple((c, resolver.resolve(c)) for c in cits)
+    added, removed = write_back(store, items, pol)
+    return RunResolution(items, added, removed)
+
+
+
+# ---------------------------------------------------------------- write-back
+_OUTCOME_PREDICATES = frozenset({PG.outcome, PG.reason, PG.policy, PG.resolvedSnapshot,
+                                 PG.resolvedByteStart, PG.resolvedByteEnd,
+                                 PG.resolvedCodepointStart, PG.resolvedCodepointEnd,
+                                 PROV.wasInfluencedBy})
+
+
+def resolver_agent() -> tuple[IRI, list[tuple[IRI, IRI, Any]]]:
+    """The ``pg:Resolver`` software agent (provgraph at its version): its IRI (minted as
+    the Recorder mints agents) and its statements as ``(subject, predicate, object)``."""
+    from . import __version__
+
+    agent = ids.content_iri("agent", "resolver", "provgraph", __version__)
+    return agent, [(agent, RDF.type, PROV.Agent), (agent, RDF.type, PROV.SoftwareAgent),
+                   (agent, RDF.type, PG.Resolver), (agent, PG.agentName, lit("provgraph")),
+                   (agent, PG.agentVersion, lit(__version__)),
+                   (agent, RDFS.label, lit(f"provgraph {__version__}"))]
+
+
+def _quotation_nodes(cit: IRI) -> tuple[IRI, IRI, IRI]:
+    return IRI(f"{cit}#quotation"), IRI(f"{cit}#quotation-position"), IRI(f"{cit}#quotation-quote")
+
+
+def _new_statements(g: IRI | None, items: list[tuple[Citation, Resolution]],
+                    policy: Policy) -> set[Quad]:
+    agent, agent_triples = resolver_agent()
+    act = ids.content_iri("resolution", str(g), policy.label, str(agent))
+    out: set[Quad] = {(s, p, o, g) for s, p, o in agent_triples}
+    out |= {(act, RDF.type, PROV.Activity, g), (act, RDF.type, PG.Resolution, g),
+            (act, PROV.wasAssociatedWith, agent, g), (act, PG.policy, lit(policy.label), g)}
+    if g is not None:
+        out.add((act, PG.run, g, g))
+    for cit, res in items:
+        c = cit.iri
+        if c is None:
+            continue
+        out |= {(act, PROV.used, c, g), (c, PG.outcome, lit(res.outcome), g),
+                (c, PG.reason, lit(res.reason), g),
+                (c, PG.policy, lit(f"{res.policy}@{res.policy_version}"), g)}
+        if res.snapshot:
+            out.add((c, PG.resolvedSnapshot, res.snapshot, g))
+        for pred, val in ((PG.resolvedByteStart, res.byte_start), (PG.resolvedByteEnd, res.byte_end),
+                          (PG.resolvedCodepointStart, res.codepoint_start),
+                          (PG.resolvedCodepointEnd, res.codepoint_end)):
+            if val is not None:
+                out.add((c, pred, lit(val), g))
+        if res.generated_source:
+            out.add((c, PROV.wasInfluencedBy, res.generated_source, g))
+        if res.verified and cit.claim is not None and res.snapshot is not None:
+            claim, snap = cit.claim, res.snapshot
+            qn, pos, qs = _quotation_nodes(c)
+            out |= {(claim, PROV.wasQuotedFrom, snap, g), (claim, PROV.wasDerivedFrom, snap, g),
+                    (claim, PROV.qualifiedQuotation, qn, g), (qn, RDF.type, PROV.Quotation, g),
+                    (qn, PROV.entity, snap, g), (qn, PG.policy, lit(f"{res.policy}@{res.policy_version}"), g)}
+            if res.byte_start is not None and res.byte_end is not None:
+                out |= {(qn, PG.resolvedByteStart, lit(res.byte_start), g),
+                        (qn, PG.resolvedByteEnd, lit(res.byte_end), g)}
+            if res.codepoint_start is not None and res.codepoint_end is not None:
+                out |= {(qn, OA.hasSelector, pos, g), (pos, RDF.type, OA.TextPositionSelector, g),
+                        (pos, OA.start, lit(res.codepoint_start), g),
+                        (pos, OA.end, lit(res.codepoint_end), g)}
+            if res.text is not None:
+                out |= {(qn, OA.hasSelector, qs, g), (qs, RDF.type, OA.TextQuoteSelector, g),
+                        (qs, OA.exact, lit(res.text), g)}
+    return out
+
+
+def _old_statements(store: ProvStore, g: IRI | None,
+                    items: list[tuple[Citation, Resolution]]) -> set[Quad]:
+    """What an earlier resolution wrote for these citations in graph ``g``."""
+    old: set[Quad] = set()
+    for cit, _ in items:
+        c = cit.iri
+        if c is None:
+            continue
+        old |= {q for q in store.quads(c, None, None, g) if q[1] in _OUTCOME_PREDICATES}
+        qn, pos, qs = _quotation_nodes(c)
+        quoted = [q[2] for q in store.quads(qn, PROV.entity, None, g)]
+        for node in (qn, pos, qs):
+            old |= set(store.quads(node, None, None, g))
+        if cit.claim is None:
+            continue
+        old |= set(store.quads(cit.claim, PROV.qualifiedQuotation, qn, g))
+        operands: set[Term] = set()  # derivation operands the Recorder wrote stay
+        for d in store.quads(cit.claim, PROV.qualifiedDerivation, None, g):
+            if isinstance(d[2], (IRI, BNode)):
+                operands |= {q[2] for q in store.quads(d[2], PROV.entity, None, g)}
+        for snap in quoted:
+            old |= set(store.quads(cit.claim, PROV.wasQuotedFrom, snap, g))
+            if snap not in operands:
+                old |= set(store.quads(cit.claim, PROV.wasDerivedFrom, snap, g))
+    for act_quad in list(store.quads(None, RDF.type, PG.Resolution, g)):
+        act = act_quad[0]
+        for q in store.quads(act, None, None, g):
+            old.add(q)
+            if q[1] == PROV.wasAssociatedWith:
+                old |= set(store.quads(q[2], None, None, g))  # type: ignore[arg-type]
+    return old
+
+
+def write_back(store: ProvStore, items: tuple[tuple[Citation, Resolution], ...],
+               policy: Policy) -> tuple[int, int]:
+    """Replace the recorded outcomes of ``items`` in one transaction; return
+    ``(added, removed)`` statement counts (see :func:`resolve_run`)."""
+    by_graph: dict[IRI | None, list[tuple[Citation, Resolution]]] = {}
+    for cit, res in items:
+        by_graph.setdefault(cit.graph, []).append((cit, res))
+    remove: set[Quad] = set()
+    add: set[Quad] = set()
+    for g, group in by_graph.items():
+        new = _new_statements(g, group, policy)
+        old = _old_statements(store, g, group)
+        remove |= old - new
+        add |= new - old
+    store.replace(remove, add)
+    return len(add), len(remove)

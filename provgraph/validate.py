@@ -1,0 +1,532 @@
+"""Validation: a PROV-CONSTRAINTS subset over stored PROV-O, plus the SHACL shapes.
+
+:func:`validate` checks every graph of the store (or one run's graph) on its
+own, as PROV-CONSTRAINTS validates each bundle separately (an IRI may be an
+entity in one bundle and an activity in another). Checked, with the W3C
+PROV-CONSTRAINTS (https://www.w3.org/TR/prov-constraints/) constraint numbers:
+
+* **C22 key-object**: an activity with two different start or end times.
+* **C23 key-properties**: a relation id (a qualified influence node named by an
+  IRI) with two different values for one argument, or qualifying two subjects.
+* **C24/C25 unique-generation/-invalidation**: two differently named generations
+  (invalidations) of one entity by one activity.
+* **C30, C36, C37 ordering**: start after end; an entity generated after it was
+  invalidated or used; compared on times where both are given (generation and
+  usage times, or the generating activity's start against the using or
+  invalidating activity's end). Times are compared as instants; a time without
+  a zone is compared only with another without one.
+* **C42 derivation acyclicity**: a cycle of ``wasDerivedFrom`` /
+  ``wasRevisionOf`` / ``wasQuotedFrom`` / ``hadPrimarySource``.
+* **C52** ``specializationOf`` a resource of itself.
+* **C50 typing with C53, C54, C55, C56 disjointness**: an id that is an entity
+  and an activity (asserted, or inferred from the relations it takes part in),
+  an id that is both an element and a relation, one relation id used for two
+  kinds of relation, a member of a ``prov:EmptyCollection``.
+
+Each violation carries the statements involved (N-Triples text, plus the graph).
+The SHACL shapes are checked through :func:`provgraph.shacl.validate_shapes` when
+that module is installed; otherwise the report says they were not checked.
+
+:func:`check_document` finds key conflicts between records of one ``prov``
+document that share an id (C22/C23), including the one RDF cannot show: an
+imprecise derivation (no activity, generation or usage) and a precise one under
+the same id (PROV-CONSTRAINTS Definition 4 keeps the ``-`` markers of an
+imprecise derivation; they do not unify with values).
+"""
+
+from __future__ import annotations
+
+import datetime as _dt
+from collections import defaultdict
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from typing import Any
+
+from .store import ProvStore
+from .terms import IRI, BNode, Literal, Term
+from .vocab import GRAPH, PROV, RDF
+
+__all__ = ["ConstraintViolation", "ValidationReport", "validate", "check_graph",
+           "check_document"]
+
+
+@dataclass(frozen=True)
+class ConstraintViolation:
+    """One PROV-CONSTRAINTS violation.
+
+    Attributes:
+        constraint: e.g. ``"C55 entity-activity-disjoint"``.
+        message: what is wrong, naming the resources.
+        statements: the statements involved, as N-Triples text.
+        graph: the graph (``None``: default graph; for :func:`check_document`, the
+            bundle id or ``None`` for the top level).
+    """
+
+    constraint: str
+    message: str
+    statements: tuple[str, ...] = ()
+    graph: str | None = None
+
+    def __str__(self) -> str:
+        where = f" in graph <{self.graph}>" if self.graph else ""
+        stmts = "".join(f"\n    {s}" for s in self.statements)
+        return f"{self.constraint}{where}: {self.message}{stmts}"
+
+
+@dataclass
+class ValidationReport:
+    """The result of :func:`validate`.
+
+    Attributes:
+        violations: PROV-CONSTRAINTS violations, in graph order.
+        shacl: the ``provgraph.shacl`` report (``.conforms``, ``.violations``), or
+            ``None`` when the shapes were not checked.
+        shacl_note: why the shapes were not checked, or ``""``.
+        graphs: the graphs checked (``None`` is the default graph).
+    """
+
+    violations: list[ConstraintViolation] = field(default_factory=list)
+    shacl: Any = None
+    shacl_note: str = ""
+    graphs: list[IRI | None] = field(default_factory=list)
+
+    @property
+    def conforms(self) -> bool:
+        """``True`` when no constraint is violated and the shapes (if checked) conform."""
+        return not self.violations and (self.shacl is None or bool(self.shacl.conforms))
+
+    def messages(self) -> list[str]:
+        """One message per violation (PROV-CONSTRAINTS first, then SHACL)."""
+        out = [str(v) for v in self.violations]
+        if self.shacl is not None:
+            for v in self.shacl.violations:
+                msg = getattr(v, "message", str(v))
+                focus = getattr(v, "focus_node", None)
+                path = getattr(v, "path", None)
+                out.append(f"SHACL {getattr(v, 'severity', 'Violation')}: {msg}"
+                           + (f" (focus {_n3(focus)}" if focus is not None else "")
+                           + (f", path {path})" if path else (")" if focus is not None else "")))
+        return out
+
+
+def validate(store: ProvStore, run: IRI | str | None = None, *, shapes: bool = True
+             ) -> ValidationReport:
+    """Check the store (or one run's graph) against the PROV-CONSTRAINTS subset
+    above and the SHACL shapes.
+
+    Args:
+        store: the store.
+        run: a run IRI: check only that graph. ``None``: every graph except the
+            ontology graph.
+        shapes: also run the SHACL shapes when available.
+
+    Raises:
+        NotFound: ``run`` names no graph of the store.
+
+    Example:
+        >>> from provgraph.store import EmbeddedStore
+        >>> from provgraph.terms import IRI
+        >>> s = EmbeddedStore()
+        >>> e, a = IRI("http://example.org/e"), IRI("http://example.org/a")
+        >>> s.add([(e, RDF.type, PROV.Entity, None), (e, RDF.type, PROV.Activity, None)])
+        >>> [v.constraint for v in validate(s, shapes=False).violations]
+        ['C55 entity-activity-disjoint']
+    """
+    from .errors import NotFound
+
+    if run is not None:
+        graphs: list[IRI | None] = [IRI(run)]
+        if IRI(run) not in store.named_graphs():
+            raise NotFound(str(run), "run graph")
+    else:
+        graphs = [None] + [g for g in store.named_graphs() if g != GRAPH.ONTOLOGY]
+    report = ValidationReport(graphs=graphs)
+    for g in graphs:
+        triples = [(q[0], q[1], q[2]) for q in store.quads(graph=g)]
+        report.violations.extend(check_graph(triples, g))
+    if shapes:
+        try:
+            from .shacl import validate_shapes  # type: ignore[import-not-found]
+        except ImportError:
+            report.shacl_note = ("SHACL shapes not checked: provgraph.shacl is not installed "
+                                 "in this build")
+        else:
+            report.shacl = validate_shapes(store, None if run is None else graphs)
+    return report
+
+
+# ---------------------------------------------------------------------------
+
+_DERIVATIONS = (PROV.wasDerivedFrom, PROV.wasRevisionOf, PROV.wasQuotedFrom, PROV.hadPrimarySource)
+_ENTITY_CLASSES = {PROV.Entity, PROV.Plan, PROV.Bundle, PROV.Collection, PROV.EmptyCollection}
+_ELEMENT_CLASSES = _ENTITY_CLASSES | {PROV.Activity, PROV.Agent, PROV.Person,
+                                      PROV.Organization, PROV.SoftwareAgent}
+# binary property -> (type of subject, type of object); "E" entity, "A" activity, "G" agent
+_POSITIONS = {
+    PROV.wasGeneratedBy: ("E", "A"), PROV.used: ("A", "E"), PROV.wasInformedBy: ("A", "A"),
+    PROV.wasStartedBy: ("A", "E"), PROV.wasEndedBy: ("A", "E"),
+    PROV.wasInvalidatedBy: ("E", "A"), PROV.wasDerivedFrom: ("E", "E"),
+    PROV.wasRevisionOf: ("E", "E"), PROV.wasQuotedFrom: ("E", "E"),
+    PROV.hadPrimarySource: ("E", "E"), PROV.wasAttributedTo: ("E", "G"),
+    PROV.wasAssociatedWith: ("A", "G"), PROV.actedOnBehalfOf: ("G", "G"),
+    PROV.specializationOf: ("E", "E"), PROV.alternateOf: ("E", "E"), PROV.hadMember: ("E", "E"),
+    PROV.generatedAtTime: ("E", None), PROV.invalidatedAtTime: ("E", None),
+    PROV.startedAtTime: ("A", None), PROV.endedAtTime: ("A", None),
+}
+# qualified property -> (kind, subject type, slot on the node, slot type)
+_QUALIFIED = {
+    PROV.qualifiedGeneration: ("Generation", "E", PROV.activity, "A"),
+    PROV.qualifiedUsage: ("Usage", "A", PROV.entity, "E"),
+    PROV.qualifiedCommunication: ("Communication", "A", PROV.activity, "A"),
+    PROV.qualifiedStart: ("Start", "A", PROV.entity, "E"),
+    PROV.qualifiedEnd: ("End", "A", PROV.entity, "E"),
+    PROV.qualifiedInvalidation: ("Invalidation", "E", PROV.activity, "A"),
+    PROV.qualifiedDerivation: ("Derivation", "E", PROV.entity, "E"),
+    PROV.qualifiedRevision: ("Derivation", "E", PROV.entity, "E"),
+    PROV.qualifiedQuotation: ("Derivation", "E", PROV.entity, "E"),
+    PROV.qualifiedPrimarySource: ("Derivation", "E", PROV.entity, "E"),
+    PROV.qualifiedAttribution: ("Attribution", "E", PROV.agent, "G"),
+    PROV.qualifiedAssociation: ("Association", "A", PROV.agent, "G"),
+    PROV.qualifiedDelegation: ("Delegation", "G", PROV.agent, "G"),
+    PROV.qualifiedInfluence: ("Influence", None, PROV.influencer, None),
+}
+_KIND_OF_CLASS = {PROV.Generation: "Generation", PROV.Usage: "Usage",
+                  PROV.Communication: "Communication", PROV.Start: "Start", PROV.End: "End",
+                  PROV.Invalidation: "Invalidation", PROV.Derivation: "Derivation",
+                  PROV.Revision: "Derivation", PROV.Quotation: "Derivation",
+                  PROV.PrimarySource: "Derivation", PROV.Attribution: "Attribution",
+                  PROV.Association: "Association", PROV.Delegation: "Delegation"}
+_SLOTS = (PROV.entity, PROV.activity, PROV.agent, PROV.hadActivity, PROV.hadPlan,
+          PROV.hadGeneration, PROV.hadUsage, PROV.atTime, PROV.influencer)
+
+
+def _n3(t: Any) -> str:
+    return t.n3() if hasattr(t, "n3") else f"<{t}>"
+
+
+def _st(s: Any, p: Any, o: Any) -> str:
+    return f"{_n3(s)} {_n3(p)} {_n3(o)} ."
+
+
+def _time(t: Term) -> _dt.datetime | None:
+    if not isinstance(t, Literal):
+        return None
+    try:
+        return _dt.datetime.fromisoformat(t.value.strip().replace("Z", "+00:00"))
+    except ValueError:
+        return None
+
+
+def _before(a: _dt.datetime, b: _dt.datetime) -> bool | None:
+    """``a < b``, or ``None`` when one has a zone and the other not."""
+    if (a.utcoffset() is None) != (b.utcoffset() is None):
+        return None
+    return a < b
+
+
+def check_graph(triples: Iterable[tuple[Any, Any, Any]], graph: IRI | None = None
+                ) -> list[ConstraintViolation]:
+    """The PROV-CONSTRAINTS checks of this module on the triples of one graph.
+
+    Returns:
+        ``list[ConstraintViolation]``, empty when the graph passes.
+    """
+    ts = sorted(set(triples), key=lambda t: tuple(_n3(x) for x in t))
+    g = str(graph) if graph is not None else None
+    out: list[ConstraintViolation] = []
+
+    def v(constraint: str, message: str, *stmts: str) -> None:
+        out.append(ConstraintViolation(constraint, message, tuple(stmts), g))
+
+    by_sp: dict[tuple[Any, Any], list[Any]] = defaultdict(list)
+    by_p: dict[Any, list[tuple[Any, Any]]] = defaultdict(list)
+    for s, p, o in ts:
+        by_sp[(s, p)].append(o)
+        by_p[p].append((s, o))
+
+    # C22: activity start / end times
+    for prop in (PROV.startedAtTime, PROV.endedAtTime):
+        seen: dict[Any, list[Any]] = defaultdict(list)
+        for s, o in by_p.get(prop, ()):
+            seen[s].append(o)
+        for s, vals in seen.items():
+            if len({_time(x) or x for x in vals}) > 1:
+                v("C22 key-object", f"activity {_n3(s)} has {len(vals)} different "
+                  f"{prop.rsplit('#', 1)[1]} values; one activity has one", *(_st(s, prop, x) for x in vals))
+
+    # qualified nodes: kinds, subjects, slots
+    node_kinds: dict[Any, dict[str, list[str]]] = defaultdict(lambda: defaultdict(list))
+    node_subjects: dict[Any, set[Any]] = defaultdict(set)
+    for qprop, (kind, _, _, _) in _QUALIFIED.items():
+        for s, node in by_p.get(qprop, ()):
+            if isinstance(node, Literal):
+                continue
+            node_kinds[node][kind].append(_st(s, qprop, node))
+            node_subjects[node].add((s, kind))
+    for s, o in by_p.get(RDF.type, ()):
+        if o in _KIND_OF_CLASS:
+            node_kinds[s][_KIND_OF_CLASS[o]].append(_st(s, RDF.type, o))
+    for node, kinds in node_kinds.items():
+        if len(kinds) > 1:
+            v("C53 impossible-property-overlap", f"{_n3(node)} is the id of relations of "
+              f"different kinds ({', '.join(sorted(kinds))})", *(x for k in sorted(kinds) for x in kinds[k][:1]))
+        if isinstance(node, BNode):
+            continue
+        for slot in _SLOTS:
+            vals = by_sp.get((node, slot), [])
+            distinct = {(_time(x) or x) if slot == PROV.atTime else x for x in vals}
+            if len(distinct) > 1:
+                v("C23 key-properties", f"relation {_n3(node)} has {len(vals)} different values "
+                  f"of {slot.rsplit('#', 1)[1]}; a relation id names one relation",
+                  *(_st(node, slot, x) for x in vals))
+        subjects = {s for s, _ in node_subjects.get(node, ())}
+        if len(subjects) > 1:
+            v("C23 key-properties", f"relation {_n3(node)} qualifies {len(subjects)} different "
+              "subjects; a relation id names one relation", *(x for k in kinds for x in kinds[k]))
+
+    # C24 / C25 unique generation and invalidation
+    for qprop, name, num in ((PROV.qualifiedGeneration, "generation", "C24 unique-generation"),
+                             (PROV.qualifiedInvalidation, "invalidation", "C25 unique-invalidation")):
+        groups: dict[tuple[Any, Any], list[Any]] = defaultdict(list)
+        for e, node in by_p.get(qprop, ()):
+            for a in by_sp.get((node, PROV.activity), []):
+                groups[(e, a)].append(node)
+        for (e, a), nodes in groups.items():
+            named = sorted({n for n in nodes if not isinstance(n, BNode)})
+            if len(named) > 1:
+                v(num, f"{_n3(e)} has {len(named)} {name}s by {_n3(a)} with different ids "
+                  f"({', '.join(_n3(n) for n in named)}); they are one {name}",
+                  *(_st(e, qprop, n) for n in named))
+            times = {t for n in nodes for t in by_sp.get((n, PROV.atTime), [])}
+            if len({_time(t) or t for t in times}) > 1:
+                v(num, f"the {name} of {_n3(e)} by {_n3(a)} has {len(times)} different times",
+                  *(_st(n, PROV.atTime, t) for n in nodes for t in by_sp.get((n, PROV.atTime), [])))
+
+    _ordering(by_sp, by_p, v)
+    _acyclic(by_p, v)
+    for s, o in by_p.get(PROV.specializationOf, ()):
+        if s == o:
+            v("C52 impossible-specialization-reflexive",
+              f"{_n3(s)} is a specialization of itself", _st(s, PROV.specializationOf, o))
+    _typing(ts, by_p, by_sp, node_kinds, v)
+    return out
+
+
+def _gen_times(by_sp: Any, by_p: Any) -> dict[Any, list[tuple[_dt.datetime, str]]]:
+    out: dict[Any, list[tuple[_dt.datetime, str]]] = defaultdict(list)
+    for e, t in by_p.get(PROV.generatedAtTime, ()):
+        if (tt := _time(t)) is not None:
+            out[e].append((tt, _st(e, PROV.generatedAtTime, t)))
+    for e, node in by_p.get(PROV.qualifiedGeneration, ()):
+        for t in by_sp.get((node, PROV.atTime), []):
+            if (tt := _time(t)) is not None:
+                out[e].append((tt, _st(node, PROV.atTime, t)))
+    return out
+
+
+def _ordering(by_sp: Any, by_p: Any, v: Any) -> None:
+    starts = {s: (_time(o), _st(s, PROV.startedAtTime, o)) for s, o in by_p.get(PROV.startedAtTime, ())}
+    ends = {s: (_time(o), _st(s, PROV.endedAtTime, o)) for s, o in by_p.get(PROV.endedAtTime, ())}
+    for a, (st, sst) in starts.items():
+        en = ends.get(a)
+        if st and en and en[0] and _before(en[0], st):
+            v("C30 start-precedes-end", f"activity {_n3(a)} ends before it starts", sst, en[1])
+    gens = _gen_times(by_sp, by_p)
+    invs: dict[Any, list[tuple[_dt.datetime, str]]] = defaultdict(list)
+    for e, t in by_p.get(PROV.invalidatedAtTime, ()):
+        if (tt := _time(t)) is not None:
+            invs[e].append((tt, _st(e, PROV.invalidatedAtTime, t)))
+    for e, node in by_p.get(PROV.qualifiedInvalidation, ()):
+        for t in by_sp.get((node, PROV.atTime), []):
+            if (tt := _time(t)) is not None:
+                invs[e].append((tt, _st(node, PROV.atTime, t)))
+    uses: dict[Any, list[tuple[_dt.datetime, str]]] = defaultdict(list)
+    for a, node in by_p.get(PROV.qualifiedUsage, ()):
+        for e in by_sp.get((node, PROV.entity), []):
+            for t in by_sp.get((node, PROV.atTime), []):
+                if (tt := _time(t)) is not None:
+                    uses[e].append((tt, _st(node, PROV.atTime, t)))
+    for e, glist in gens.items():
+        for gt, gst in glist:
+            for it, ist in invs.get(e, ()):
+                if _before(it, gt):
+                    v("C36 generation-precedes-invalidation",
+                      f"{_n3(e)} is invalidated before it is generated", gst, ist)
+            for ut, ust in uses.get(e, ()):
+                if _before(ut, gt):
+                    v("C37 generation-precedes-usage", f"{_n3(e)} is used before it is generated",
+                      gst, ust)
+    # through activity times: start(generating activity) <= generation <= usage <= end(user)
+    for e, a1 in by_p.get(PROV.wasGeneratedBy, ()):
+        st = starts.get(a1)
+        if not st or st[0] is None:
+            continue
+        for prop, num, what in ((PROV.used, "C37 generation-precedes-usage", "used"),):
+            for a2, e2 in by_p.get(prop, ()):
+                en = ends.get(a2)
+                if e2 == e and en and en[0] and _before(en[0], st[0]):
+                    v(num, f"{_n3(e)} is {what} by {_n3(a2)}, which ended before {_n3(a1)} "
+                      "that generated it started", _st(e, PROV.wasGeneratedBy, a1), st[1],
+                      _st(a2, prop, e), en[1])
+        for a3 in by_sp.get((e, PROV.wasInvalidatedBy), []):
+            en = ends.get(a3)
+            if en and en[0] and _before(en[0], st[0]):
+                v("C36 generation-precedes-invalidation",
+                  f"{_n3(e)} is invalidated by {_n3(a3)}, which ended before {_n3(a1)} "
+                  "that generated it started", _st(e, PROV.wasGeneratedBy, a1), st[1],
+                  _st(e, PROV.wasInvalidatedBy, a3), en[1])
+
+
+def _acyclic(by_p: Any, v: Any) -> None:
+    edges: dict[Any, list[tuple[Any, str]]] = defaultdict(list)
+    for p in _DERIVATIONS:
+        for s, o in by_p.get(p, ()):
+            if not isinstance(o, Literal):
+                edges[s].append((o, _st(s, p, o)))
+    # Tarjan's strongly connected components, iterative
+    index: dict[Any, int] = {}
+    low: dict[Any, int] = {}
+    on: set[Any] = set()
+    stack: list[Any] = []
+    counter = 0
+    for root in sorted(edges, key=_n3):
+        if root in index:
+            continue
+        work = [(root, iter(edges.get(root, ())))]
+        index[root] = low[root] = counter
+        counter += 1
+        stack.append(root)
+        on.add(root)
+        while work:
+            node, it = work[-1]
+            nxt = next(it, None)
+            if nxt is not None:
+                w = nxt[0]
+                if w not in index:
+                    index[w] = low[w] = counter
+                    counter += 1
+                    stack.append(w)
+                    on.add(w)
+                    work.append((w, iter(edges.get(w, ()))))
+                elif w in on:
+                    low[node] = min(low[node], index[w])
+                continue
+            work.pop()
+            if work:
+                low[work[-1][0]] = min(low[work[-1][0]], low[node])
+            if low[node] == index[node]:
+                comp = []
+                while True:
+                    w = stack.pop()
+                    on.discard(w)
+                    comp.append(w)
+                    if w == node:
+                        break
+                members = set(comp)
+                stmts = [st for m in sorted(members, key=_n3) for (o, st) in edges.get(m, ())
+                         if o in members]
+                if len(comp) > 1 or stmts:
+                    v("C42 derivation acyclicity",
+                      f"derivation cycle through {', '.join(_n3(m) for m in sorted(members, key=_n3))}",
+                      *stmts)
+
+
+def _typing(ts: list[tuple[Any, Any, Any]], by_p: Any, by_sp: Any,
+            node_kinds: dict[Any, Any], v: Any) -> None:
+    why: dict[str, dict[Any, str]] = {"E": {}, "A": {}, "G": {}}
+    for s, p, o in ts:
+        if p == RDF.type:
+            if o in _ENTITY_CLASSES:
+                why["E"].setdefault(s, _st(s, p, o))
+            elif o == PROV.Activity:
+                why["A"].setdefault(s, _st(s, p, o))
+            elif o in (PROV.Agent, PROV.Person, PROV.Organization, PROV.SoftwareAgent):
+                why["G"].setdefault(s, _st(s, p, o))
+            continue
+        pos = _POSITIONS.get(p)
+        if pos is not None:
+            if pos[0]:
+                why[pos[0]].setdefault(s, _st(s, p, o))
+            if pos[1] and not isinstance(o, Literal):
+                why[pos[1]].setdefault(o, _st(s, p, o))
+        q = _QUALIFIED.get(p)
+        if q is not None and not isinstance(o, Literal):
+            _, subj_t, slot, slot_t = q
+            if subj_t:
+                why[subj_t].setdefault(s, _st(s, p, o))
+            for x in by_sp.get((o, slot), []):
+                if slot_t and not isinstance(x, Literal):
+                    why[slot_t].setdefault(x, _st(o, slot, x))
+    for x in sorted(set(why["E"]) & set(why["A"]), key=_n3):
+        v("C55 entity-activity-disjoint", f"{_n3(x)} is both an entity and an activity "
+          "(typing, PROV-CONSTRAINTS constraint 50)", why["E"][x], why["A"][x])
+    for node in sorted(node_kinds, key=_n3):
+        for t in ("E", "A", "G"):
+            if node in why[t]:
+                kinds = node_kinds[node]
+                first = next(iter(kinds.values()))[0]
+                v("C54 impossible-object-property-overlap", f"{_n3(node)} is the id of a "
+                  f"{next(iter(kinds))} and also an {dict(E='entity', A='activity', G='agent')[t]}",
+                  first, why[t][node])
+                break
+    empties = {s for s, o in by_p.get(RDF.type, ()) if o == PROV.EmptyCollection}
+    for c, e in by_p.get(PROV.hadMember, ()):
+        if c in empties:
+            v("C56 membership-empty-collection", f"{_n3(c)} is a prov:EmptyCollection but has "
+              f"member {_n3(e)}", _st(c, RDF.type, PROV.EmptyCollection), _st(c, PROV.hadMember, e))
+
+
+# ---------------------------------------------------------------------------
+# document level
+
+
+def check_document(doc: Any) -> list[ConstraintViolation]:
+    """Key conflicts between records of a ``prov`` document that share an id.
+
+    Args:
+        doc: a :class:`prov.model.ProvDocument`.
+
+    Returns:
+        ``list[ConstraintViolation]`` (C22 for elements, C23 for relations).
+    """
+    from prov.constants import (PROV_ATTR_ACTIVITY, PROV_ATTR_GENERATION, PROV_ATTR_USAGE,
+                                PROV_DERIVATION)
+
+    out: list[ConstraintViolation] = []
+    for bundle in [doc, *doc.bundles]:
+        g = None if bundle is doc else str(bundle.identifier.uri)
+        groups: dict[Any, list[Any]] = defaultdict(list)
+        for rec in bundle.get_records():
+            if rec.identifier is not None:
+                groups[(rec.identifier.uri, rec.get_type())].append(rec)
+        for (ident, rtype), recs in groups.items():
+            if len(recs) < 2:
+                continue
+            num = "C22 key-object" if recs[0].is_element() else "C23 key-properties"
+            provn = tuple(r.get_provn() for r in recs)
+            for attr, _ in recs[0].formal_attributes:
+                vals = {_value_key(dict(r.formal_attributes).get(attr)) for r in recs} - {None}
+                if len(vals) > 1:
+                    out.append(ConstraintViolation(num, f"records with id <{ident}> give "
+                               f"{attr.localpart} {len(vals)} different values", provn, g))
+            if rtype == PROV_DERIVATION:
+                slots = (PROV_ATTR_ACTIVITY, PROV_ATTR_GENERATION, PROV_ATTR_USAGE)
+                precise = [any(dict(r.formal_attributes).get(a) is not None for a in slots)
+                           for r in recs]
+                if any(precise) and not all(precise):
+                    out.append(ConstraintViolation(
+                        num, f"derivation <{ident}> is given once without activity, generation "
+                        "and usage and once with them; the '-' markers of an imprecise "
+                        "derivation do not unify with values (PROV-CONSTRAINTS Definition 4)",
+                        provn, g))
+    return out
+
+
+def _value_key(v: Any) -> Any:
+    if v is None:
+        return None
+    if isinstance(v, _dt.datetime):
+        return ("t", v if v.utcoffset() is None else v.astimezone(_dt.timezone.utc), v.utcoffset() is None)
+    return ("v", str(getattr(v, "uri", v)))
+
+

@@ -1,0 +1,124 @@
+"""An answer plus its sources: quotations and numbers checked (fc0web/grounded examples)."""
+
+from __future__ import annotations
+
+import pytest
+
+from provgraph import EmbeddedStore
+from provgraph.errors import ImportFailed
+from provgraph.importers import import_file
+from provgraph.importers.answer import find_quote, quotations
+
+from .conftest import shared_cases
+from .importers_support import answers, citations, claims, snapshot_bytes, snapshots
+
+
+def _import(store, answer: str, partial: bool = False):
+    base = shared_cases("real-rag/grounded")
+    return import_file(store, "answer", (base / answer).read_bytes(), answer,
+                       sources=[base / "source.md"], partial=partial)
+
+
+def _quotes(store, run):
+    return [c for c in claims(store, run) if c["kind"] == "quotation"]
+
+
+@pytest.mark.shared
+def test_fabricated_answer_invented_quotation_is_not_in_the_source(store):
+    source = (shared_cases("real-rag/grounded") / "source.md").read_text()
+    r = _import(store, "answer_fabricated.md")
+    quotes = _quotes(store, r.run)
+    assert [(q["text"], q["status"]) for q in quotes] == [
+        ("use of secure, computer-generated,\ntime-stamped audit trails to independently record "
+         "the date and time of\noperator entries and actions that create, modify, or delete "
+         "electronic\nrecords.", "supported"),
+        ("users should not be able to amend or switch off the audit trail.", "supported"),
+        ("audit trail review shall be completed within 24 hours of batch\nmanufacture",
+         "unsupported"),
+    ]
+    invented = quotes[2]
+    assert invented["text"] not in source
+    assert find_quote(invented["text"], source) is None  # not even with white space normalised
+    [cit] = citations(store, invented["claim"])
+    assert cit["exact"] == invented["text"] and cit["unit"] is None
+    assert snapshot_bytes(store, cit["target"]) == (shared_cases("real-rag/grounded") / "source.md").read_bytes()
+    # the fabricated answer copied the first two quotations exactly, line breaks included
+    assert [find_quote(q["text"], source) for q in quotes[:2]] == ["verbatim", "verbatim"]
+
+
+@pytest.mark.shared
+def test_grounded_answer_quotations_are_all_in_the_source(store):
+    source = (shared_cases("real-rag/grounded") / "source.md").read_text()
+    r = _import(store, "answer_grounded.md")
+    quotes = _quotes(store, r.run)
+    assert [q["status"] for q in quotes] == ["supported"] * 3
+    # "should be switched on" is verbatim; the two long ones wrap lines where the source does not
+    assert [find_quote(q["text"], source) for q in quotes] == ["whitespace", "verbatim", "whitespace"]
+    assert quotes[1]["text"] == "should be switched on"
+    for q in quotes:
+        [cit] = citations(store, q["claim"])
+        assert cit["exact"] == q["text"]
+        assert " ".join(q["text"].split()) in " ".join(source.split())
+
+
+@pytest.mark.shared
+def test_numbers_absent_from_the_source_are_unsupported_claims(store):
+    r = _import(store, "answer_fabricated.md")
+    nums = [c for c in claims(store, r.run) if c["kind"] == "paraphrase"]
+    assert [c["text"] for c in nums if c["status"] == "unsupported"] == ["2.3", "2024", "2401.99887"]
+    assert len(nums) == 19 and all(not citations(store, c["claim"]) for c in nums)
+    r2 = _import(store, "answer_grounded.md")
+    nums2 = [c for c in claims(store, r2.run) if c["kind"] == "paraphrase"]
+    assert len(nums2) == 32 and {c["status"] for c in nums2} == {"supported"}
+    # "24" sits inside the invented quotation: checked as part of it, not as a number claim
+    assert "24" not in [c["text"] for c in nums]
+
+
+@pytest.mark.shared
+def test_source_snapshot_and_answer_are_recorded(store):
+    base = shared_cases("real-rag/grounded")
+    r = _import(store, "answer_grounded.md")
+    assert answers(store, r.run) == [(base / "answer_grounded.md").read_text()]
+    [snap] = snapshots(store).values()
+    assert snap["uri"] == (base / "source.md").resolve().as_uri()
+    assert snap["media"] == "text/markdown; charset=utf-8"
+    assert (r.answers, r.snapshots, r.claims, r.citations) == (1, 1, 35, 3)
+
+
+def test_curly_quotes_blockquotes_and_non_ascii(store, tmp_path):
+    src = tmp_path / "sources"
+    src.mkdir()
+    (src / "menu.txt").write_text("Le chef dit : « la crème brûlée 🍮 est faite maison ».\n"
+                                  "Prix : 7,50 €.\n", encoding="utf-8")
+    (src / ".hidden.txt").write_text("ignored", encoding="utf-8")
+    answer = ("Selon le menu, “la crème brûlée 🍮 est faite maison” et coûte 7,50 €.\n\n"
+              "> Le chef dit : « la crème brûlée 🍮 est faite maison ».\n\n"
+              "Il a aussi dit “tout est bio”, pour 9 € (`code 12` ignoré).\n")
+    r = import_file(store, "answer", answer.encode(), "reponse.md", sources=[src])
+    got = claims(store, r.run)
+    assert [(c["kind"], c["text"], c["status"]) for c in got] == [
+        ("quotation", "la crème brûlée 🍮 est faite maison", "supported"),
+        ("paraphrase", "7,50", "supported"),
+        ("quotation", "Le chef dit : « la crème brûlée 🍮 est faite maison ».", "supported"),
+        ("quotation", "tout est bio", "unsupported"),
+        ("paraphrase", "9", "unsupported"),
+    ]
+    assert r.snapshots == 1  # the hidden file is skipped
+    assert got[0]["start"] == answer.index("la crème")
+
+
+def test_quotations_helper_skips_code():
+    text = 'Use `"not a quote"` and\n```\n"fenced"\n```\nbut "this" counts.'
+    assert [q for _, _, q in quotations(text)] == ["this"]
+
+
+def test_bad_sources_are_reported(tmp_path):
+    with pytest.raises(ImportFailed) as info:
+        import_file(EmbeddedStore(), "answer", b"An answer.", "a.md", sources=[tmp_path / "nope"])
+    [err] = info.value.report.errors
+    assert err.item is None and err.message == "source does not exist or is not a file or directory"
+    pdf = tmp_path / "scan.pdf"
+    pdf.write_bytes(b"%PDF-1.4\n\xff\xfe\x00")
+    with pytest.raises(ImportFailed) as info:
+        import_file(EmbeddedStore(), "answer", b"An answer.", "a.md", sources=[pdf])
+    assert "source is not UTF-8 text (byte 9)" in str(info.value)

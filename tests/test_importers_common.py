@@ -1,0 +1,162 @@
+"""The importer registry, the all-or-nothing rule, and the offset-unit helpers."""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+
+import pytest
+
+from provgraph import EmbeddedStore
+from provgraph.errors import ImportFailed, ProvgraphError, RecordError, UnsupportedFormat
+from provgraph.importers import FORMATS, ImportReport, import_file
+from provgraph.importers._spans import (
+    SpanError, claim_before, find_normalized, match_span, segment_claims, sentences, to_codepoints,
+)
+
+from .importers_support import fixture, fixture_json, slice_unit, snapshots
+
+
+def test_registry_names_every_format_and_each_module_imports():
+    assert list(FORMATS) == ["anthropic", "cohere", "bedrock", "openai", "vertex", "ragchecker",
+                             "alce", "answer"]
+    import importlib
+    for name in FORMATS:
+        module = importlib.import_module(f"provgraph.importers.{name}")
+        assert callable(module.parse) and module.GENERATOR_INPUT
+
+
+def test_unknown_format_and_misplaced_sources():
+    with pytest.raises(UnsupportedFormat) as info:
+        import_file(EmbeddedStore(), "langchain", b"{}", "x.json")
+    assert info.value.known == list(FORMATS)
+    with pytest.raises(RecordError, match="sources apply only to the answer format"):
+        import_file(EmbeddedStore(), "cohere", b"{}", "x.json", sources=["a.txt"])
+
+
+def test_import_failed_is_a_provgraph_error_carrying_a_frozen_report():
+    with pytest.raises(ProvgraphError) as info:
+        import_file(EmbeddedStore(), "vertex", b"not json at all", "x.json")
+    assert isinstance(info.value, ImportFailed)
+    report = info.value.report
+    assert isinstance(report, ImportReport) and report.run is None
+    [err] = report.errors
+    assert (err.item, err.path) == (None, "$")
+    assert err.message == ("is not JSON (Expecting value at line 1 column 1); the vertex format "
+                           "expects JSON or JSON Lines")
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        report.stored = 3  # type: ignore[misc]
+
+
+def test_partial_with_no_valid_item_still_fails_and_stores_nothing():
+    store = EmbeddedStore()
+    lines = b'{"response": {"message": {"content": []}}}\n{not json}\n'
+    with pytest.raises(ImportFailed) as info:
+        import_file(store, "cohere", lines.replace(b'{"response"', b'{"oops"'), "x.jsonl", partial=True)
+    errs = info.value.report.errors
+    assert [(e.item, e.path) for e in errs] == [(0, "line 1"), (1, "line 2")]
+    assert errs[1].message == "is not JSON (Expecting property name enclosed in double quotes at column 2)"
+    assert len(store) == 0 and store.named_graphs() == []
+
+
+def test_reimport_makes_a_second_run_over_the_same_snapshots():
+    store = EmbeddedStore()
+    a = import_file(store, "cohere", fixture("cohere_v1.json"), "cohere_v1.json")
+    before = set(snapshots(store))
+    b = import_file(store, "cohere", fixture("cohere_v1.json"), "cohere_v1.json")
+    assert a.run != b.run and set(snapshots(store)) == before
+    assert sorted(store.named_graphs())[-2:] == sorted([a.run, b.run])
+
+
+def test_run_configuration_names_the_input_and_its_digest():
+    store = EmbeddedStore()
+    data = fixture("cohere_v1.json")
+    r = import_file(store, "cohere", data, "cohere_v1.json")
+    [row] = store.select("PREFIX pg: <https://w3id.org/provgraph/ns#> "
+                         "SELECT ?run ?c WHERE { GRAPH ?run { ?run pg:configuration ?c } }",
+                         {"run": r.run})
+    config = row["c"].to_python()
+    import hashlib
+    assert config["input_sha256"] == hashlib.sha256(data).hexdigest()
+    assert store.originals.get(config["input_sha256"]) == data
+    assert (config["importer"], config["input"], config["items"]) == ("cohere", "cohere_v1.json", 1)
+    assert config["generator_input"].startswith("reconstructed:")
+
+
+# --------------------------------------------------------------------------- _spans
+
+TEXT = "Café 😋 naïve ok"
+
+
+@pytest.mark.parametrize("unit, start, end", [
+    ("codepoint", 5, 7), ("utf16_unit", 5, 8), ("utf8_byte", 6, 11)])
+def test_units_agree_with_encoding_slices(unit, start, end):
+    assert slice_unit(TEXT, start, end, unit) == "😋 "
+    s, e = to_codepoints(TEXT, start, end, unit)
+    assert TEXT[s:e] == "😋 "
+    s, e = to_codepoints(TEXT, start, end - 1, unit, end_inclusive=True)
+    assert TEXT[s:e] == "😋 "
+
+
+@pytest.mark.parametrize("unit, offset, message", [
+    ("utf16_unit", 6, "UTF-16 offset 6 falls inside a surrogate pair"),
+    ("utf8_byte", 4, "byte offset 4 falls inside a multi-byte UTF-8 sequence"),
+    ("codepoint", 99, "offset 99 is past the text (15 code points)"),
+    ("utf8_byte", -1, "offset -1 is past the text (20 UTF-8 bytes)"),
+])
+def test_offsets_inside_characters_or_past_the_text_are_errors(unit, offset, message):
+    with pytest.raises(SpanError) as info:
+        to_codepoints(TEXT, offset, 15 if offset < 15 else offset, unit)
+    assert str(info.value) == message
+
+
+def test_match_span_reports_what_the_range_holds():
+    with pytest.raises(SpanError) as info:
+        match_span("abc def", 0, 3, "def", ("codepoint",))
+    assert str(info.value) == ("range [0, 3) holds 'abc', not the cited text 'def', counted in "
+                               "codepoint")
+
+
+def test_sentences_keep_abbreviations_decimals_and_trailing_markers():
+    t = "Dr. Who paid 3.5 €. Then he left. [2] Fin"
+    assert [t[s:e] for s, e, _ in sentences(t)] == ["Dr. Who paid 3.5 €.", "Then he left.", "Fin"]
+    assert [t[s:r] for s, _, r in sentences(t)][1] == "Then he left. [2]"
+    assert [(t[s:e], g.numbers if g else None) for s, e, g in segment_claims(t)] == [
+        ("Dr. Who paid 3.5 €.", None), ("Then he left.", (2,)), ("Fin", None)]
+    assert claim_before("One. Two ([a](b)) three.", 9) == (5, 8)
+
+
+def test_find_normalized():
+    assert find_normalized("a\n  b c", "a b") == (0, 5)
+    assert find_normalized("abc", "   ") is None
+
+
+def test_fixtures_are_payload_shaped_json():
+    for name in ("anthropic_citations.json", "cohere_v2.json", "cohere_v1.json", "bedrock_rag.json",
+                 "openai_responses.json", "vertex_grounding.json"):
+        assert isinstance(fixture_json(name), dict)
+        json.loads(fixture(name).decode("utf-8"))
+
+
+def test_a_recording_failure_stores_nothing_or_only_the_other_items(monkeypatch):
+    from provgraph.importers import cohere
+    from provgraph.importers._common import ClaimSpec, ItemSpec, text_doc
+
+    def parse(data, name, sources=()):
+        good = ItemSpec(docs=[text_doc("d", "Water boils.", "x#d")], answer="Water boils.",
+                        claims=[ClaimSpec(start=0, end=12)])
+        bad = ItemSpec(docs=[], answer="abc", claims=[ClaimSpec(start=0, end=9)])
+        return [good, bad], []
+
+    monkeypatch.setattr(cohere, "parse", parse)
+    store = EmbeddedStore()
+    with pytest.raises(ImportFailed) as info:
+        import_file(store, "cohere", b"{}", "x.json")
+    [err] = info.value.report.errors
+    assert (err.item, err.path) == (1, "$")
+    assert err.message == ("could not be recorded: claim span [0, 9) is outside the answer "
+                           "(0..3 code points)")
+    assert len(store) == 0
+    r = import_file(store, "cohere", b"{}", "x.json", partial=True)
+    assert (r.items_ok, r.answers, r.claims, r.snapshots, len(r.errors)) == (1, 1, 1, 1, 1)
+    assert r.stored == len(store) > 50  # a fresh store holds exactly what was stored

@@ -1,0 +1,193 @@
+"""Claim and run bundles exported from the recorded fixture pipeline (tests/pipeline.py)."""
+
+from __future__ import annotations
+
+import io
+import json
+import warnings
+
+import prov
+import pytest
+from prov.constants import PROV_TYPE
+
+from provgraph.cli import cli
+from provgraph.errors import NotFound, SerializationError
+from provgraph.io.bundle import export, lineage_closure, verify_bundle
+from provgraph.io.load import import_document
+from provgraph.store import EmbeddedStore
+from provgraph.terms import IRI
+from provgraph.vocab import PROV
+
+from . import pipeline
+from .io_helpers import canon
+
+RDFS_RESOURCE = "http://www.w3.org/2000/01/rdf-schema#Resource"
+
+
+def one(store, subject, prop):
+    got = [q[2] for q in store.quads(IRI(subject), prop)]
+    assert len(got) == 1, (subject, prop, got)
+    return str(got[0])
+
+
+def expected_lineage(store, r):
+    """The claim_quote lineage, written out from the pipeline's records (ground truth)."""
+    entities = {
+        r["claim_quote"].iri, r["answer"].iri, r["cit1"].iri,
+        r["input"].iri, r["query"].iri, r["prefix"].iri, r["hyde"].iri,
+        r["c_interval"].iri, r["c_engineer"].iri, r["c_faq_a"].iri,
+        r["ext_policy"].text_iri, r["ext_faq"].text_iri,
+        r["policy_v1"].iri, r["faq"].iri, r["policy_v1"].document, r["faq"].document,
+    }
+    chunkings = {one(store, c.iri, PROV.wasGeneratedBy)
+                 for c in (r["c_interval"], r["c_engineer"], r["c_faq_a"])}
+    activities = {
+        r["answer"].generation, r["input"].packing, r["retrieval"].iri,
+        r["ext_policy"].iri, r["ext_faq"].iri,
+        one(store, r["policy_v1"].iri, PROV.wasGeneratedBy), one(store, r["faq"].iri, PROV.wasGeneratedBy),
+        one(store, r["prefix"].iri, PROV.wasGeneratedBy), one(store, r["hyde"].iri, PROV.wasGeneratedBy),
+    } | chunkings
+    agents = {
+        r["answer"].model.iri, r["retrieval"].retriever.iri, r["ext_policy"].parser.iri,
+        r["prefix"].model.iri, r["hyde"].model.iri,
+        one(store, r["input"].packing, PROV.wasAssociatedWith),
+    } | {one(store, c, PROV.wasAssociatedWith) for c in chunkings}
+    describing = {f"{c.iri}#position" for c in (r["c_interval"], r["c_engineer"], r["c_faq_a"])}
+    describing |= {f"{r['cit1'].iri}#quote"} | {f"{r['input'].iri}#segment-{i}" for i in range(4)}
+    return {str(x) for x in entities}, {str(x) for x in activities}, {str(x) for x in agents}, describing
+
+
+def records_of(doc):
+    (bundle,) = list(doc.bundles)
+    ents, acts, agents, aux = set(), set(), set(), set()
+    for rec in bundle.get_records():
+        kind = type(rec).__name__
+        uri = rec.identifier.uri if rec.identifier is not None else None
+        if kind == "ProvEntity":
+            types = {getattr(v, "uri", None) for k, v in rec.attributes if k == PROV_TYPE}
+            (aux if RDFS_RESOURCE in types else ents).add(uri)
+        elif kind == "ProvActivity":
+            acts.add(uri)
+        elif kind == "ProvAgent":
+            agents.add(uri)
+    return bundle, ents, acts, agents, aux
+
+
+def test_claim_bundle_read_by_prov_holds_exactly_the_claims_lineage(rag_store):
+    store, r = rag_store
+    result = export(store, "prov-json", claim=r["claim_quote"].iri)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", prov.model.ProvWarning)
+        doc = prov.read(io.BytesIO(result.data), format="json")
+    bundle, ents, acts, agents, aux = records_of(doc)
+    want_e, want_a, want_g, want_aux = expected_lineage(store, r)
+    assert ents == want_e
+    assert acts == want_a
+    assert agents == want_g
+    assert aux == want_aux
+    # no more: the other claims, citations, the later revision and the run are absent
+    absent = {r["claim_para"].iri, r["claim_bad"].iri, r["cit2"].iri, r["cit4"].iri,
+              r["policy_v2"].iri, r["run"]}
+    assert not absent & (ents | acts | agents | aux)
+    # the bundle's description (outside the bundle) records the digest of its content
+    (desc,) = doc.get_records()
+    assert desc.identifier.uri == str(result.bundle) == str(bundle.identifier.uri)
+    attrs = {k.uri: v for k, v in desc.attributes}
+    assert attrs["https://w3id.org/provgraph/ns#sha256"] == result.digest
+    assert attrs["http://www.w3.org/2000/01/rdf-schema#seeAlso"].uri == r["claim_quote"].iri
+    assert verify_bundle(result.data, "prov-json").ok
+
+
+def test_claim_bundle_keeps_attributes_and_qualified_relations(rag_store):
+    store, r = rag_store
+    text = export(store, "prov-json", claim=r["claim_quote"].iri).data.decode()
+    doc = json.loads(text)
+    (content,) = doc["bundle"].values()
+    usages = [u for u in content["used"].values() if "pg:rank" in u]
+    assert sorted((u["pg:rank"]["$"], u["pg:score"]["$"]) for u in usages) == [
+        ("1", "3.5"), ("2", "2.25"), ("3", "1.0")]
+    assert {u["pg:score"]["type"] for u in usages} == {"xsd:double"}
+    snapshot = content["entity"][r["policy_v1"].iri.replace("ni:///sha-256;", "ni:")]
+    assert snapshot["pg:observedAt"] == {"$": "2026-03-01T09:00:00Z", "type": "xsd:dateTime"}
+    assert snapshot["pg:sha256"] == r["policy_v1"].sha256
+    assert pipeline.PREFIX_TEXT in text and '"The inspection interval is not specified."' in text
+
+
+@pytest.mark.parametrize("fmt", ["prov-json", "provn", "prov-xml", "trig", "nquads", "json-ld",
+                                 "turtle", "rdf-xml"])
+def test_every_bundle_format_verifies_and_detects_tampering(rag_store, fmt):
+    store, r = rag_store
+    result = export(store, fmt, claim=r["claim_quote"].iri)
+    check = verify_bundle(result.data)
+    assert check.ok and check.recorded == result.digest and check.statements == result.statements
+    assert check.subject == r["claim_quote"].iri
+    tampered = result.data.replace(b"certified engineer", b"certified plumber", 1)
+    assert tampered != result.data
+    bad = verify_bundle(tampered, fmt)
+    assert not bad.ok and bad.recorded == result.digest
+
+
+def test_bundle_statements_equal_the_lineage_closure(rag_store):
+    store, r = rag_store
+    closure = lineage_closure(store, [IRI(r["claim_quote"].iri)])
+    result = export(store, "nquads", claim=r["claim_quote"].iri)
+    again = EmbeddedStore()
+    import_document(again, result.data, "nquads")
+    content = [q for q in again.quads() if q[0] != result.bundle]
+    assert canon((s, p, o, None) for s, p, o, _ in content) == \
+        canon((s, p, o, None) for s, p, o, _ in closure)
+    assert result.statements == len({(s, p, o) for s, p, o, _ in closure})
+    assert all(q[1] not in (PROV.wasInvalidatedBy, PROV.invalidatedAtTime) for q in closure)
+
+
+def test_run_bundle_and_full_export(rag_store):
+    store, r = rag_store
+    run = export(store, "trig", run=r["run"])
+    assert verify_bundle(run.data).ok
+    again = EmbeddedStore()
+    import_document(again, run.data)
+    run_graph = {(q[0], q[1], q[2]) for q in store.quads(graph=IRI(r["run"]))}
+    got = {(q[0], q[1], q[2]) for q in again.quads(graph=run.bundle)}
+    assert run_graph <= got  # the whole run graph, plus the ingestion lineage it rests on
+    assert (IRI(r["policy_v1"].iri), PROV.specializationOf, IRI(r["policy_v1"].document)) in got
+    everything = export(store, "trig", everything=True)
+    assert everything.statements == len(store)
+    copy = EmbeddedStore()
+    import_document(copy, everything.data)
+    assert canon(copy.quads()) == canon(store.quads())
+
+
+def test_export_errors(rag_store):
+    store, _ = rag_store
+    with pytest.raises(NotFound):
+        export(store, "prov-json", claim="urn:uuid:nope")
+    with pytest.raises(NotFound):
+        export(store, "prov-json", run="urn:uuid:nope")
+    with pytest.raises(ValueError):
+        export(store, "prov-json")
+    with pytest.raises(SerializationError, match="no bundle with a pg:sha256 digest"):
+        verify_bundle(export(store, "trig", everything=True).data)
+
+
+def test_cli_export_and_verify_bundle(rag_store, runner, tmp_path, monkeypatch):
+    store, r = rag_store
+    import provgraph.cli as cli_mod
+
+    monkeypatch.setattr(cli_mod._Ctx, "store", lambda self: store)
+    monkeypatch.setattr(cli_mod._Ctx, "close", lambda self: None)
+    out = tmp_path / "claim.provn"
+    res = runner.invoke(cli, ["export", "--claim", r["claim_quote"].iri, "-o", str(out)],
+                        catch_exceptions=False)
+    assert res.exit_code == 0, res.output
+    assert "as provn to" in res.stderr and "sha256 " in res.stderr
+    res = runner.invoke(cli, ["verify-bundle", str(out)], catch_exceptions=False)
+    assert res.exit_code == 0 and "verified: sha256 " in res.stdout
+    out.write_bytes(out.read_bytes().replace(b"rank-bm25", b"rank-bm26"))
+    res = runner.invoke(cli, ["verify-bundle", str(out)])
+    assert res.exit_code == 1 and "was altered: recorded sha256" in res.stderr
+    res = runner.invoke(cli, ["export", "--claim", r["claim_quote"].iri])
+    assert res.exit_code == 2 and "--format is required" in res.stderr
+    res = runner.invoke(cli, ["export", "--all", "--format", "nquads"], catch_exceptions=False)
+    assert res.exit_code == 0 and res.stdout.count("\n") == len(store)
+    res = runner.invoke(cli, ["export", "--all", "--claim", "x", "--format", "nquads"])
+    assert res.exit_code == 2 and "exactly one of" in res.stderr

@@ -1,0 +1,151 @@
+"""PROV-CONSTRAINTS subset (provgraph.validate) on small documents and the recorded pipeline."""
+
+from __future__ import annotations
+
+import pytest
+
+from provgraph.cli import cli
+from provgraph.errors import NotFound
+from provgraph.io.load import import_document
+from provgraph.store import EmbeddedStore
+from provgraph.validate import check_document, validate
+
+HEAD = b"document\nprefix ex <http://example.org/>\n"
+
+
+def violations(provn: bytes | str, fmt: str = "provn"):
+    data = provn.encode() if isinstance(provn, str) else provn
+    store = EmbeddedStore()
+    report = import_document(store, HEAD + data + b"\nendDocument" if fmt == "provn" else data, fmt)
+    return report, validate(store, shapes=False)
+
+
+CASES = [
+    ("activity(ex:a, 2024-01-01T00:00:00Z, -)\nactivity(ex:a, 2024-01-02T00:00:00Z, -)",
+     "C22 key-object", "activity <http://example.org/a> has 2 different startedAtTime values"),
+    ("wasGeneratedBy(ex:g; ex:e1, ex:a, -)\nwasGeneratedBy(ex:g; ex:e2, ex:a, -)",
+     "C23 key-properties", "relation <http://example.org/g> qualifies 2 different subjects"),
+    ("wasGeneratedBy(ex:g1; ex:e, ex:a, -)\nwasGeneratedBy(ex:g2; ex:e, ex:a, -)",
+     "C24 unique-generation", "<http://example.org/e> has 2 generations by <http://example.org/a> "
+     "with different ids (<http://example.org/g1>, <http://example.org/g2>)"),
+    ("activity(ex:a, 2024-01-02T00:00:00Z, 2024-01-01T00:00:00Z)",
+     "C30 start-precedes-end", "activity <http://example.org/a> ends before it starts"),
+    ("wasGeneratedBy(ex:e, -, 2024-01-02T00:00:00Z)\nwasInvalidatedBy(ex:e, -, 2024-01-01T00:00:00Z)",
+     "C36 generation-precedes-invalidation", "<http://example.org/e> is invalidated before it is generated"),
+    ("wasGeneratedBy(ex:e, -, 2024-01-02T00:00:00+01:00)\nused(ex:u; ex:a, ex:e, 2024-01-01T22:59:59Z)",
+     "C37 generation-precedes-usage", "<http://example.org/e> is used before it is generated"),
+    ("activity(ex:a1, 2024-01-02T00:00:00Z, -)\nactivity(ex:a2, -, 2024-01-01T00:00:00Z)\n"
+     "wasGeneratedBy(ex:e, ex:a1, -)\nused(ex:a2, ex:e, -)",
+     "C37 generation-precedes-usage", "<http://example.org/e> is used by <http://example.org/a2>, "
+     "which ended before <http://example.org/a1> that generated it started"),
+    ("wasDerivedFrom(ex:b, ex:a)\nwasDerivedFrom(ex:c, ex:b, [prov:type='prov:Revision'])\n"
+     "wasDerivedFrom(ex:a, ex:c, [prov:type='prov:Quotation'])",
+     "C42 derivation acyclicity", "derivation cycle through <http://example.org/a>, "
+     "<http://example.org/b>, <http://example.org/c>"),
+    ("specializationOf(ex:e, ex:e)", "C52 impossible-specialization-reflexive",
+     "<http://example.org/e> is a specialization of itself"),
+    ("used(ex:x; ex:a, ex:e, -)\nwasGeneratedBy(ex:x; ex:e2, ex:a, -)",
+     "C53 impossible-property-overlap", "<http://example.org/x> is the id of relations of "
+     "different kinds (Generation, Usage)"),
+    ("entity(ex:e)\nwasGeneratedBy(ex:e; ex:f, ex:a, -)", "C54 impossible-object-property-overlap",
+     "<http://example.org/e> is the id of a Generation and also an entity"),
+    ("entity(ex:e)\nused(ex:e, ex:x, -)", "C55 entity-activity-disjoint",
+     "<http://example.org/e> is both an entity and an activity"),
+    ("entity(ex:c, [prov:type='prov:EmptyCollection'])\nhadMember(ex:c, ex:e)",
+     "C56 membership-empty-collection", "<http://example.org/c> is a prov:EmptyCollection but has "
+     "member <http://example.org/e>"),
+]
+
+
+@pytest.mark.parametrize("provn,constraint,message", CASES, ids=[c[1].split()[0] for c in CASES])
+def test_each_constraint_is_reported_with_the_statements_involved(provn, constraint, message):
+    _, report = violations(provn)
+    found = [v for v in report.violations if v.constraint == constraint]
+    assert found, [str(v) for v in report.violations]
+    assert message in found[0].message
+    assert found[0].statements and all(s.endswith(" .") for s in found[0].statements)
+    assert not report.conforms
+
+
+def test_statement_text_names_the_offending_triples():
+    _, report = violations("entity(ex:e)\nused(ex:e, ex:x, -)")
+    (v,) = report.violations
+    assert v.statements == (
+        "<http://example.org/e> <http://www.w3.org/1999/02/22-rdf-syntax-ns#type> "
+        "<http://www.w3.org/ns/prov#Entity> .",
+        "<http://example.org/e> <http://www.w3.org/ns/prov#used> <http://example.org/x> .")
+    assert str(v).startswith("C55 entity-activity-disjoint: <http://example.org/e> is both")
+
+
+def test_valid_documents_pass():
+    for text in ("entity(ex:e)\nactivity(ex:a, 2024-01-01T00:00:00Z, 2024-01-01T01:00:00Z)\n"
+                 "wasGeneratedBy(ex:e, ex:a, 2024-01-01T00:30:00Z)\nused(ex:b, ex:e, 2024-01-01T02:00:00Z)",
+                 "agent(ex:x)\nentity(ex:x)",  # an entity may be an agent
+                 "wasGeneratedBy(ex:e, -, 2024-01-01T00:00:00)\nused(ex:u; ex:a, ex:e, 2024-01-01T00:00:00Z)"):
+        _, report = violations(text)
+        assert report.violations == [] and report.conforms
+
+
+def test_document_check_sees_what_rdf_cannot():
+    report, store_report = violations(
+        "wasDerivedFrom(ex:d; ex:b, ex:a, ex:act, ex:g, ex:u)\nwasDerivedFrom(ex:d; ex:b, ex:a)")
+    assert store_report.violations == []
+    assert len(report.warnings) == 1 and "C23 key-properties" in report.warnings[0]
+    assert "Definition 4" in report.warnings[0]
+
+
+def test_check_document_on_prov_records():
+    import prov
+
+    doc = prov.read(HEAD + b"activity(ex:a, 2024-01-01T00:00:00Z, -)\n"
+                    b"activity(ex:a, 2024-01-01T01:00:00+01:00, -)\nendDocument", format="provn")
+    assert check_document(doc) == []  # one instant, written two ways
+    doc = prov.read(HEAD + b"activity(ex:a, 2024-01-01T00:00:00Z, -)\n"
+                    b"activity(ex:a, 2024-01-01T00:00:01Z, -)\nendDocument", format="provn")
+    (v,) = check_document(doc)
+    assert v.constraint == "C22 key-object" and "startTime 2 different values" in v.message
+
+
+def test_bundles_are_validated_separately():
+    trig = b"""@prefix prov: <http://www.w3.org/ns/prov#> .
+    <urn:g1> { <urn:x> a prov:Entity . }
+    <urn:g2> { <urn:x> a prov:Activity . }"""
+    _, report = violations(trig, "trig")
+    assert report.violations == [] and report.graphs == [None, "urn:g1", "urn:g2"]
+
+
+def test_recorded_pipeline_satisfies_the_constraints(rag_store):
+    store, r = rag_store
+    report = validate(store, shapes=False)
+    assert report.violations == []
+    assert validate(store, r["run"], shapes=False).graphs == [r["run"]]
+    with pytest.raises(NotFound):
+        validate(store, "urn:uuid:none")
+
+
+def test_shapes_are_checked_when_provgraph_shacl_exists(rag_store):
+    store, _ = rag_store
+    report = validate(store)
+    try:
+        import provgraph.shacl  # noqa: F401
+    except ImportError:
+        assert report.shacl is None and "provgraph.shacl is not installed" in report.shacl_note
+    else:
+        assert report.shacl is not None and report.shacl_note == ""
+
+
+def test_cli_validate_exit_codes(runner, tmp_path):
+    store = str(tmp_path / "s")
+    bad = tmp_path / "bad.provn"
+    bad.write_bytes(HEAD + b"specializationOf(ex:e, ex:e)\nendDocument")
+    good = tmp_path / "good.provn"
+    good.write_bytes(HEAD + b"entity(ex:e)\nendDocument")
+    assert runner.invoke(cli, ["--store", store, "import", str(good)]).exit_code == 0
+    res = runner.invoke(cli, ["--store", store, "validate"])
+    assert res.exit_code == 0 and "0 violation(s)" in res.stderr
+    assert runner.invoke(cli, ["--store", store, "import", str(bad)]).exit_code == 0
+    res = runner.invoke(cli, ["--store", store, "validate"])
+    assert res.exit_code == 1
+    assert res.stdout.startswith("C52 impossible-specialization-reflexive: <http://example.org/e>")
+    assert "<http://example.org/e> <http://www.w3.org/ns/prov#specializationOf> " \
+           "<http://example.org/e> ." in res.stdout
