@@ -32,6 +32,12 @@ STALE = {
     "q19": {"cited span unchanged"},
 }
 PARSER_AFFECTED = {"q10", "q11", "q16"}
+RESOLVER_OUTCOMES = {  # question -> outcomes of its citations (policy whitespace)
+    "quote_match": {"q03", "q10", "q18", "q19"},
+    "normalized_match": {"q01", "q02", "q04", "q05", "q06", "q07", "q08", "q09", "q11", "q12"},
+    "located": {"q13", "q14", "q15", "q16", "q17"},
+    "generated_target": {"q24", "q25"},
+}
 GENERATED_TARGET = {"q24", "q25"}
 
 
@@ -183,6 +189,58 @@ def test_generated_targets(demo, store):
         "generated contextual prefixes read as source text")
 
 
+def test_resolver_outcomes(demo, store):
+    finding = demo.findings["resolver"]
+    assert finding.available
+    by_question: dict[str, set[str]] = {}
+    for cit, outcome in finding.extra["by_citation"].items():
+        by_question.setdefault(outcome, set()).add(demo.citation_question[cit])
+    assert by_question == RESOLVER_OUTCOMES
+    assert finding.value == {"quote_match": 5, "normalized_match": 10, "located": 5,
+                             "generated_target": 2}
+    generated = {c for c, o in finding.extra["by_citation"].items() if o == "generated_target"}
+    assert generated == demo.generated_targets
+    # only verified quotes got prov:wasQuotedFrom, written in the run's graph
+    rows = store.select("""PREFIX prov: <http://www.w3.org/ns/prov#>
+        SELECT ?claim ?snap WHERE { ?claim prov:wasQuotedFrom ?snap }""")
+    quoted = {demo.claim_question[str(r["claim"])] for r in rows}
+    assert quoted == RESOLVER_OUTCOMES["quote_match"] | RESOLVER_OUTCOMES["normalized_match"]
+
+
+def test_prov_json_bundle_of_the_lineage_claim(demo):
+    from provgraph.io.bundle import verify_bundle
+
+    finding = demo.findings["prov_json"]
+    path = finding.value
+    assert path == demo.store_path / "exports" / "q01-claim.prov.json"
+    data = path.read_bytes()
+    check = verify_bundle(data, "prov-json")
+    assert check.ok and check.subject == demo.questions["q01"].claims[0]
+    assert check.actual == finding.extra["digest"]
+    doc = json.loads(data)  # PROV-JSON names things by prefixed names
+    bundle = doc["bundle"]["bundle:" + str(finding.extra["bundle"]).rsplit(":", 1)[1]]
+    claim = "uuid:" + demo.questions["q01"].claims[0].removeprefix("urn:uuid:")
+    assert claim in bundle["entity"]
+    assert {"used", "wasDerivedFrom", "wasGeneratedBy", "wasAssociatedWith", "agent"} <= set(bundle)
+
+
+def test_lineage_closure_reaches_parser_snapshot_and_document(demo):
+    from provgraph.vocab import PG, PROV
+
+    quads = demo.findings["lineage"].value
+    subjects = {str(q[0]) for q in quads}
+    old = demo.pipeline.v1["docs/installation.rst"]
+    assert {old.snapshot.iri, old.extraction.iri, old.extraction.text_iri,
+            old.snapshot.document} <= subjects
+    parser = {str(q[2]) for q in quads if q[0] == old.extraction.iri and q[1] == PROV.wasAssociatedWith}
+    assert {(str(q[1]), str(q[2].value)) for q in quads if str(q[0]) in parser
+            and q[1] in (PG.agentName, PG.agentVersion)} == {
+        (str(PG.agentName), "provgraph-demo-rst"), (str(PG.agentVersion), "1.0")}
+    # the later revision and the re-extraction are not upstream of the claim
+    new = demo.pipeline.v2["docs/installation.rst"]
+    assert new.snapshot.iri not in subjects
+
+
 def test_runs_and_deletions_recorded(demo, store):
     assert sorted(demo.runs) == ["flask-docs-qa", "flask-docs-update", "parser-upgrade"]
     rows = store.select("""PREFIX prov: <http://www.w3.org/ns/prov#>
@@ -204,6 +262,7 @@ def test_a_second_run_writes_the_same_statements(demo, store, tmp_path):
     finally:
         other.close()
     assert again.stale == demo.stale and again.generated_targets == demo.generated_targets
+    assert again.findings["prov_json"].value.read_bytes() == demo.findings["prov_json"].value.read_bytes()
 
 
 def test_demo_store_is_marked_and_other_directories_are_never_deleted(demo, tmp_path, runner):

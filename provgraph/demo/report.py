@@ -12,7 +12,8 @@ from rich.table import Table
 from rich.tree import Tree
 
 from ..store import ProvStore
-from ..terms import term_value
+from ..terms import IRI, Literal, term_value
+from ..vocab import OA, PG, PROV, RDF
 from .findings import Finding, optional_module, unavailable
 from .pipeline import PipelineResult
 from .rst import PARSER_V1, PARSER_V2
@@ -20,7 +21,7 @@ from .rst import PARSER_V1, PARSER_V2
 if TYPE_CHECKING:
     from . import DemoResult
 
-__all__ = ["library_findings", "counts", "render", "LINEAGE_QUESTION"]
+__all__ = ["library_findings", "counts", "render", "LINEAGE_QUESTION", "RESOLVER_POLICY"]
 
 LINEAGE_QUESTION = "q01"
 """The question whose quoted claim the report shows the lineage tree of."""
@@ -42,17 +43,48 @@ def counts(store: ProvStore, result: PipelineResult) -> dict[str, Any]:
     return out
 
 
+RESOLVER_POLICY = "whitespace"
+"""Normalization policy for the resolver: the reader quotes across line breaks with a
+single space, as language models do."""
+
+
 def library_findings(store: ProvStore, demo: DemoResult) -> dict[str, Finding]:
-    """Ask provgraph's resolver, query library and exporter about the demo store."""
+    """Ask provgraph's resolver, query library and exporter about the demo store.
+
+    Resolves the QA run's citations (writing the outcomes), then exports the PROV-JSON
+    bundle of the lineage question's claim into ``<store>/exports/``.
+    """
     findings: dict[str, Finding] = {}
-    _, note = optional_module("provgraph.resolve", "resolve_run")
-    findings["resolver"] = unavailable(note)
-    _, note = optional_module("provgraph.analytics", "lineage", "stale", "impact",
-                              "generated_evidence")
-    for name in ("lineage", "stale", "impact", "generated_evidence"):
+    qa_run = demo.runs["flask-docs-qa"]
+    claim = demo.questions[LINEAGE_QUESTION].claims[0]
+    mod, note = optional_module("provgraph.resolve", "resolve_run")
+    if mod is None:
+        findings["resolver"] = unavailable(note)
+    else:
+        rr = mod.resolve_run(store, qa_run, policy=RESOLVER_POLICY)
+        findings["resolver"] = Finding(
+            True, {k: v for k, v in rr.counts().items() if v},
+            extra={"by_citation": {str(c.iri): r.outcome for c, r in rr.items},
+                   "reasons": {str(c.iri): r.reason for c, r in rr.items},
+                   "policy": f"{rr.items[0][1].policy}@{rr.items[0][1].policy_version}"
+                   if rr.items else RESOLVER_POLICY,
+                   "added": rr.added})
+    _, note = optional_module("provgraph.analytics", "stale", "impact", "generated_evidence")
+    for name in ("stale", "impact", "generated_evidence"):
         findings[name] = unavailable(note)
-    _, note = optional_module("provgraph.io", "get")
-    findings["prov_json"] = unavailable(note)
+    bundle, note = optional_module("provgraph.io.bundle", "export", "lineage_closure")
+    if bundle is None:
+        findings["lineage"] = findings["prov_json"] = unavailable(note)
+        return findings
+    findings["lineage"] = Finding(True, bundle.lineage_closure(store, [IRI(claim)]),
+                                  extra={"source": "provgraph.io.bundle.lineage_closure"})
+    result = bundle.export(store, "prov-json", claim=claim)
+    path = demo.store_path / "exports" / f"{LINEAGE_QUESTION}-claim.prov.json"
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_bytes(result.data)
+    findings["prov_json"] = Finding(True, path, extra={"digest": result.digest,
+                                                       "statements": result.statements,
+                                                       "bundle": result.bundle})
     return findings
 
 
@@ -124,18 +156,92 @@ def _note(console: Console, finding: Finding) -> bool:
     return True
 
 
+class _Quads:
+    """The lineage closure as a small subject -> predicate -> objects index."""
+
+    def __init__(self, quads: list[Any]) -> None:
+        self.index: dict[str, dict[str, list[Any]]] = {}
+        for s, p, o, _ in quads:
+            self.index.setdefault(str(s), {}).setdefault(str(p), []).append(o)
+
+    def all(self, s: str, p: str) -> list[Any]:
+        return sorted(self.index.get(str(s), {}).get(str(p), []), key=str)
+
+    def one(self, s: str, p: str) -> Any:
+        got = self.all(s, p)
+        if not got:
+            return None
+        return term_value(got[0]) if isinstance(got[0], Literal) else str(got[0])
+
+
+def _lineage_tree(demo: DemoResult, claim: str, quads: list[Any]) -> Tree:
+    """claim -> citation -> chunk -> extracted text -> extraction (parser) -> snapshot -> document."""
+    g = _Quads(quads)
+    tree = Tree(f"[bold]claim[/bold] {escape(claim)}  {escape(repr(g.one(claim, PG.text)))} "
+                f"({g.one(claim, PG.claimKind)}, {g.one(claim, PG.claimStatus)})")
+    quoted = g.all(claim, PROV.wasQuotedFrom)
+    if quoted:
+        tree.add(f"prov:wasQuotedFrom {_short(str(quoted[0]))} (written by the resolver)")
+    for cit in g.all(claim, PG.citation):
+        sel = g.one(cit, OA.hasSelector)
+        node = tree.add(f"[bold]citation[/bold] {escape(str(cit))}: outcome "
+                        f"[bold]{g.one(cit, PG.outcome) or 'unresolved'}[/bold] "
+                        f"(policy {g.one(cit, PG.policy) or '-'}); quote "
+                        f"{escape(repr(g.one(sel, OA.exact))) if sel else '-'}, code points "
+                        f"[{g.one(cit, PG.start)}, {g.one(cit, PG.end)}) of the target")
+        if g.one(cit, PG.resolvedByteStart) is not None:
+            node.add(f"resolved to bytes [{g.one(cit, PG.resolvedByteStart)}, "
+                     f"{g.one(cit, PG.resolvedByteEnd)}) of {_short(str(g.one(cit, PG.resolvedSnapshot)))}")
+        for chunk in g.all(cit, PG.target):
+            cnode = node.add(f"[bold]chunk[/bold] {escape(str(chunk))}: code points "
+                             f"[{g.one(chunk, PG.start)}, {g.one(chunk, PG.end)}) of the extracted text")
+            chunking = g.one(chunk, PROV.wasGeneratedBy)
+            for agent in g.all(chunking, PROV.wasAssociatedWith):
+                cnode.add(f"chunked by {g.one(agent, PG.agentName)} {g.one(agent, PG.agentVersion)} "
+                          f"{escape(str(g.one(chunking, PG.configuration)))}")
+            for text in g.all(chunk, PROV.wasDerivedFrom):
+                tnode = cnode.add(f"[bold]extracted text[/bold] {escape(str(text))} "
+                                  f"(sha-256 {str(g.one(text, PG.sha256))[:16]}…)")
+                ext = g.one(text, PROV.wasGeneratedBy)
+                for agent in g.all(ext, PROV.wasAssociatedWith):
+                    tnode.add(f"[bold]extraction[/bold] by parser {g.one(agent, PG.agentName)} "
+                              f"version {g.one(agent, PG.agentVersion)}")
+                for snap in g.all(text, PROV.wasDerivedFrom):
+                    snode = tnode.add(f"[bold]snapshot[/bold] {escape(str(snap))}")
+                    snode.add(f"sha-256 {g.one(snap, PG.sha256)}, {g.one(snap, PG.byteSize)} bytes")
+                    snode.add(f"observed {g.one(snap, PG.observedAt)}")
+                    snode.add(escape(f"from {g.one(snap, PG.sourceUri)}"))
+                    for doc in g.all(snap, PROV.specializationOf):
+                        snode.add(f"[bold]document[/bold] {escape(str(doc))}")
+    return tree
+
+
 def _lineage(console: Console, demo: DemoResult) -> None:
     q = demo.questions[LINEAGE_QUESTION]
     claim = q.claims[0]
-    console.print(f"Claim of {q.id} ({q.question}):")
-    console.print(f"  {claim}")
+    console.print(f"Claim of {q.id}: {escape(q.question)}")
     finding = demo.findings["lineage"]
     if not _note(console, finding):
         return
-    tree = Tree(_claim_label(demo, claim))
-    for row in finding.value:
-        tree.add(str(row))
-    console.print(tree)
+    console.print(_lineage_tree(demo, claim, finding.value))
+    console.print(f"  ({len(finding.value)} statements in the claim's lineage closure, from "
+                  f"{finding.extra['source']})")
+
+
+def _resolver(console: Console, demo: DemoResult) -> None:
+    finding = demo.findings["resolver"]
+    if not _note(console, finding):
+        return
+    by_cit = finding.extra["by_citation"]
+    t = Table(title=f"provgraph.resolve.resolve_run, policy {finding.extra['policy']}: "
+                    f"{len(by_cit)} citations", header_style="bold")
+    t.add_column("outcome")
+    t.add_column("citations", justify="right")
+    t.add_column("questions")
+    for outcome, n in sorted(finding.value.items(), key=lambda kv: (-kv[1], kv[0])):
+        qids = sorted({demo.citation_question[c] for c, o in by_cit.items() if o == outcome})
+        t.add_row(outcome, str(n), " ".join(qids))
+    console.print(t)
 
 
 def _ground_truth_table(title: str, rows: list[tuple[str, ...]], headers: tuple[str, ...]) -> Table:
@@ -172,10 +278,14 @@ def _generated(console: Console, demo: DemoResult) -> None:
     for cit in sorted(demo.generated_targets, key=demo.citation_question.get):
         qid = demo.citation_question[cit]
         fact = next(c for f in demo.facts.values() for c in f.citations if c.iri == cit)
-        rows.append((qid, escape(fact.cited_text or ""), _short(fact.target or fact.target_id)))
+        res = demo.findings["resolver"]
+        outcome = res.extra["by_citation"].get(cit, "?") if res.available else "(resolver missing)"
+        rows.append((qid, escape(fact.cited_text or ""), _short(fact.target or fact.target_id),
+                     outcome))
     console.print(_ground_truth_table(
         "Citations whose target is generated text (labelled stress condition)", rows,
-        ("question", "quoted as if it were the source", "target (a ContextualPrefix)")))
+        ("question", "quoted as if it were the source", "target (a ContextualPrefix)",
+         "resolver")))
 
 
 def _commands(demo: DemoResult) -> list[str]:
@@ -189,8 +299,10 @@ def _commands(demo: DemoResult) -> list[str]:
         ("stale", f"provgraph --store {store} stale --table"),
         ("impact", f"provgraph --store {store} impact --agent {PARSER_V1.name} "
                    f"--version {PARSER_V1.version} --table"),
-        ("resolve", f"provgraph --store {store} resolve"),
-        ("export", f"provgraph --store {store} export {claim} -o claim.prov.json"),
+        ("resolve", f"provgraph --store {store} resolve --run {demo.runs['flask-docs-qa']} "
+                    f"--policy {RESOLVER_POLICY} --citations --table"),
+        ("export", f"provgraph --store {store} export --claim {claim} -o claim.prov.json"),
+        ("verify-bundle", f"provgraph verify-bundle {store}/exports/{LINEAGE_QUESTION}-claim.prov.json"),
         ("queries", "provgraph queries"),
     ]
     return [cmd for name, cmd in wanted if name in cli.commands]
@@ -208,9 +320,7 @@ def render(demo: DemoResult, console: Any = None) -> None:
     console.print(_recorded(demo))
     console.print(_answers(demo))
     console.rule("Resolver outcomes")
-    if _note(console, demo.findings["resolver"]):
-        for outcome, n in sorted(demo.findings["resolver"].value.items()):
-            console.print(f"  {outcome}: {n}")
+    _resolver(console, demo)
     console.rule("Lineage of one quoted claim")
     _lineage(console, demo)
     console.rule("Stale claims after Flask 3.0.3")
@@ -223,6 +333,9 @@ def render(demo: DemoResult, console: Any = None) -> None:
     finding = demo.findings["prov_json"]
     if _note(console, finding):
         console.print(f"  {finding.value}")
+        console.print(f"  bundle {finding.extra['bundle']}: {finding.extra['statements']} statements, "
+                      f"sha-256 {finding.extra['digest']} (check it: provgraph verify-bundle "
+                      f"{finding.value})", soft_wrap=True)
     console.rule("Where things are")
     console.print(f"  store: {demo.store_path}  ({demo.counts.get('statements')} statements; "
                   f"originals under {demo.store_path / 'originals'})")
