@@ -464,3 +464,218 @@ def check_quote_cmd(ctx: click.Context, source_file: str, quote: str, start: int
     out["source"] = source_file
     click.echo(json.dumps(out, ensure_ascii=False, indent=2))
     ctx.exit(0 if res.verified else 1)
+
+
+# ---------------------------------------------------------------------------
+# The query library (issue 4): lineage, stale, impact, unsupported,
+# generated-evidence, coverage, exposure. Each command is one call into
+# provgraph.analytics plus formatting; rows print exactly as row.to_dict() gives them.
+
+def _run_option(fn: Callable[..., Any]) -> Callable[..., Any]:
+    return click.option("--run", "run", metavar="RUN",
+                        help="Only this run (its IRI); default: all runs.")(fn)
+
+
+def _fail_option(fn: Callable[..., Any]) -> Callable[..., Any]:
+    return click.option("--fail-on-found", is_flag=True,
+                        help="Exit with status 1 when there are rows (for CI checks).")(fn)
+
+
+def _write_result(rows: Any, row_type: Any, fmt: str | None, no_headers: bool, title: str,
+                  fail_on_found: bool = False) -> None:
+    n = write_rows([r.to_dict() for r in rows], row_type.columns(), fmt=fmt or "json",
+                   no_headers=no_headers, title=title)
+    if fail_on_found and n:
+        click.echo(f"{title}: {n} row(s) found", err=True)
+        raise click.exceptions.Exit(1)
+
+
+_RELATION_ORDER = ("pg:citation", "pg:target", "prov:wasQuotedFrom", "pg:resolvedSnapshot",
+                   "prov:wasDerivedFrom", "prov:wasRevisionOf", "prov:specializationOf",
+                   "pg:answer", "prov:wasGeneratedBy", "prov:wasAssociatedWith", "prov:used",
+                   "pg:aidUsed", "prov:wasInformedBy")
+
+
+def _lineage_tree(rows: list[Any]) -> Any:
+    """A rich Tree of lineage rows: each node under the node it was first reached from."""
+    from rich.text import Text
+    from rich.tree import Tree
+
+    def line(r: Any) -> Text:
+        t = Text()
+        if r.relation:
+            t.append(r.relation + " ", style="dim")
+        t.append(r.kind, style="bold")
+        t.append(" " + str(r.node))
+        if r.label:
+            t.append("  " + r.label, style="cyan")
+        return t
+
+    def order(r: Any) -> tuple[int, str, str]:
+        rel = r.relation or ""
+        rank = _RELATION_ORDER.index(rel) if rel in _RELATION_ORDER else len(_RELATION_ORDER)
+        return rank, r.kind, str(r.node)
+
+    children: dict[Any, list[Any]] = {}
+    for r in rows[1:]:
+        children.setdefault(r.parent, []).append(r)
+    root = Tree(line(rows[0]))
+    todo = [(root, rows[0].node)]
+    while todo:
+        branch, node = todo.pop()
+        for child in sorted(children.get(node, ()), key=order):
+            todo.append((branch.add(line(child)), child.node))
+    return root
+
+
+@cli.command()
+@click.argument("iri")
+@click.option("--depth", "max_depth", type=click.IntRange(min=0), metavar="N",
+              help="Only nodes at most N edges upstream (default: everything).")
+@click.option("--format", "fmt", type=click.Choice(["tree", "json", "dot"]), default="tree",
+              show_default=True, help="A readable tree, JSON rows, or Graphviz DOT.")
+@pass_ctx
+def lineage(obj: _Ctx, iri: str, max_depth: int | None, fmt: str) -> None:
+    """Show everything upstream of IRI (a claim, citation, chunk ...), with depth.
+
+    The tree shows each node once, under the node it was first reached from:
+    claim, citation, chunk, extracted text, extraction (with parser and version),
+    snapshot (with sha-256 and observation time), document, and the activities,
+    aids and agents of the answer. An IRI that is not in the store is an error.
+
+    \b
+    Example:
+        provgraph lineage urn:uuid:0190... --depth 4
+        provgraph lineage urn:uuid:0190... --format dot | dot -Tsvg > lineage.svg
+    """
+    from . import analytics, graph
+
+    store = obj.store()
+    if fmt == "dot":
+        click.echo(graph.to_dot(graph.lineage_graph(store, iri, max_depth=max_depth)), nl=False)
+        return
+    rows = analytics.lineage(store, iri, max_depth=max_depth)
+    if fmt == "json":
+        write_rows([r.to_dict() for r in rows], analytics.LineageRow.columns(), fmt="json")
+        return
+    from rich.console import Console
+
+    Console(file=sys.stdout, highlight=False,
+            width=None if sys.stdout.isatty() else 240).print(_lineage_tree(rows))
+
+
+@cli.command()
+@_run_option
+@_fail_option
+@output_options
+@pass_ctx
+def stale(obj: _Ctx, run: str | None, fail_on_found: bool, fmt: str | None, no_headers: bool) -> None:
+    """List claims whose cited snapshot has a newer revision or was deleted.
+
+    Each row says "updated" or "deleted" and, for updated ones, whether the
+    cited text is still present, unchanged, in the newest snapshot
+    (span_unchanged).
+
+    \b
+    Example:
+        provgraph stale --table
+        provgraph stale --run urn:uuid:0190... --fail-on-found
+    """
+    from . import analytics
+
+    _write_result(analytics.stale(obj.store(), run=run), analytics.StaleRow, fmt, no_headers,
+                  "stale", fail_on_found)
+
+
+@cli.command()
+@click.option("--agent", "agent", required=True, metavar="NAME",
+              help="Agent name (parser, chunker, embedder, retriever, model, prompt template).")
+@click.option("--version", "version", metavar="V", help="Only this agent version.")
+@_run_option
+@_fail_option
+@output_options
+@pass_ctx
+def impact(obj: _Ctx, agent: str, version: str | None, run: str | None, fail_on_found: bool,
+           fmt: str | None, no_headers: bool) -> None:
+    """List claims whose support went through an activity of agent NAME (at version V).
+
+    \b
+    Example:
+        provgraph impact --agent docutils --version 0.21.2 --table
+        provgraph impact --agent claude-sonnet-4 --fail-on-found
+    """
+    from . import analytics
+
+    _write_result(analytics.impact(obj.store(), agent, version=version, run=run),
+                  analytics.ImpactRow, fmt, no_headers, "impact", fail_on_found)
+
+
+@cli.command()
+@_run_option
+@_fail_option
+@output_options
+@pass_ctx
+def unsupported(obj: _Ctx, run: str | None, fail_on_found: bool, fmt: str | None,
+                no_headers: bool) -> None:
+    """List claims with no eligible evidence (cited or not), except abstentions and uncertain ones.
+
+    \b
+    Example:
+        provgraph unsupported --table
+        provgraph unsupported --fail-on-found
+    """
+    from . import analytics
+
+    _write_result(analytics.unsupported(obj.store(), run=run), analytics.UnsupportedRow, fmt,
+                  no_headers, "unsupported", fail_on_found)
+
+
+@cli.command(name="generated-evidence")
+@_run_option
+@output_options
+@pass_ctx
+def generated_evidence(obj: _Ctx, run: str | None, fmt: str | None, no_headers: bool) -> None:
+    """List citations and quotations whose evidence is generated text (aids, generated ranges).
+
+    \b
+    Example:
+        provgraph generated-evidence --table
+    """
+    from . import analytics
+
+    _write_result(analytics.generated_evidence(obj.store(), run=run),
+                  analytics.GeneratedEvidenceRow, fmt, no_headers, "generated-evidence")
+
+
+@cli.command()
+@_run_option
+@output_options
+@pass_ctx
+def coverage(obj: _Ctx, run: str | None, fmt: str | None, no_headers: bool) -> None:
+    """Per run: claims, cited claims, verified quotations and citation outcomes, with denominators.
+
+    \b
+    Example:
+        provgraph coverage --table
+    """
+    from . import analytics
+
+    _write_result(analytics.coverage(obj.store(), run=run), analytics.CoverageRow, fmt,
+                  no_headers, "coverage")
+
+
+@cli.command()
+@_run_option
+@output_options
+@pass_ctx
+def exposure(obj: _Ctx, run: str | None, fmt: str | None, no_headers: bool) -> None:
+    """For each generation, the generated aids in its input and how they were labelled.
+
+    \b
+    Example:
+        provgraph exposure --table
+    """
+    from . import analytics
+
+    _write_result(analytics.exposure(obj.store(), run=run), analytics.ExposureRow, fmt,
+                  no_headers, "exposure")

@@ -21,6 +21,7 @@
                                inside a UTF-8 sequence or a surrogate pair (.offset, .unit, .kind)
         SourceDecodeError      source bytes that do not decode as UTF-8 (.position)
       NotFound               an IRI that is not in the store (.iri)
+        AgentNotFound          no agent with a given name and version (.name, .version, .known)
 
 The CLI turns any ``ProvgraphError`` into ``Error: <message>`` and exit status 1.
 """
@@ -240,3 +241,27 @@ class ImportFailed(RecordError):
         else:
             fix = f"check that the file is in the {fmt} format (--format) and fix the items listed"
         super().__init__(f"{name}: nothing was stored: {shown or 'no items found'}. {fix}")
+
+
+class AgentNotFound(NotFound):
+    """No agent has the name (and version) asked about, e.g. in ``provgraph impact``.
+
+    Attributes:
+        name: the agent name asked for.
+        version: the version asked for, or ``None``.
+        known: the versions recorded for that name (empty when the name is unknown).
+    """
+
+    def __init__(self, name: str, version: str | None, known: Sequence[str]) -> None:
+        self.name = name
+        self.version = version
+        self.known = list(known)
+        ProvgraphError.__init__(self)
+        self.iri = ""
+        if known:
+            hint = "recorded versions: " + ", ".join(repr(v) for v in known)
+            what = f"agent {name!r} at version {version!r}"
+        else:
+            hint = "check the name (agent names are recorded with pg:agentName)"
+            what = f"agent {name!r}"
+        self.args = (f"{what} is not in the store; {hint}",)
