@@ -12,8 +12,7 @@ from rich.table import Table
 from rich.tree import Tree
 
 from ..store import ProvStore
-from ..terms import IRI, Literal, term_value
-from ..vocab import OA, PG, PROV, RDF
+from ..terms import IRI, term_value
 from .findings import Finding, optional_module, unavailable
 from .pipeline import PipelineResult
 from .rst import PARSER_V1, PARSER_V2
@@ -69,15 +68,22 @@ def library_findings(store: ProvStore, demo: DemoResult) -> dict[str, Finding]:
                    "policy": f"{rr.items[0][1].policy}@{rr.items[0][1].policy_version}"
                    if rr.items else RESOLVER_POLICY,
                    "added": rr.added})
-    _, note = optional_module("provgraph.analytics", "stale", "impact", "generated_evidence")
-    for name in ("stale", "impact", "generated_evidence"):
-        findings[name] = unavailable(note)
-    bundle, note = optional_module("provgraph.io.bundle", "export", "lineage_closure")
+    an, note = optional_module("provgraph.analytics", "lineage", "stale", "impact",
+                               "generated_evidence")
+    if an is None:
+        for name in ("lineage", "stale", "impact", "generated_evidence"):
+            findings[name] = unavailable(note)
+    else:
+        findings["lineage"] = Finding(True, an.lineage(store, claim))
+        findings["stale"] = Finding(True, an.stale(store, run=qa_run))
+        findings["impact"] = Finding(True, an.impact(store, PARSER_V1.name,
+                                                     version=PARSER_V1.version, run=qa_run),
+                                     extra={"agent": PARSER_V1.agent})
+        findings["generated_evidence"] = Finding(True, an.generated_evidence(store, run=qa_run))
+    bundle, note = optional_module("provgraph.io.bundle", "export")
     if bundle is None:
-        findings["lineage"] = findings["prov_json"] = unavailable(note)
+        findings["prov_json"] = unavailable(note)
         return findings
-    findings["lineage"] = Finding(True, bundle.lineage_closure(store, [IRI(claim)]),
-                                  extra={"source": "provgraph.io.bundle.lineage_closure"})
     result = bundle.export(store, "prov-json", claim=claim)
     path = demo.store_path / "exports" / f"{LINEAGE_QUESTION}-claim.prov.json"
     path.parent.mkdir(parents=True, exist_ok=True)
@@ -97,12 +103,12 @@ def _short(iri: str) -> str:
     return iri
 
 
-def _claim_label(demo: DemoResult, claim: str) -> str:
+def _claim_label(demo: DemoResult, claim: str, width: int = 70) -> str:
     qid = demo.claim_question.get(claim, "?")
     fact = demo.facts.get(claim)
     text = fact.text if fact else ""
-    if len(text) > 70:
-        text = text[:67] + "…"
+    if len(text) > width:
+        text = text[:width - 1] + "…"
     return escape(f"{qid} [{fact.kind if fact else '?'}] {text}")
 
 
@@ -156,63 +162,23 @@ def _note(console: Console, finding: Finding) -> bool:
     return True
 
 
-class _Quads:
-    """The lineage closure as a small subject -> predicate -> objects index."""
-
-    def __init__(self, quads: list[Any]) -> None:
-        self.index: dict[str, dict[str, list[Any]]] = {}
-        for s, p, o, _ in quads:
-            self.index.setdefault(str(s), {}).setdefault(str(p), []).append(o)
-
-    def all(self, s: str, p: str) -> list[Any]:
-        return sorted(self.index.get(str(s), {}).get(str(p), []), key=str)
-
-    def one(self, s: str, p: str) -> Any:
-        got = self.all(s, p)
-        if not got:
-            return None
-        return term_value(got[0]) if isinstance(got[0], Literal) else str(got[0])
+_EVIDENCE_KINDS = {"Claim", "Citation", "Chunk", "Chunking", "Chunker", "ExtractedText",
+                   "Extraction", "Parser", "SourceSnapshot", "Document", "Observation"}
+"""Kinds of the lineage shown in the report: the claim's evidence chain (the prompt,
+retrieval and aids are in ``provgraph lineage``'s full tree)."""
 
 
-def _lineage_tree(demo: DemoResult, claim: str, quads: list[Any]) -> Tree:
-    """claim -> citation -> chunk -> extracted text -> extraction (parser) -> snapshot -> document."""
-    g = _Quads(quads)
-    tree = Tree(f"[bold]claim[/bold] {escape(claim)}  {escape(repr(g.one(claim, PG.text)))} "
-                f"({g.one(claim, PG.claimKind)}, {g.one(claim, PG.claimStatus)})")
-    quoted = g.all(claim, PROV.wasQuotedFrom)
-    if quoted:
-        tree.add(f"prov:wasQuotedFrom {_short(str(quoted[0]))} (written by the resolver)")
-    for cit in g.all(claim, PG.citation):
-        sel = g.one(cit, OA.hasSelector)
-        node = tree.add(f"[bold]citation[/bold] {escape(str(cit))}: outcome "
-                        f"[bold]{g.one(cit, PG.outcome) or 'unresolved'}[/bold] "
-                        f"(policy {g.one(cit, PG.policy) or '-'}); quote "
-                        f"{escape(repr(g.one(sel, OA.exact))) if sel else '-'}, code points "
-                        f"[{g.one(cit, PG.start)}, {g.one(cit, PG.end)}) of the target")
-        if g.one(cit, PG.resolvedByteStart) is not None:
-            node.add(f"resolved to bytes [{g.one(cit, PG.resolvedByteStart)}, "
-                     f"{g.one(cit, PG.resolvedByteEnd)}) of {_short(str(g.one(cit, PG.resolvedSnapshot)))}")
-        for chunk in g.all(cit, PG.target):
-            cnode = node.add(f"[bold]chunk[/bold] {escape(str(chunk))}: code points "
-                             f"[{g.one(chunk, PG.start)}, {g.one(chunk, PG.end)}) of the extracted text")
-            chunking = g.one(chunk, PROV.wasGeneratedBy)
-            for agent in g.all(chunking, PROV.wasAssociatedWith):
-                cnode.add(f"chunked by {g.one(agent, PG.agentName)} {g.one(agent, PG.agentVersion)} "
-                          f"{escape(str(g.one(chunking, PG.configuration)))}")
-            for text in g.all(chunk, PROV.wasDerivedFrom):
-                tnode = cnode.add(f"[bold]extracted text[/bold] {escape(str(text))} "
-                                  f"(sha-256 {str(g.one(text, PG.sha256))[:16]}…)")
-                ext = g.one(text, PROV.wasGeneratedBy)
-                for agent in g.all(ext, PROV.wasAssociatedWith):
-                    tnode.add(f"[bold]extraction[/bold] by parser {g.one(agent, PG.agentName)} "
-                              f"version {g.one(agent, PG.agentVersion)}")
-                for snap in g.all(text, PROV.wasDerivedFrom):
-                    snode = tnode.add(f"[bold]snapshot[/bold] {escape(str(snap))}")
-                    snode.add(f"sha-256 {g.one(snap, PG.sha256)}, {g.one(snap, PG.byteSize)} bytes")
-                    snode.add(f"observed {g.one(snap, PG.observedAt)}")
-                    snode.add(escape(f"from {g.one(snap, PG.sourceUri)}"))
-                    for doc in g.all(snap, PROV.specializationOf):
-                        snode.add(f"[bold]document[/bold] {escape(str(doc))}")
+def _lineage_tree(rows: list[Any]) -> Tree:
+    """The rows of :func:`provgraph.analytics.lineage` on the evidence chain, as a tree
+    (each node under the node it was first reached from)."""
+    kept = {r.node: r for r in rows if r.kind in _EVIDENCE_KINDS}
+    root = next(r for r in rows if r.depth == 0)
+    tree = Tree(escape(f"{root.kind} {root.node}  {root.label}"))
+    nodes = {root.node: tree}
+    for r in sorted(rows, key=lambda x: x.depth):
+        if r.node not in kept or r.depth == 0 or r.parent not in nodes:
+            continue
+        nodes[r.node] = nodes[r.parent].add(escape(f"{r.relation} [{r.kind}] {r.node}  {r.label}"))
     return tree
 
 
@@ -223,9 +189,14 @@ def _lineage(console: Console, demo: DemoResult) -> None:
     finding = demo.findings["lineage"]
     if not _note(console, finding):
         return
-    console.print(_lineage_tree(demo, claim, finding.value))
-    console.print(f"  ({len(finding.value)} statements in the claim's lineage closure, from "
-                  f"{finding.extra['source']})")
+    console.print(_lineage_tree(finding.value))
+    kinds: dict[str, int] = {}
+    for r in finding.value:
+        kinds[r.kind] = kinds.get(r.kind, 0) + 1
+    console.print(f"  provgraph.analytics.lineage: {len(finding.value)} nodes upstream of the claim, "
+                  f"the evidence chain shown; the rest: " + ", ".join(
+                      f"{n} {k}" for k, n in sorted(kinds.items()) if k not in _EVIDENCE_KINDS),
+                  highlight=False)
 
 
 def _resolver(console: Console, demo: DemoResult) -> None:
@@ -254,38 +225,68 @@ def _ground_truth_table(title: str, rows: list[tuple[str, ...]], headers: tuple[
 
 
 def _stale(console: Console, demo: DemoResult) -> None:
-    _note(console, demo.findings["stale"])
-    rows = []
-    for claim, category in sorted(demo.stale.items(), key=lambda kv: (kv[1], demo.claim_question[kv[0]])):
-        rows.append((category, _claim_label(demo, claim)))
-    console.print(_ground_truth_table(
-        "Stale claims: demo's own check from the recorded revisions, deletions and retained text",
-        rows, ("why", "claim")))
+    finding = demo.findings["stale"]
+    library: dict[str, list[Any]] = {}
+    if _note(console, finding):
+        for row in finding.value:
+            library.setdefault(str(row.claim), []).append(row)
+    claims = sorted(set(demo.stale) | set(library),
+                    key=lambda c: (demo.claim_question.get(c, "?"), c))
+    t = Table(title="Stale claims after Flask 3.0.3: provgraph.analytics.stale, and the demo's "
+                    "own check", header_style="bold")
+    for h in ("claim", "library: stale", "library: cited text in the new raw bytes",
+              "demo: cited text in the new extracted text"):
+        t.add_column(h, overflow="fold")
+    for c in claims:
+        rows = library.get(c, [])
+        kinds = ", ".join(sorted({r.kind for r in rows})) or ("-" if finding.available else "n/a")
+        spans = {r.span_unchanged for r in rows if r.kind == "updated"}
+        span = ("n/a" if not finding.available else "-" if not spans else
+                " / ".join({True: "unchanged", False: "changed", None: "unknown"}[x]
+                           for x in sorted(spans, key=str)))
+        t.add_row(_claim_label(demo, c, 24), kinds, span, demo.stale.get(c, "not stale"))
+    console.print(t)
+    if finding.available:
+        console.print("  The library compares the cited text exactly with the newest snapshot's raw "
+                      "bytes; the demo compares it, whitespace-normalized, with the text the same "
+                      "parser extracts from the newest snapshot. In reStructuredText, line wraps "
+                      "and inline markup (``GET``) make an unchanged sentence differ from the raw "
+                      "bytes.", highlight=False)
 
 
 def _parser(console: Console, demo: DemoResult) -> None:
-    _note(console, demo.findings["impact"])
+    finding = demo.findings["impact"]
+    if _note(console, finding):
+        claims = {str(r.claim) for r in finding.value}
+        console.print(f"  provgraph.analytics.impact({PARSER_V1.name}, version {PARSER_V1.version}): "
+                      f"{len(claims)} claims of {len(demo.questions_of(claims))} questions: every "
+                      "answer's prompt and citations passed through that parser.", highlight=False)
     rows = [(_claim_label(demo, c),) for c in sorted(demo.parser_affected, key=demo.claim_question.get)]
     console.print(_ground_truth_table(
-        f"Claims whose cited text parser {PARSER_V2.version} no longer produces "
-        f"({PARSER_V2.name} {PARSER_V1.version} -> {PARSER_V2.version}: function references "
-        "rendered as url_for())", rows, ("claim",)))
+        f"Re-check: claims whose cited text parser {PARSER_V2.version} no longer produces from the "
+        f"same snapshot ({PARSER_V2.name} {PARSER_V1.version} -> {PARSER_V2.version}: function "
+        "references rendered as url_for())", rows, ("claim",)))
 
 
 def _generated(console: Console, demo: DemoResult) -> None:
-    _note(console, demo.findings["generated_evidence"])
+    finding = demo.findings["generated_evidence"]
+    res = demo.findings["resolver"]
     rows = []
+    if _note(console, finding):
+        for r in finding.value:
+            cit = str(r.citation) if r.citation else ""
+            outcome = res.extra["by_citation"].get(cit, "?") if res.available else "n/a"
+            rows.append((demo.claim_question.get(str(r.claim), "?"), r.basis, r.aid_type or "-",
+                         _short(str(r.aid or r.target)), outcome))
+        console.print(_ground_truth_table(
+            "provgraph.analytics.generated_evidence (labelled stress condition)", rows,
+            ("question", "basis", "aid type", "aid", "resolver")))
+    quotes = []
     for cit in sorted(demo.generated_targets, key=demo.citation_question.get):
-        qid = demo.citation_question[cit]
         fact = next(c for f in demo.facts.values() for c in f.citations if c.iri == cit)
-        res = demo.findings["resolver"]
-        outcome = res.extra["by_citation"].get(cit, "?") if res.available else "(resolver missing)"
-        rows.append((qid, escape(fact.cited_text or ""), _short(fact.target or fact.target_id),
-                     outcome))
-    console.print(_ground_truth_table(
-        "Citations whose target is generated text (labelled stress condition)", rows,
-        ("question", "quoted as if it were the source", "target (a ContextualPrefix)",
-         "resolver")))
+        quotes.append((demo.citation_question[cit], escape(fact.cited_text or "")))
+    console.print(_ground_truth_table("What those answers quoted as if it were the page", quotes,
+                                      ("question", "quoted (generated prefix text)")))
 
 
 def _commands(demo: DemoResult) -> list[str]:
@@ -294,7 +295,6 @@ def _commands(demo: DemoResult) -> list[str]:
     store = str(demo.store_path)
     claim = demo.questions[LINEAGE_QUESTION].claims[0]
     wanted = [
-        ("query", f"provgraph --store {store} query lineage -p entity={claim} --table"),
         ("lineage", f"provgraph --store {store} lineage {claim}"),
         ("stale", f"provgraph --store {store} stale --table"),
         ("impact", f"provgraph --store {store} impact --agent {PARSER_V1.name} "
@@ -303,6 +303,8 @@ def _commands(demo: DemoResult) -> list[str]:
                     f"--policy {RESOLVER_POLICY} --citations --table"),
         ("export", f"provgraph --store {store} export --claim {claim} -o claim.prov.json"),
         ("verify-bundle", f"provgraph verify-bundle {store}/exports/{LINEAGE_QUESTION}-claim.prov.json"),
+        ("generated-evidence", f"provgraph --store {store} generated-evidence --table"),
+        ("coverage", f"provgraph --store {store} coverage --run {demo.runs['flask-docs-qa']} --table"),
         ("queries", "provgraph queries"),
     ]
     return [cmd for name, cmd in wanted if name in cli.commands]
