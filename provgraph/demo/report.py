@@ -12,7 +12,7 @@ from rich.table import Table
 from rich.tree import Tree
 
 from ..store import ProvStore
-from ..terms import IRI, term_value
+from ..terms import term_value
 from .findings import Finding, optional_module, unavailable
 from .pipeline import PipelineResult
 from .rst import PARSER_V1, PARSER_V2
@@ -184,7 +184,6 @@ def _lineage_tree(rows: list[Any]) -> Tree:
 
 def _lineage(console: Console, demo: DemoResult) -> None:
     q = demo.questions[LINEAGE_QUESTION]
-    claim = q.claims[0]
     console.print(f"Claim of {q.id}: {escape(q.question)}")
     finding = demo.findings["lineage"]
     if not _note(console, finding):
@@ -341,7 +340,7 @@ def render(demo: DemoResult, console: Any = None) -> None:
     console.rule("Where things are")
     console.print(f"  store: {demo.store_path}  ({demo.counts.get('statements')} statements; "
                   f"originals under {demo.store_path / 'originals'})")
-    console.print(f"  runs: " + ", ".join(f"{k} = {v}" for k, v in demo.runs.items()))
+    console.print("  runs: " + ", ".join(f"{k} = {v}" for k, v in demo.runs.items()))
     console.print(f"  finished in {demo.seconds:.1f} s")
     console.print("  try next:")
     for cmd in _commands(demo):
