@@ -4,7 +4,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: demo test bench bench-full wheel-check clean
+.PHONY: demo test bench bench-full clean
 
 $(STAMP): pyproject.toml
 	@test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
@@ -17,9 +17,6 @@ demo: $(STAMP)
 
 test: $(STAMP)
 	$(BIN)/python -m pytest -q
-
-wheel-check: $(STAMP)
-	$(BIN)/python tests/wheel_check.py
 
 bench: $(STAMP)
 	$(BIN)/python -m bench --quick

@@ -29,6 +29,13 @@ class _Group(click.Group):
             return super().invoke(ctx)
         except ProvgraphError as exc:
             raise click.ClickException(str(exc)) from exc
+        except UnicodeDecodeError as exc:
+            raise click.ClickException(
+                f"the input is not UTF-8 text (byte 0x{exc.object[exc.start]:02x} at offset "
+                f"{exc.start}); convert it to UTF-8 first") from exc
+        except OSError as exc:  # a user's file that cannot be read or written
+            where = f": {exc.filename}" if exc.filename else ""
+            raise click.ClickException(f"{exc.strerror or exc}{where}") from exc
 
 
 class _Ctx:
@@ -37,11 +44,13 @@ class _Ctx:
         self.memory = memory
         self._store: Any = None
 
-    def store(self) -> Any:
+    def store(self, *, create: bool = False) -> Any:
+        """The store; ``create=True`` for commands that write (init, record, import),
+        so a mistyped ``--store`` on a read command is an error, not a new empty store."""
         if self._store is None:
             from .store import open_store
 
-            self._store = open_store(self.store_path, memory=self.memory)
+            self._store = open_store(self.store_path, memory=self.memory, create=create)
         return self._store
 
     def close(self) -> None:
@@ -72,6 +81,8 @@ def cli(ctx: click.Context, store_path: str | None, memory: bool) -> None:
         provgraph record events.jsonl
         provgraph queries
     """
+    if memory and store_path:
+        raise click.UsageError("--memory and --store PATH exclude each other; pass one")
     obj = _Ctx(store_path, memory)
     ctx.obj = obj
     ctx.call_on_close(obj.close)
@@ -100,13 +111,13 @@ def init(obj: _Ctx) -> None:
     """
     from .ontology import init_store
 
-    store = obj.store()
+    store = obj.store(create=True)
     n = init_store(store)
     click.echo(f"store ready at {store.location} ({n} ontology statements loaded)", err=True)
 
 
 @cli.command()
-@click.argument("events", type=click.File("r", encoding="utf-8"))
+@click.argument("events", type=click.File("r", encoding="utf-8-sig"))
 @pass_ctx
 def record(obj: _Ctx, events: Any) -> None:
     """Record a JSONL event log (schemas/events-v1.schema.json); '-' reads stdin.
@@ -122,7 +133,7 @@ def record(obj: _Ctx, events: Any) -> None:
 
     lines = events.readlines()
     update, done = _progress(len(lines), "recording")
-    store = obj.store()
+    store = obj.store(create=True)
     before = len(store)
     try:
         rec = load_events(store, lines, name=events.name, progress=update)
@@ -243,7 +254,7 @@ def import_(obj: _Ctx, file: Any, fmt: str, graph: str | None, sources: tuple[st
             raise click.ClickException(
                 f"--format {fmt} needs the RAG answer importers (provgraph.importers), which "
                 f"are not part of this build ({exc}); import PROV or RDF documents instead") from exc
-        report = importers.import_file(obj.store(), fmt, data, name, [Path(p) for p in sources],
+        report = importers.import_file(obj.store(create=True), fmt, data, name, [Path(p) for p in sources],
                                        partial)
         for err in getattr(report, "errors", []) or []:
             click.echo(f"error: {err}", err=True)
@@ -258,7 +269,7 @@ def import_(obj: _Ctx, file: Any, fmt: str, graph: str | None, sources: tuple[st
                                f"({', '.join(_RAG_FORMATS)})")
     from .io.load import import_document
 
-    report = import_document(obj.store(), data, fmt, graph=graph, name=name)
+    report = import_document(obj.store(create=True), data, fmt, graph=graph, name=name)
     for w in report.warnings:
         click.echo(f"warning: {w}", err=True)
     graphs = ", ".join("default graph" if g is None else f"<{g}>" for g in report.graphs)

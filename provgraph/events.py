@@ -76,12 +76,23 @@ def iter_events(lines: Iterable[str], source: str = "<events>") -> Iterator[tupl
             raise EventLogError(source, n, None, f"not valid JSON ({exc.msg} at column {exc.colno})") from None
         if not isinstance(obj, dict):
             raise EventLogError(source, n, None, "each line must be a JSON object")
+        if "\\u" in line and _has_lone_surrogate(obj):
+            raise EventLogError(source, n, None, "contains a lone UTF-16 surrogate escape "
+                                "(such as \\ud800), which is not Unicode text")
         errors = sorted(validator.iter_errors(obj), key=lambda e: (len(e.path), e.path))
         if errors:
             err = errors[-1]
             field = ".".join(str(p) for p in err.path) or _missing_field(err.message) or "event"
             raise EventLogError(source, n, field, _short(err))
         yield n, obj
+
+
+def _has_lone_surrogate(obj: Any) -> bool:
+    try:
+        json.dumps(obj, ensure_ascii=False).encode("utf-8")
+    except UnicodeEncodeError:
+        return True
+    return False
 
 
 def _missing_field(message: str) -> str | None:
@@ -133,9 +144,14 @@ def load_events(store: ProvStore, source: IO[str] | Iterable[str], *, name: str 
         StoreError: the store cannot be written.
     """
     events = list(iter_events(source, name))
+    if not any(ev["event"] != "run" for _, ev in events):
+        raise EventLogError(name, max(1, len(events)), None,
+                            "the log holds no pipeline events; nothing to record")
     run_kwargs: dict[str, Any] = {}
+    run_line = 1
     if events and events[0][1]["event"] == "run":
         n, ev = events.pop(0)
+        run_line = n
         run_kwargs = {k: ev[k] for k in ("label", "config", "models", "code_revision", "packages")
                       if k in ev}
         if "iri" in ev:
@@ -149,7 +165,10 @@ def load_events(store: ProvStore, source: IO[str] | Iterable[str], *, name: str 
     if clock is not None:
         run_kwargs["clock"] = clock
     # The run's own statements join the same transaction as the events.
-    recorder = _DeferredRecorder(store, **run_kwargs)
+    try:
+        recorder = _DeferredRecorder(store, **run_kwargs)
+    except ProvgraphError as exc:
+        raise EventLogError(name, run_line, None, str(exc)) from exc
     with recorder.batch():
         recorder.write_run()
         for n, ev in events:
@@ -230,6 +249,9 @@ def _apply(rec: Recorder, records: dict[str, Any], n: int, ev: dict[str, Any], s
         ids = ev.get("ids")
         if ids is not None and len(ids) != len(ev["ranges"]):
             raise EventLogError(src, n, "ids", f"has {len(ids)} names for {len(ev['ranges'])} ranges")
+        for i, name in enumerate(ids or []):
+            if name in records or name in (ids or [])[:i]:
+                raise EventLogError(src, n, "ids", f"{name!r} is already defined")
         chunks = rec.chunking(ref("extraction"), chunker=_agent("chunker", ev["chunker"]),  # type: ignore[arg-type]
                               ranges=[tuple(r) for r in ev["ranges"]],  # type: ignore[misc]
                               parameters=ev.get("parameters"), ended_at=t("ended_at"))

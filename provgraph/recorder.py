@@ -70,6 +70,16 @@ def _check_time(name: str, value: _dt.datetime) -> _dt.datetime:
     return value
 
 
+def _given_iri(name: str, value: str | None) -> IRI | None:
+    """A caller-supplied IRI, checked: absolute, no spaces, angle brackets, quotes or braces."""
+    if value is None or value == "":
+        return None
+    if not isinstance(value, str) or not _IRI_SYNTAX.match(value):
+        raise RecordError(f"{name}={value!r} is not an absolute IRI (scheme:..., with no spaces, "
+                          "<, >, quotes or braces); omit it to mint one")
+    return IRI(value)
+
+
 def _agent_tuple(role: str, agent: Agent | tuple[str, str] | str | None) -> Agent:
     if role not in AGENT_ROLES:
         raise RecordError(f"unknown agent role {role!r}; use one of {sorted(AGENT_ROLES)}")
@@ -88,6 +98,56 @@ def _agent_tuple(role: str, agent: Agent | tuple[str, str] | str | None) -> Agen
         raise RecordError(f"{role} name must not be empty")
     return Agent(role=role, name=str(name), version=str(version or ""),
                  iri=ids.content_iri("agent", role, str(name), str(version or "")))
+
+
+_MISSING = object()
+
+
+class _Journal:
+    """Undo log of the Recorder's caches while a batch is open, so a failed batch
+    forgets what it recorded without copying the caches (issue 8: copies cost O(corpus))."""
+
+    def __init__(self) -> None:
+        self.entries: list[tuple[Any, Any, Any]] | None = None
+
+    def open(self) -> None:
+        self.entries = []
+
+    def close(self) -> None:
+        self.entries = None
+
+    def rollback(self) -> None:
+        for container, key, old in reversed(self.entries or []):
+            if isinstance(container, set):
+                set.discard(container, key)
+            elif old is _MISSING:
+                dict.pop(container, key, None)
+            else:
+                dict.__setitem__(container, key, old)
+        self.entries = None
+
+
+class _JournaledDict(dict):  # type: ignore[type-arg]
+    def __init__(self, journal: _Journal) -> None:
+        super().__init__()
+        self._journal = journal
+
+    def __setitem__(self, key: Any, value: Any) -> None:
+        if self._journal.entries is not None:
+            self._journal.entries.append((self, key, self.get(key, _MISSING)))
+        super().__setitem__(key, value)
+
+
+class _JournaledSet(set):  # type: ignore[type-arg]
+    def __init__(self, journal: _Journal) -> None:
+        super().__init__()
+        self._journal = journal
+
+    def add(self, item: Any) -> None:
+        if item not in self:
+            if self._journal.entries is not None:
+                self._journal.entries.append((self, item, None))
+            super().add(item)
 
 
 class Recorder:
@@ -129,15 +189,16 @@ class Recorder:
         self.store = store
         self._clock = clock
         self._pending: list[Quad] | None = None
-        self._written: set[IRI] = set()
-        self._agents_of: dict[IRI, frozenset[IRI]] = {}
-        self._snapshots_of: dict[IRI, frozenset[IRI]] = {}
-        self._texts: dict[IRI, str] = {}
-        iri = IRI(run_iri) if run_iri else ids.new_iri()
+        self._journal = _Journal()
+        self._written: set[IRI] = _JournaledSet(self._journal)
+        self._agents_of: dict[IRI, frozenset[IRI]] = _JournaledDict(self._journal)
+        self._snapshots_of: dict[IRI, frozenset[IRI]] = _JournaledDict(self._journal)
+        self._texts: dict[IRI, str] = _JournaledDict(self._journal)
+        iri = _given_iri("run_iri", run_iri) or ids.new_iri()
         started = self._time("started_at", started_at)
         self.run = RunRecord(iri=iri, label=label, started_at=started)
         g = iri
-        if run_iri and self.store.contains((iri, RDF.type, PG.Run, iri)):
+        if run_iri and self.store.has_subject(iri):
             return  # continuing a recorded run: its identity is already stored
         q: list[Quad] = [
             (iri, RDF.type, PROV.Bundle, g), (iri, RDF.type, PROV.Entity, g),
@@ -172,16 +233,17 @@ class Recorder:
             yield self
             return
         self._pending = []
-        saved = (set(self._written), dict(self._agents_of), dict(self._snapshots_of),
-                 dict(self._texts))
+        # An undo log instead of copies of the caches: copying cost O(corpus) per batch (issue 8).
+        self._journal.open()
         try:
             yield self
             pending, self._pending = self._pending, None
             if pending:
                 self.store.add(pending)
+            self._journal.close()
         except BaseException:
             self._pending = None
-            self._written, self._agents_of, self._snapshots_of, self._texts = saved
+            self._journal.rollback()
             raise
 
     def _emit(self, quads: list[Quad]) -> None:
@@ -204,9 +266,12 @@ class Recorder:
         if iri in self._written:
             return True
         if self.store.has_subject(iri):
-            self._written.add(iri)
+            self._mark_written(iri)
             return True
         return False
+
+    def _mark_written(self, iri: IRI) -> None:
+        self._written.add(iri)
 
     def _agent_quads(self, agent: Agent, g: IRI) -> list[Quad]:
         a = agent.iri
@@ -254,6 +319,15 @@ class Recorder:
             if seg.source is not None:
                 q.append((node, PG.segmentSource, iri_of(seg.source), g))
         return q
+
+    def _require(self, ref: Ref, what: str) -> IRI:
+        """The IRI of ``ref``, which must name something already recorded."""
+        iri = iri_of(ref)
+        if not isinstance(ref, str) or iri in self._agents_of or iri in self._written:
+            return iri
+        if _IRI_SYNTAX.match(iri) and self.store.has_subject(iri):
+            return iri
+        raise RecordError(f"{what} <{iri}> is not recorded; record it first or pass its record")
 
     def _support_agents(self, iri: IRI) -> frozenset[IRI]:
         """Agents in the support of ``iri``, from this recorder's memory or the store
@@ -308,7 +382,7 @@ class Recorder:
         observed = self._time("observed_at", observed_at)
         digest = self.store.originals.put(bytes(data))
         snap = ids.snapshot_iri(digest)
-        doc = IRI(document) if document else ids.content_iri("document", uri)
+        doc = _given_iri("document", document) or ids.content_iri("document", uri)
         prev = iri_of(revision_of) if revision_of is not None else None
         if prev == snap:
             raise RecordError(f"snapshot {snap} cannot be a revision of itself (same bytes)")
@@ -335,7 +409,7 @@ class Recorder:
                       (snap, PROV.qualifiedRevision, qual, g),
                       (qual, RDF.type, PROV.Revision, g), (qual, PROV.entity, prev, g)]
         self._emit(q)
-        self._written.add(snap)
+        self._mark_written(snap)
         self._snapshots_of[snap] = frozenset({snap})
         self._agents_of[snap] = frozenset()
         return rec
@@ -426,7 +500,7 @@ class Recorder:
               (text_iri, PG.offsetUnit, lit("codepoint"), g),
               (text_iri, PG.offsetMap, lit([list(s) for s in segs]), g)]
         self._emit(q)
-        self._written.add(iri)
+        self._mark_written(iri)
         return rec
 
     def _snapshot_size(self, snapshot: SnapshotRecord | str) -> int:
@@ -537,9 +611,9 @@ class Recorder:
                   (c, PG.end, lit(end), g), (c, PG.offsetUnit, lit("codepoint"), g),
                   (c, OA.hasSelector, sel, g), (sel, RDF.type, OA.TextPositionSelector, g),
                   (sel, OA.start, lit(start), g), (sel, OA.end, lit(end), g)]
-            self._written.add(c)
+            self._mark_written(c)
         self._emit(q)
-        self._written.add(act)
+        self._mark_written(act)
         return out
 
     def aid(self, kind: str, *, text: str, model: Agent | tuple[str, str],
@@ -586,7 +660,7 @@ class Recorder:
         for s in sources:
             q += [(act, PROV.used, s, g), (iri, PROV.wasDerivedFrom, s, g)]
         self._emit(q)
-        self._written.add(iri)
+        self._mark_written(iri)
         return rec
 
     def indexed(self, chunk: Ref, *, text: str, segments: Sequence[Segment],
@@ -631,7 +705,7 @@ class Recorder:
             q += [(act, PROV.used, c, g), (iri, PROV.wasGeneratedBy, act, g)]
         self._agents_of[iri] = frozenset(agents)
         self._emit(q)
-        self._written.add(iri)
+        self._mark_written(iri)
         return rec
 
     # ------------------------------------------------------------------ request time
@@ -643,7 +717,7 @@ class Recorder:
         """
         if not text:
             raise RecordError("query text must not be empty")
-        q_iri = IRI(iri) if iri else ids.new_iri()
+        q_iri = _given_iri("iri", iri) or ids.new_iri()
         g = self.iri
         self._emit([(q_iri, RDF.type, PROV.Entity, g), (q_iri, RDF.type, PG.Query, g),
                     (q_iri, PG.text, lit(text), g),
@@ -671,12 +745,12 @@ class Recorder:
             RecordError: duplicate or non-positive ranks.
         """
         agent = _agent_tuple("retriever", retriever)
-        act = IRI(iri) if iri else ids.new_iri()
+        act = _given_iri("iri", iri) or ids.new_iri()
         g = self.iri
         start = self._time("started_at", started_at)
         end = self._time("ended_at", ended_at) if ended_at else start
+        q_iri = self._require(query, "query")
         q = self._activity_quads(act, PG.Retrieval, g, start, end, [agent])
-        q_iri = iri_of(query)
         q.append((act, PROV.used, q_iri, g))
         if index_version:
             q.append((act, PG.indexVersion, lit(index_version), g))
@@ -723,7 +797,7 @@ class Recorder:
             RecordError: a segment outside ``text``, an unknown origin, or original or
                 generated text without a source.
         """
-        gi = IRI(iri) if iri else ids.new_iri()
+        gi = _given_iri("iri", iri) or ids.new_iri()
         act = ids.content_iri("packing", gi)
         g = self.iri
         when = self._time("at", at)
@@ -772,9 +846,9 @@ class Recorder:
             RecordError: naive times or non-JSON settings.
         """
         agent = _agent_tuple("model", model)
-        ans = IRI(iri) if iri else ids.new_iri()
+        ans = _given_iri("iri", iri) or ids.new_iri()
         act = ids.content_iri("generation", ans)
-        gi = iri_of(generator_input)
+        gi = self._require(generator_input, "generator input")
         g = self.iri
         start = self._time("started_at", started_at)
         end = self._time("ended_at", ended_at) if ended_at else start
@@ -826,10 +900,10 @@ class Recorder:
                 raise RecordError("claim text is required when the answer is given by IRI")
             if not 0 <= start <= end:
                 raise RecordError(f"claim span [{start}, {end}) is reversed or negative")
-            ans, gen = iri_of(answer), None
+            ans, gen = self._require(answer, "answer"), None
         if kind == "derivation" and (not derived_from or not warrant):
             raise RecordError("a derivation claim needs derived_from (its operands) and a warrant")
-        c = IRI(iri) if iri else ids.new_iri()
+        c = _given_iri("iri", iri) or ids.new_iri()
         g = self.iri
         q: list[Quad] = [(c, RDF.type, PROV.Entity, g), (c, RDF.type, PG.Claim, g),
                          (c, PG.answer, ans, g), (c, PG.start, lit(start), g), (c, PG.end, lit(end), g),
@@ -896,8 +970,8 @@ class Recorder:
             raise RecordError("citation quote must not be empty; omit it instead")
         if pinned_sha256 is not None and not _HEX64.match(pinned_sha256):
             raise RecordError(f"pinned_sha256 {pinned_sha256!r} is not 64 hex characters")
-        c = iri_of(claim)
-        cit = IRI(iri) if iri else ids.new_iri()
+        c = self._require(claim, "claim")
+        cit = _given_iri("iri", iri) or ids.new_iri()
         g = self.iri
         raw = target if isinstance(target, str) else iri_of(target)
         target_iri = self._as_target(raw)

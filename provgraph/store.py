@@ -32,6 +32,7 @@ from __future__ import annotations
 import contextlib
 import io
 import os
+import re
 from abc import ABC, abstractmethod
 from collections.abc import Iterable, Iterator, Mapping
 from functools import lru_cache
@@ -318,8 +319,24 @@ def _graph_from_ox(graph: Any) -> IRI | None:
     return _from_ox(graph)  # type: ignore[return-value]
 
 
+_DEFAULT_GRAPH_OX = ox.DefaultGraph()
+
+
 def _quad_to_ox(q: Quad) -> ox.Quad:
-    return ox.Quad(_to_ox(q[0]), _to_ox(q[1]), _to_ox(q[2]), _graph_to_ox(q[3]))
+    # The write hot path (issue 8 profile): exact-type fast paths for the common IRI and
+    # plain/typed Literal terms; everything else goes through _to_ox, so results are identical.
+    s, p, o, g = q[0], q[1], q[2], q[3]
+    to = type(o)
+    if to is IRI:
+        obj = _named(o)
+    elif to is Literal and not o.language:
+        obj = ox.Literal(o.value, datatype=_named(o.datatype)) if o.datatype else ox.Literal(o.value)
+    else:
+        obj = _to_ox(o)
+    return ox.Quad(_named(s) if type(s) is IRI else _to_ox(s),
+                   _named(p) if type(p) is IRI else _to_ox(p),
+                   obj,
+                   _DEFAULT_GRAPH_OX if g is None else (_named(g) if type(g) is IRI else _to_ox(g)))
 
 
 def _quad_from_ox(q: ox.Quad) -> Quad:
@@ -508,15 +525,63 @@ class EmbeddedStore(ProvStore):
                   graph: IRI | None = None) -> None:
         """Stream a large RDF file into the store without a transaction (pair: :meth:`load`).
 
+        Line-based formats (``nquads``, ``ntriples``) are loaded in windows of
+        about 48 MB cut at line ends, one pyoxigraph bulk load per window, so the
+        peak memory stays flat whatever the file size (about 300 MB measured on
+        10 million statements; pyoxigraph's single bulk load of the whole file
+        holds 1M-quad batches per thread and peaked near 1.8 GB: issue 8,
+        bench/RESULTS.md). pyoxigraph gives every loaded document fresh blank
+        nodes, so a file containing ``_:`` is loaded whole instead (one blank
+        node label, one node, as in :meth:`load`). Other formats are handed to
+        pyoxigraph's bulk loader whole.
+
         Raises:
-            SerializationError: the file does not parse (part may already be stored).
+            SerializationError: the file does not parse (earlier windows may
+                already be stored); line numbers in the message count from the
+                start of the file.
+            StoreError: the file cannot be read or the store cannot be written.
         """
         fmt = _rdf_format(format)
-        kwargs: dict[str, Any] = {"format": fmt, "path": str(path)}
+        kwargs: dict[str, Any] = {"format": fmt}
         if fmt not in (ox.RdfFormat.TRIG, ox.RdfFormat.N_QUADS):
             kwargs["to_graph"] = _graph_to_ox(graph)
+        if fmt in (ox.RdfFormat.N_QUADS, ox.RdfFormat.N_TRIPLES):
+            self._bulk_load_windows(path, format, kwargs)
+            return
         with _map_errors(f"{format} input {path}"):
-            self._store.bulk_load(**kwargs)
+            self._store.bulk_load(path=str(path), **kwargs)
+
+    def _bulk_load_windows(self, path: str | os.PathLike[str], format: str,
+                           kwargs: dict[str, Any]) -> None:
+        window = _BULK_WINDOW_BYTES
+        what = f"{format} input {path}"
+        with _map_errors(what):
+            size = os.path.getsize(path)
+            if _may_have_blank_nodes(path):
+                # pyoxigraph gives each loaded document fresh blank nodes, so a label used
+                # in two windows would become two nodes: load such files whole.
+                self._store.bulk_load(path=str(path), **kwargs)
+                return
+            raw = open(path, "rb", buffering=0)  # noqa: SIM115 - closed below
+        with raw, open(path, "rb") as probe:
+            start = 0
+            while start < size:
+                with _map_errors(what):
+                    probe.seek(min(size, start + window))
+                    probe.readline()
+                    end = probe.tell()
+                try:
+                    with _map_errors(what):
+                        self._store.bulk_load(io.BufferedReader(_FileWindow(raw, start, end), 1 << 20),
+                                              **kwargs)
+                except SerializationError as exc:
+                    cause = exc.__cause__
+                    if start == 0 or not isinstance(cause, SyntaxError):
+                        raise
+                    raise SerializationError(
+                        f"{what}: the document does not parse: "
+                        f"{_shift_lines(str(cause), _count_lines(path, start))}") from cause
+                start = end
 
     # reading
     def quads(self, subject: IRI | BNode | None = None, predicate: IRI | None = None,
@@ -619,26 +684,87 @@ class EmbeddedStore(ProvStore):
             self._tmp = None
 
 
+_BULK_WINDOW_BYTES = 48 << 20
+"""Bytes of N-Quads/N-Triples per pyoxigraph bulk load in :meth:`EmbeddedStore.bulk_load`."""
+
+
+class _FileWindow(io.RawIOBase):
+    """Bytes ``[start, end)`` of an open binary file, read without copying the window."""
+
+    def __init__(self, raw: Any, start: int, end: int) -> None:
+        self._raw, self._pos, self._end = raw, start, end
+
+    def readable(self) -> bool:
+        return True
+
+    def readinto(self, buffer: Any) -> int:
+        n = min(len(buffer), self._end - self._pos)
+        if n <= 0:
+            return 0
+        self._raw.seek(self._pos)
+        got = self._raw.readinto(memoryview(buffer)[:n]) or 0
+        self._pos += got
+        return got
+
+
+def _may_have_blank_nodes(path: str | os.PathLike[str]) -> bool:
+    """Whether ``_:`` occurs anywhere in the file (a blank node label, or the same two
+    characters inside a literal or IRI: then the answer is a harmless yes)."""
+    with open(path, "rb") as fh:
+        tail = b""
+        while block := fh.read(4 << 20):
+            if b"_:" in tail + block[:1] or b"_:" in block:
+                return True
+            tail = block[-1:]
+    return False
+
+
+def _count_lines(path: str | os.PathLike[str], upto: int) -> int:
+    """Newlines in the first ``upto`` bytes of ``path`` (used on the error path only)."""
+    lines = 0
+    with open(path, "rb") as fh:
+        while upto > 0:
+            block = fh.read(min(upto, 1 << 20))
+            if not block:
+                break
+            lines += block.count(b"\n")
+            upto -= len(block)
+    return lines
+
+
+def _shift_lines(message: str, offset: int) -> str:
+    """``message`` with each ``line N`` turned into ``line N+offset``."""
+    return re.sub(r"\bline (\d+)", lambda m: f"line {int(m.group(1)) + offset}", message)
+
+
 def _ntriples_quad(q: ox.Quad) -> str:
     if isinstance(q.graph_name, ox.DefaultGraph):
         return f"{q.subject} {q.predicate} {q.object} ."
     return f"GRAPH {q.graph_name} {{ {q.subject} {q.predicate} {q.object} }}"
 
 
-def open_store(path: str | os.PathLike[str] | None = None, *, memory: bool = False) -> ProvStore:
+def open_store(path: str | os.PathLike[str] | None = None, *, memory: bool = False,
+               create: bool = True) -> ProvStore:
     """Open the provgraph store.
 
     Args:
         path: store directory; ``None`` uses :func:`default_store_path`
             (``$PROVGRAPH_STORE`` or ``./.provgraph``).
         memory: ``True`` opens an in-memory store instead (``path`` is ignored).
+        create: create the store when it does not exist; ``False`` makes a missing
+            store an error (read-only commands use this so a mistyped path is caught).
 
     Raises:
-        StoreError: the store cannot be opened.
+        StoreError: the store cannot be opened, or does not exist and ``create`` is false.
     """
     if memory:
         return EmbeddedStore(None)
-    return EmbeddedStore(path if path is not None else default_store_path())
+    where = Path(path) if path is not None else default_store_path()
+    if not create and not (where / "rdf").is_dir():
+        raise StoreError(
+            f"no provgraph store at {where}; check --store / $PROVGRAPH_STORE, or create one "
+            "with 'provgraph init' (record and import also create it)")
+    return EmbeddedStore(where)
 
 
 _SYNTAX_CHECKER: Any = None

@@ -84,3 +84,37 @@ def test_every_command_has_help_with_an_example(runner):
         res = runner.invoke(cli, [name, "-h"])
         assert res.exit_code == 0, name
         assert "Example" in res.stdout, f"{name} help has no example"
+
+
+def test_read_commands_do_not_create_a_store(runner, tmp_path):
+    missing = tmp_path / "typo"
+    res = runner.invoke(cli, ["--store", str(missing), "query", "lineage", "-p", "entity=urn:x"])
+    assert res.exit_code == 1
+    assert res.stderr.startswith(f"Error: no provgraph store at {missing}")
+    assert not missing.exists()
+
+
+def test_non_utf8_input_and_unwritable_paths_are_errors_not_tracebacks(runner, tmp_path):
+    log = tmp_path / "latin1.jsonl"
+    log.write_bytes('{"event": "query", "text": "caf\xe9"}\n'.encode("latin-1"))
+    res = runner.invoke(cli, ["--store", str(tmp_path / "s"), "record", str(log)])
+    assert res.exit_code == 1
+    assert res.stderr == ("Error: the input is not UTF-8 text (byte 0xe9 at offset 31); "
+                          "convert it to UTF-8 first\n")
+    rq = tmp_path / "bad.rq"
+    rq.write_bytes(b"\xff\xfe")
+    res = runner.invoke(cli, ["--memory", "query", str(rq)])
+    assert res.exit_code == 1 and res.stderr.startswith("Error: the input is not UTF-8 text")
+
+
+def test_event_log_with_a_byte_order_mark_is_read(runner, tmp_path):
+    log = tmp_path / "bom.jsonl"
+    log.write_bytes(b"\xef\xbb\xbf" + "\n".join(pipeline.events()).encode())
+    res = runner.invoke(cli, ["--store", str(tmp_path / "s"), "record", str(log)])
+    assert res.exit_code == 0, res.output
+
+
+def test_memory_and_store_exclude_each_other(runner, tmp_path):
+    res = runner.invoke(cli, ["--memory", "--store", str(tmp_path), "queries"])
+    assert res.exit_code == 2
+    assert "--memory and --store PATH exclude each other" in res.stderr

@@ -73,3 +73,32 @@ def test_base64_content_keeps_exact_bytes(store):
     load_events(store, lines)
     from provgraph.originals import sha256_hex
     assert store.originals.get(sha256_hex(b"\xfe\xff\x00\x01")) == b"\xfe\xff\x00\x01"
+
+
+def test_lone_surrogates_bad_iris_and_dangling_refs_are_line_errors(store):
+    with pytest.raises(EventLogError, match="lone UTF-16 surrogate") as exc:
+        load_events(store, ['{"event": "query", "text": "ok"}', '{"event": "query", "text": "\\ud800"}'])
+    assert exc.value.line == 2
+    with pytest.raises(EventLogError, match="is not an absolute IRI") as exc:
+        load_events(store, ['{"event": "query", "text": "q", "iri": "not an iri"}'])
+    assert exc.value.line == 1
+    with pytest.raises(EventLogError, match="is not an absolute IRI"):
+        load_events(store, ['{"event": "run", "iri": "urn:x> <y"}', '{"event": "query", "text": "q"}'])
+    with pytest.raises(EventLogError, match="claim <urn:x:claim> is not recorded") as exc:
+        load_events(store, ['{"event": "query", "text": "q"}',
+                            '{"event": "citation", "claim": "urn:x:claim", "target": "doc-1"}'])
+    assert exc.value.line == 2
+    assert len(store) == 0
+
+
+def test_empty_log_and_duplicate_chunk_ids_are_errors(store):
+    with pytest.raises(EventLogError, match="no pipeline events"):
+        load_events(store, [])
+    with pytest.raises(EventLogError, match="no pipeline events"):
+        load_events(store, ['{"event": "run", "label": "only a run"}'])
+    lines = pipeline.events()
+    lines[5] = lines[5].replace('"ids": ["cp0", "cp1", "cp2"]', '"ids": ["cp0", "p1", "cp2"]')
+    with pytest.raises(EventLogError, match="'p1' is already defined") as exc:
+        load_events(store, lines)
+    assert exc.value.line == 6 and exc.value.field == "ids"
+    assert len(store) == 0

@@ -1,0 +1,349 @@
+"""``python -m bench --quick | --full``: run the provgraph benchmarks and print a report.
+
+Quick mode (``make bench``, under 2 minutes on 2 cores): 1,000 answers, a
+1-million-statement N-Quads import, PROV-JSON export of 1,000 answers.
+Full mode (``make bench-full``): 10,000 and 100,000 answers (``--max-answers``
+caps it), the 10-million-statement import, PROV-JSON export of 10,000 answers.
+
+``--results bench/RESULTS.md`` replaces this mode's section of that file (between
+``<!-- bench:MODE:start -->`` and ``<!-- bench:MODE:end -->``) with the report.
+Progress goes to stderr, the report to stdout.
+"""
+
+from __future__ import annotations
+
+import argparse
+import datetime as dt
+import importlib
+import importlib.metadata
+import json
+import os
+import platform
+import re
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+from . import bench_export, bench_import, bench_record
+
+TARGETS = {
+    "record": 1.5,  # Recorder / raw per-answer transactional insert, at most
+    "import": 0.7,  # provgraph / pyoxigraph bulk import rate, at least
+    "size": 1.2,  # provgraph / pyoxigraph disk use for the same statements, at most
+    "import_rss_mb": 500,  # peak resident memory while importing, below
+    "export_speedup": 5.0,  # whole-run PROV-JSON export vs the prov package, at least
+    "export_rss_mb": 500,
+    "claim_ms": 10.0,  # one claim bundle, at most
+}
+
+
+def _log(msg: str) -> None:
+    print(msg, file=sys.stderr, flush=True)
+
+
+def machine() -> dict[str, str]:
+    """CPU model, cores, memory, load, versions: what the report's numbers depend on."""
+    cpu = "unknown"
+    try:
+        for line in Path("/proc/cpuinfo").read_text().splitlines():
+            if line.startswith("model name"):
+                cpu = line.split(":", 1)[1].strip()
+                break
+        mem = next((line.split()[1] for line in Path("/proc/meminfo").read_text().splitlines()
+                    if line.startswith("MemTotal")), "0")
+        mem_gb = f"{int(mem) / 1024 / 1024:.1f} GB"
+    except OSError:
+        mem_gb = "unknown"
+    import provgraph
+
+    versions = {"provgraph": f"{provgraph.__version__} ({Path(provgraph.__file__).parent})"}
+    for name in ("pyoxigraph", "prov"):
+        try:
+            versions[name] = importlib.metadata.version(name)
+        except importlib.metadata.PackageNotFoundError:
+            versions[name] = "not installed"
+    return {"cpu": cpu, "nproc": str(len(os.sched_getaffinity(0))), "memory": mem_gb,
+            "os": platform.platform(), "python": platform.python_version(), **versions}
+
+
+def _load() -> str:
+    try:
+        return " ".join(Path("/proc/loadavg").read_text().split()[:3])
+    except OSError:
+        return "?"
+
+
+# --------------------------------------------------------------------------- rendering
+
+def _fmt(x: Any, digits: int = 2) -> str:
+    if x is None:
+        return "–"
+    if isinstance(x, float):
+        if abs(x) >= 1000:
+            return f"{x:,.0f}"
+        return f"{x:.{digits}f}"
+    if isinstance(x, int):
+        return f"{x:,}"
+    return str(x)
+
+
+def _verdict(ok: bool | None) -> str:
+    return "–" if ok is None else ("**pass**" if ok else "**FAIL**")
+
+
+class Table:
+    def __init__(self) -> None:
+        self.rows: list[list[str]] = []
+
+    def add(self, measure: str, value: Any, baseline_name: str, baseline: Any, ratio: Any,
+            target: str = "", ok: bool | None = None, unit: str = "") -> None:
+        v = f"{_fmt(value)} {unit}".strip() if value is not None else "–"
+        b = f"{_fmt(baseline)} {unit}".strip() if baseline is not None else "–"
+        r = f"{ratio:.2f}×" if isinstance(ratio, float) else (ratio or "–")
+        self.rows.append([measure, v, f"{baseline_name}: {b}" if baseline_name else b, r,
+                          target or "–", _verdict(ok)])
+
+    def render(self) -> str:
+        head = ["measure", "provgraph", "baseline (same run)", "ratio", "target", "result"]
+        out = ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
+        out += ["| " + " | ".join(r) + " |" for r in self.rows]
+        return "\n".join(out)
+
+
+def render_record(r: dict[str, Any]) -> str:
+    n, ms, ratios = r["answers"], r["ms_per_answer"], r["ratios"]
+    t = Table()
+    if "recorder_tx" in ms and "raw_tx" in ms:
+        ratio = ratios["recorder_tx/raw_tx"]
+        t.add("record, one transaction per answer", ms["recorder_tx"],
+              "pyoxigraph `Store.extend`, quads pre-built", ms["raw_tx"], ratio,
+              f"≤ {TARGETS['record']}×", ratio <= TARGETS["record"], "ms/answer")
+    if "recorder_tx" in ms and "raw_tx_build" in ms:
+        t.add("record, one transaction per answer", ms["recorder_tx"],
+              "pyoxigraph `Store.extend`, terms built in the loop", ms["raw_tx_build"],
+              ratios["recorder_tx/raw_tx_build"], "", None, "ms/answer")
+    if "recorder_batch" in ms and "raw_batch" in ms:
+        t.add(f"record, one transaction per {bench_record.SLICE:,} answers", ms["recorder_batch"],
+              "`Store.extend` per slice", ms["raw_batch"], ratios["recorder_batch/raw_batch"],
+              "", None, "ms/answer")
+    if "recorder_batch" in ms and "raw_bulk" in ms:
+        t.add(f"record, one transaction per {bench_record.SLICE:,} answers", ms["recorder_batch"],
+              "`Store.bulk_extend` per slice (no transaction)", ms["raw_bulk"],
+              ratios["recorder_batch/raw_bulk"], "", None, "ms/answer")
+    ing = r["ingestion_seconds"]
+    if "recorder_tx" in ing and "raw_tx" in ing:
+        t.add(f"ingestion of {r['ingestion_statements']:,} statements (snapshots with retained "
+              "originals, extractions, chunks), one transaction per document",
+              ing["recorder_tx"], "`Store.extend`", ing["raw_tx"],
+              ing["recorder_tx"] / ing["raw_tx"], "", None, "s")
+    sz = r["store_bytes"]
+    if "recorder_tx" in sz and "raw_tx" in sz:
+        for k, label in (("reopened", "after close and reopen"), ("optimized", "after `optimize()`")):
+            a, b = sz["recorder_tx"][k] / n, sz["raw_tx"][k] / n
+            t.add(f"disk per answer, RDF files {label}", a, "pyoxigraph, same statements", b,
+                  a / b, f"≤ {TARGETS['size']}×", a / b <= TARGETS["size"], "bytes")
+        if "originals_bytes" in r:
+            a = (sz["recorder_tx"]["reopened"] + r["originals_bytes"]) / n
+            b = sz["raw_tx"]["reopened"] / n
+            t.add("disk per answer, with the retained originals", a, "pyoxigraph RDF only", b,
+                  a / b, "", None, "bytes")
+    lines = [f"#### Recording {n:,} answers ({r['statements_per_answer']:.1f} statements per "
+             f"answer; {r['ingestion_statements']:,} ingestion statements)", "", t.render(), ""]
+    same = len(set(r["quads_in_store"].values())) == 1
+    lines.append(f"All {len(r['quads_in_store'])} stores hold the same "
+                 f"{next(iter(r['quads_in_store'].values())):,} quads: {'yes' if same else 'NO'}. "
+                 f"Seconds per variant (answers only): "
+                 + ", ".join(f"{k} {v:.2f}" for k, v in r["seconds"].items()) + ". "
+                 "Store bytes: " + ", ".join(f"{k} {v['reopened'] / 1e6:.1f} MB"
+                                            for k, v in sz.items()) + " (after reopen).")
+    return "\n".join(lines) + "\n"
+
+
+def render_import(r: dict[str, Any]) -> str:
+    pgi, oxi = r["provgraph"], r["pyoxigraph"]
+    t = Table()
+    t.add("N-Quads bulk import rate", pgi["rate"], "pyoxigraph `Store.bulk_load(path)`",
+          oxi["rate"], r["ratio"], f"≥ {TARGETS['import']}×", r["ratio"] >= TARGETS["import"],
+          "statements/s")
+    lim = TARGETS["import_rss_mb"]
+    t.add("peak resident memory during the import", pgi["maxrss_mb"], "pyoxigraph", oxi["maxrss_mb"],
+          pgi["maxrss_mb"] / oxi["maxrss_mb"], f"< {lim} MB", pgi["maxrss_mb"] < lim, "MB")
+    f = r["file"]
+    return (f"#### Importing {r['statements']:,} statements of N-Quads ({f['bytes'] / 1e6:,.0f} MB, "
+            f"{f['answers']:,} answers of the workload)\n\n{t.render()}\n\n"
+            f"Library path `EmbeddedStore.bulk_load(path, \"nquads\")` into an empty on-disk store, "
+            f"each load in its own process (peak = `VmHWM` of that process, interpreter included: "
+            f"{pgi['maxrss_before_mb']:.0f} MB before loading). Seconds: provgraph "
+            f"{pgi['seconds']:.1f}, pyoxigraph {oxi['seconds']:.1f}; quads stored: provgraph "
+            f"{pgi['quads']:,}, pyoxigraph {oxi['quads']:,}. The `provgraph import` command "
+            "(branch `interchange`) calls this path.\n")
+
+
+def render_export(r: dict[str, Any]) -> str:
+    p, g = r["prov"], r["provgraph"]
+    n = r["answers"]
+    t = Table()
+    base_s = p["build_s"] + p["write_s"]
+    if g.get("available"):
+        sp = base_s / g["run_s"]
+        t.add(f"whole run ({n:,} answers) to PROV-JSON", g["run_s"], "prov: build + serialize",
+              base_s, f"{sp:.1f}× faster", f"≥ {TARGETS['export_speedup']}× faster",
+              sp >= TARGETS["export_speedup"], "s")
+        t.add("one claim bundle to PROV-JSON, median", g["claim_ms_median"], "prov",
+              p["claim_ms_median"], g["claim_ms_median"] / p["claim_ms_median"],
+              f"≤ {TARGETS['claim_ms']} ms", g["claim_ms_median"] <= TARGETS["claim_ms"], "ms")
+    else:
+        t.add(f"whole run ({n:,} answers) to PROV-JSON", None, "prov: build + serialize",
+              base_s, "not available", f"≥ {TARGETS['export_speedup']}× faster", None, "s")
+        t.add("peak memory of that export", None, "prov", p["maxrss_mb"], "not available",
+              f"< {TARGETS['export_rss_mb']} MB", None, "MB")
+        t.add("one claim bundle to PROV-JSON, median", None, "prov", p["claim_ms_median"],
+              "not available", f"≤ {TARGETS['claim_ms']} ms", None, "ms")
+        t.add("PROV-JSON import of that document", None, "prov: `ProvDocument.deserialize`",
+              p["read_s"], "not available", "", None, "s")
+    text = (f"#### PROV-JSON ({n:,} answers)\n\n{t.render()}\n\n"
+            f"prov package baseline: build {p['build_s']:.2f} s + serialize {p['write_s']:.2f} s, "
+            f"{p['bytes'] / 1e6:.1f} MB of PROV-JSON, {p['records']:,} records, peak "
+            f"{p['maxrss_mb']:.0f} MB (child process); reading it back {p['read_s']:.2f} s, peak "
+            f"{p['read_maxrss_mb']:.0f} MB; one claim bundle {p['claim_ms_median']:.1f} ms median, "
+            f"{p['claim_ms_p95']:.1f} ms p95.")
+    if not g.get("available"):
+        text += f" provgraph: not available ({g.get('reason')})."
+    return text + "\n"
+
+
+def render_hook(name: str, res: Any) -> str:
+    if not isinstance(res, dict):
+        return f"#### {name}\n\n{res!r}\n"
+    out = [f"#### {name}", ""]
+    rows = res.get("rows")
+    if isinstance(rows, list):
+        t = Table()
+        for row in rows:
+            t.add(str(row.get("measure", "?")), row.get("value"), str(row.get("baseline") or ""),
+                  row.get("baseline_value"), row.get("ratio"), str(row.get("target") or ""),
+                  row.get("ok"), str(row.get("unit") or ""))
+        out += [t.render(), ""]
+    for note in res.get("notes", []):
+        out.append(f"- {note}")
+    rest = {k: v for k, v in res.items() if k not in ("rows", "notes")}
+    if rest:
+        out += ["", "```json", json.dumps(rest, indent=1, default=str), "```"]
+    return "\n".join(out) + "\n"
+
+
+# --------------------------------------------------------------------------- running
+
+def run_hook(module: str, quick: bool) -> tuple[str, Any]:
+    """``("ok", result)``, or ``("absent", reason)`` when the module is not there yet."""
+    try:
+        mod = importlib.import_module(f"bench.{module}")
+    except ModuleNotFoundError as exc:
+        if exc.name in (f"bench.{module}",):
+            return "absent", "(not available yet)"
+        raise
+    return "ok", mod.run(quick)
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(prog="python -m bench", description=__doc__.split("\n\n")[0])
+    mode = ap.add_mutually_exclusive_group(required=True)
+    mode.add_argument("--quick", action="store_true", help="1,000 answers; under 2 minutes")
+    mode.add_argument("--full", action="store_true", help="10,000 and 100,000 answers; long")
+    ap.add_argument("--only", default="record,import,export,queries,resolver,profile",
+                    help="comma-separated parts to run")
+    ap.add_argument("--max-answers", type=int, default=None,
+                    help="full mode: skip recording scales above this")
+    ap.add_argument("--import-statements", type=int, default=None,
+                    help="override the N-Quads import size")
+    ap.add_argument("--workdir", default=None, help="where temporary stores go (default: $TMPDIR)")
+    ap.add_argument("--results", default=None,
+                    help="replace this mode's section of a Markdown file (e.g. bench/RESULTS.md)")
+    ap.add_argument("--json", default=None, help="also write the raw results as JSON")
+    args = ap.parse_args(argv)
+    quick = bool(args.quick)
+    parts = set(args.only.split(","))
+    label = "quick" if quick else "full"
+    t_start = time.perf_counter()
+    m = machine()
+    raw: dict[str, Any] = {"mode": label, "machine": m, "load_before": _load()}
+    sections: list[str] = []
+
+    scales = [1000] if quick else [10_000, 100_000]
+    if args.max_answers:
+        scales = [s for s in scales if s <= args.max_answers] or [args.max_answers]
+    if "record" in parts:
+        raw["record"] = []
+        for n in scales:
+            _log(f"recording {n:,} answers ...")
+            variants = (bench_record.ALL_VARIANTS if n <= 10_000
+                        else ("recorder_tx", "raw_tx", "recorder_batch", "raw_bulk"))
+            r = bench_record.run(n, workdir=args.workdir, variants=variants, log=_log)
+            r["load_after"] = _load()
+            raw["record"].append(r)
+            sections.append(render_record(r))
+    if "import" in parts:
+        n = args.import_statements or (1_000_000 if quick else 10_000_000)
+        _log(f"importing {n:,} statements ...")
+        r = bench_import.run(n, workdir=args.workdir, log=_log)
+        raw["import"] = r
+        sections.append(render_import(r))
+    if "export" in parts:
+        n = 1000 if quick else 10_000
+        _log(f"PROV-JSON export of {n:,} answers ...")
+        r = bench_export.run(n, workdir=args.workdir, n_claims=50 if quick else 200)
+        raw["export"] = r
+        sections.append(render_export(r))
+    for part, module, title in (("queries", "bench_queries", "Queries: lineage, stale, impact"),
+                                ("resolver", "bench_resolver", "Resolver throughput")):
+        if part in parts:
+            _log(f"{title} ...")
+            try:
+                status, res = run_hook(module, quick)
+            except Exception as exc:  # a broken hook must not lose the other results
+                status, res = "failed", f"failed: {type(exc).__name__}: {exc}"
+            raw[part] = res
+            sections.append(render_hook(title, res) if status == "ok"
+                            else f"#### {title}\n\n{res} (bench/{module}.py, branch `{part}`)\n")
+    if "profile" in parts:
+        _log("profiling the Recorder ...")
+        prof = bench_record.profile_recorder(300 if quick else 2000, workdir=args.workdir, top=15)
+        raw["profile"] = prof
+        sections.append("#### Where the Recorder's time goes (cProfile, one transaction per answer, "
+                        "on disk)\n\n```\n" + prof + "```\n")
+
+    elapsed = time.perf_counter() - t_start
+    raw["elapsed_s"] = elapsed
+    raw["load_after"] = _load()
+    head = (f"### {label} mode: `{' '.join(['python -m bench'] + (argv if argv is not None else sys.argv[1:]))}`\n\n"
+            f"- date: {dt.datetime.now(dt.timezone.utc).isoformat(timespec='seconds')}\n"
+            f"- machine: {m['cpu']}, {m['nproc']} cores, {m['memory']} RAM; {m['os']}\n"
+            f"- versions: Python {m['python']}, provgraph {m['provgraph']}, pyoxigraph "
+            f"{m['pyoxigraph']}, prov {m['prov']}\n"
+            f"- load average (1, 5, 15 min) before: {raw['load_before']}; after: {raw['load_after']}\n"
+            f"- total time: {elapsed:.0f} s\n")
+    report = head + "\n" + "\n".join(sections)
+    print(report)
+    if args.json:
+        Path(args.json).write_text(json.dumps(raw, indent=1, default=str))
+    if args.results:
+        replace_section(Path(args.results), label, report)
+    _log(f"done in {elapsed:.0f} s")
+    return 0
+
+
+def replace_section(path: Path, label: str, report: str) -> None:
+    """Put ``report`` between this mode's markers in ``path`` (appending them if absent)."""
+    start, end = f"<!-- bench:{label}:start -->", f"<!-- bench:{label}:end -->"
+    text = path.read_text(encoding="utf-8") if path.exists() else ""
+    block = f"{start}\n{report.rstrip()}\n{end}"
+    if start in text and end in text:
+        text = re.sub(re.escape(start) + r".*?" + re.escape(end), lambda _: block, text, flags=re.S)
+    else:
+        text = text.rstrip() + "\n\n" + block + "\n"
+    path.write_text(text, encoding="utf-8")
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,376 @@
+"""Benchmark 4: export to PROV-JSON, one claim bundle and one whole run, against
+the ``prov`` package building and serializing the same document; and the
+``prov`` package reading that document back (the baseline of PROV-JSON import).
+
+The baseline is what a team without provgraph would write: build a
+``prov.model.ProvDocument`` from the application's own records (the workload
+specs, with the same IRIs the Recorder mints), one bundle for the run and one
+for the shared ingestion, then ``serialize(format="json")``. Each whole-run
+measurement runs in a child process so that its peak resident memory
+(``resource.getrusage``) is its own.
+
+provgraph's exporter is written on the ``interchange`` branch
+(``provgraph/io``). When ``provgraph.io`` has an ``export`` function the
+benchmark records the workload into an on-disk store and times it through
+:func:`_call_export`; until then it reports "not available".
+"""
+
+from __future__ import annotations
+
+import importlib
+import io
+import json
+import os
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+from typing import Any
+
+import prov.model as pm
+
+from provgraph.vocab import PG as _PG
+
+from . import workload as w
+
+PG_NS = pm.Namespace("pg", "https://w3id.org/provgraph/ns#")
+OA_NS = pm.Namespace("oa", "http://www.w3.org/ns/oa#")
+
+
+class _Names:
+    """QualifiedNames for IRIs, registering one namespace per IRI prefix."""
+
+    def __init__(self, doc: pm.ProvDocument) -> None:
+        self.doc = doc
+        self.spaces: dict[str, pm.Namespace] = {}
+        self.cache: dict[str, pm.QualifiedName] = {}
+
+    def __call__(self, iri: str) -> pm.QualifiedName:
+        got = self.cache.get(iri)
+        if got is not None:
+            return got
+        cut = max(iri.rfind("#"), iri.rfind(";"), iri.rfind(":"), iri.rfind("/")) + 1
+        base, local = iri[:cut], iri[cut:]
+        ns = self.spaces.get(base)
+        if ns is None:
+            ns = self.doc.add_namespace(f"n{len(self.spaces)}", base)
+            self.spaces[base] = ns
+        q = self.cache[iri] = ns[local]
+        return q
+
+
+def _pg(term: str) -> pm.QualifiedName:
+    assert term in _PG._terms  # noqa: SLF001 - same vocabulary as the Recorder
+    return PG_NS[term]
+
+
+class ProvBuilder:
+    """Builds the baseline ``ProvDocument`` for a workload (or part of one)."""
+
+    def __init__(self, wl: w.Workload, ing: w.Ingested) -> None:
+        self.wl, self.ing = wl, ing
+        self.doc = pm.ProvDocument()
+        self.doc.add_namespace(PG_NS)
+        self.doc.add_namespace(OA_NS)
+        self.qn = _Names(self.doc)
+        self.run = self.doc.bundle(self.qn(wl.run_iri))
+        self.ingestion = self.doc.bundle(self.qn("urn:provgraph:graph:ingestion"))
+        self._chunks_done: set[int] = set()
+        self._snaps_done: set[int] = set()
+        self._agents: dict[tuple[str, str, str], pm.QualifiedName] = {}
+
+    def agent(self, bundle: pm.ProvBundle, role: str, name: str, version: str) -> pm.QualifiedName:
+        key = (str(bundle.identifier), name, version)
+        q = self._agents.get(key)
+        if q is None:
+            q = self.qn(f"urn:provgraph:agent:{role}-{name}-{version}")
+            bundle.agent(q, {pm.PROV_TYPE: pm.PROV["SoftwareAgent"], _pg("agentName"): name,
+                             _pg("agentVersion"): version})
+            self._agents[key] = q
+        return q
+
+    # ingestion ---------------------------------------------------------------
+    def snapshot(self, s: int) -> pm.QualifiedName:
+        snap = self.ing.snapshots[s]
+        q = self.qn(snap.iri)
+        if s in self._snaps_done:
+            return q
+        self._snaps_done.add(s)
+        b, c = self.ingestion, self.wl.corpus
+        doc = self.qn(snap.document)
+        b.entity(doc, {pm.PROV_TYPE: _pg("Document"), _pg("sourceUri"): snap.source_uri})
+        b.entity(q, {pm.PROV_TYPE: _pg("SourceSnapshot"), _pg("sha256"): snap.sha256,
+                     _pg("byteSize"): snap.byte_size, _pg("mediaType"): snap.media_type,
+                     _pg("sourceUri"): snap.source_uri, _pg("observedAt"): snap.observed_at})
+        b.specializationOf(q, doc)
+        ext = self.qn(f"urn:provgraph:extraction:bench-{s}")
+        text = self.qn(f"urn:provgraph:text:bench-{s}")
+        b.activity(ext, None, snap.observed_at, {pm.PROV_TYPE: _pg("Extraction")})
+        b.used(ext, q)
+        b.wasAssociatedWith(ext, self.agent(b, "parser", w.PARSER_NAME, c.parser_version(s)))
+        b.entity(text, {pm.PROV_TYPE: _pg("ExtractedText"), _pg("offsetUnit"): "codepoint",
+                        _pg("offsetMap"): json.dumps([[0, len(c.texts[s]), 0, snap.byte_size]])})
+        b.wasGeneratedBy(text, ext)
+        b.wasDerivedFrom(text, q)
+        rev = self.ing.revisions.get(s)
+        if rev is not None:
+            rq = self.qn(rev.iri)
+            b.entity(rq, {pm.PROV_TYPE: _pg("SourceSnapshot"), _pg("sha256"): rev.sha256,
+                          _pg("byteSize"): rev.byte_size, _pg("observedAt"): rev.observed_at})
+            b.specializationOf(rq, doc)
+            b.wasRevisionOf(rq, q)
+        return q
+
+    def chunk(self, i: int) -> pm.QualifiedName:
+        ch = self.ing.chunks[i]
+        q = self.qn(ch.iri)
+        if i in self._chunks_done:
+            return q
+        self._chunks_done.add(i)
+        s = self.wl.corpus.snapshot_of(i)
+        self.snapshot(s)
+        b = self.ingestion
+        chunking = self.qn(f"urn:provgraph:chunking:bench-{s}")
+        b.entity(q, {pm.PROV_TYPE: _pg("Chunk"), _pg("text"): ch.text, _pg("start"): ch.start,
+                     _pg("end"): ch.end, _pg("offsetUnit"): "codepoint"})
+        b.wasGeneratedBy(q, chunking)
+        b.wasDerivedFrom(q, self.qn(f"urn:provgraph:text:bench-{s}"))
+        b.wasAssociatedWith(chunking, self.agent(b, "chunker", *w.CHUNKER))
+        return q
+
+    # request time --------------------------------------------------------------
+    def answer(self, a: w.AnswerSpec, claims: tuple[int, ...] | None = None) -> None:
+        """Add answer ``a`` (or, with ``claims``, only what those claims' lineage needs:
+        the retrieval and generation chain is shared by all claims of an answer)."""
+        wl, b, qn, i = self.wl, self.run, self.qn, a.index
+        t = wl.answer_time(i)
+        query = qn(wl.iri("query", i))
+        b.entity(query, {pm.PROV_TYPE: _pg("Query"), _pg("text"): a.query})
+        r = qn(wl.iri("retrieval", i))
+        b.activity(r, t, t, {pm.PROV_TYPE: _pg("Retrieval"), _pg("indexVersion"): "idx-2026-03-01"})
+        b.wasAssociatedWith(r, self.agent(b, "retriever", *w.RETRIEVER))
+        b.used(r, query)
+        for rank, (c, score) in enumerate(a.hits, 1):
+            b.used(r, self.chunk(c), identifier=qn(f"{wl.iri('retrieval', i)}#hit-{rank}"),
+                   other_attributes={_pg("rank"): rank, _pg("score"): score})
+        gi_iri = wl.iri("input", i)
+        gi, packing = qn(gi_iri), qn(f"urn:provgraph:packing:bench-{i}")
+        b.activity(packing, t, t, {pm.PROV_TYPE: _pg("ContextPacking")})
+        b.entity(gi, {pm.PROV_TYPE: _pg("GeneratorInput"),
+                      _pg("text"): f"Answer from the context.\n{a.query}"})
+        b.wasGeneratedBy(gi, packing)
+        b.wasInformedBy(packing, r)
+        gen, ans = qn(f"urn:provgraph:generation:bench-{i}"), qn(wl.iri("answer", i))
+        b.activity(gen, t, t, {pm.PROV_TYPE: _pg("Generation"),
+                               _pg("settings"): json.dumps({"temperature": 0})})
+        model = self.agent(b, "model", *w.MODEL)
+        b.wasAssociatedWith(gen, model)
+        b.used(gen, gi)
+        b.entity(ans, {pm.PROV_TYPE: _pg("Answer"), _pg("text"): a.answer})
+        b.wasGeneratedBy(ans, gen, t)
+        agents = [self.agent(b, "retriever", *w.RETRIEVER), model]
+        n = 0
+        for k, cl in enumerate(a.claims):
+            cits = []
+            for cit in cl.citations:
+                if claims is None or k in claims:
+                    cq = qn(wl.iri("citation", i, n))
+                    target = (self.snapshot(wl.corpus.snapshot_of(cit.chunk)) if cit.snapshot
+                              else self.chunk(cit.chunk))
+                    attrs: list[tuple[Any, Any]] = [
+                        (pm.PROV_TYPE, _pg("Citation")), (_pg("targetId"), str(target.uri)),
+                        (_pg("target"), target)]
+                    if cit.start is not None:
+                        attrs += [(_pg("start"), cit.start), (_pg("end"), cit.end),
+                                  (_pg("offsetUnit"), cit.unit), (_pg("endInclusive"), False)]
+                    if cit.quote is not None:
+                        attrs.append((OA_NS["exact"], cit.quote))
+                    b.entity(cq, attrs)
+                    cits.append((cq, target, cit))
+                n += 1
+            if claims is not None and k not in claims:
+                continue
+            c = qn(wl.iri("claim", i, k))
+            attrs = [(pm.PROV_TYPE, _pg("Claim")), (_pg("answer"), ans), (_pg("start"), cl.start),
+                     (_pg("end"), cl.end), (_pg("text"), a.answer[cl.start:cl.end]),
+                     (_pg("claimKind"), cl.kind), (_pg("claimStatus"), "supported")]
+            attrs += [(_pg("citation"), cq) for cq, _, _ in cits]
+            attrs += [(_pg("supportAgent"), ag) for ag in agents]
+            attrs += [(_pg("citedSnapshot"), self.snapshot(wl.corpus.snapshot_of(cit.chunk)))
+                      for _, _, cit in cits]
+            b.entity(c, attrs)
+            b.wasGeneratedBy(c, gen)
+
+
+def _ingested(wl: w.Workload) -> w.Ingested:
+    cs = w.CaptureStore()
+    try:
+        return w.record_ingestion(w.new_recorder(cs, wl), wl)
+    finally:
+        cs.close()
+
+
+def _maxrss_mb() -> float:
+    from .bench_import import peak_rss_mb
+
+    return peak_rss_mb()
+
+
+# --------------------------------------------------------------------------- child processes
+
+def _child_build(answers: int, out: str) -> dict[str, Any]:
+    wl = w.Workload(answers)
+    ing = _ingested(wl)
+    specs = list(wl.specs())
+    base = _maxrss_mb()
+    t0 = time.perf_counter()
+    pb = ProvBuilder(wl, ing)
+    for a in specs:
+        pb.answer(a)
+    t1 = time.perf_counter()
+    with open(out, "w", encoding="utf-8") as fh:
+        pb.doc.serialize(fh, format="json")
+    t2 = time.perf_counter()
+    return {"build_s": t1 - t0, "write_s": t2 - t1, "maxrss_mb": _maxrss_mb(),
+            "maxrss_before_mb": base, "bytes": os.path.getsize(out)}
+
+
+def _child_read(path: str) -> dict[str, Any]:
+    base = _maxrss_mb()
+    t0 = time.perf_counter()
+    with open(path, encoding="utf-8") as fh:
+        doc = pm.ProvDocument.deserialize(fh, format="json")
+    t1 = time.perf_counter()
+    n = len(doc.get_records()) + sum(len(b.get_records()) for b in doc.bundles)
+    return {"read_s": t1 - t0, "records": n, "maxrss_mb": _maxrss_mb(), "maxrss_before_mb": base}
+
+
+def _spawn(*args: str) -> dict[str, Any]:
+    env = dict(os.environ)
+    root = str(Path(__file__).resolve().parents[1])
+    env["PYTHONPATH"] = root + (os.pathsep + env["PYTHONPATH"] if env.get("PYTHONPATH") else "")
+    out = subprocess.run([sys.executable, "-m", "bench.bench_export", "--child", *args],
+                         capture_output=True, text=True, env=env, check=False)
+    if out.returncode != 0:
+        raise RuntimeError(f"child {args} failed:\n{out.stderr[-3000:]}")
+    return json.loads(out.stdout.strip().splitlines()[-1])
+
+
+# --------------------------------------------------------------------------- provgraph hook
+
+def find_exporter() -> tuple[Any, str]:
+    """``(provgraph.io.export, "")`` when it exists, else ``(None, reason)``."""
+    try:
+        mod = importlib.import_module("provgraph.io")
+    except ImportError as exc:
+        return None, f"provgraph.io is not importable ({exc}); branch interchange"
+    fn = getattr(mod, "export", None)
+    if not callable(fn):
+        return None, "provgraph.io has no export function yet"
+    return fn, ""
+
+
+def _call_export(fn: Any, store: Any, out: Any, *, claim: str | None = None,
+                 run: str | None = None) -> None:
+    """Adapter to provgraph's exporter. Expected shape (interchange branch, issue 5):
+    ``export(store, "prov-json", claim=IRI | run=IRI, output=binary stream)``.
+    Adjust here, in one place, if the landed signature differs."""
+    from provgraph.terms import IRI
+
+    kwargs: dict[str, Any] = {"output": out}
+    if claim is not None:
+        kwargs["claim"] = IRI(claim)
+    if run is not None:
+        kwargs["run"] = IRI(run)
+    fn(store, "prov-json", **kwargs)
+
+
+def _provgraph_side(answers: int, n_claims: int, workdir: str | None) -> dict[str, Any]:
+    fn, why = find_exporter()
+    if fn is None:
+        return {"available": False, "reason": why}
+    from provgraph.store import EmbeddedStore
+
+    root = Path(tempfile.mkdtemp(prefix="provgraph-bench-export-", dir=workdir))
+    try:
+        wl = w.Workload(answers)
+        st = EmbeddedStore(root / "store")
+        w.record_workload(st, wl)
+        res: dict[str, Any] = {"available": True}
+        try:
+            times = []
+            for i in range(n_claims):
+                a = i * max(1, answers // n_claims) % answers
+                buf = io.BytesIO()
+                t0 = time.perf_counter()
+                _call_export(fn, st, buf, claim=wl.iri("claim", a, i % w.CLAIMS_PER_ANSWER))
+                times.append(time.perf_counter() - t0)
+            res["claim_ms_median"] = 1000 * statistics.median(times)
+            res["claim_ms_p95"] = 1000 * _p95(times)
+            path = root / "run.json"
+            t0 = time.perf_counter()
+            with open(path, "wb") as fh:
+                _call_export(fn, st, fh, run=wl.run_iri)
+            res["run_s"] = time.perf_counter() - t0
+            res["run_bytes"] = path.stat().st_size
+        except TypeError as exc:
+            return {"available": False,
+                    "reason": f"provgraph.io.export exists but the adapter in bench/bench_export.py "
+                              f"(_call_export) does not match its signature: {exc}"}
+        finally:
+            st.close()
+        return res
+    finally:
+        shutil.rmtree(root, ignore_errors=True)
+
+
+def _p95(xs: list[float]) -> float:
+    s = sorted(xs)
+    return s[min(len(s) - 1, int(round(0.95 * (len(s) - 1))))]
+
+
+def claim_bundle_baseline(answers: int, n_claims: int) -> dict[str, float]:
+    """Median and p95 milliseconds for the prov package to build and serialize one
+    claim's lineage bundle to PROV-JSON (in process)."""
+    wl = w.Workload(answers)
+    ing = _ingested(wl)
+    times = []
+    for i in range(n_claims):
+        a = wl.spec(i * max(1, answers // n_claims) % answers)
+        t0 = time.perf_counter()
+        pb = ProvBuilder(wl, ing)
+        pb.answer(a, claims=(i % w.CLAIMS_PER_ANSWER,))
+        pb.doc.serialize(io.StringIO(), format="json")
+        times.append(time.perf_counter() - t0)
+    return {"claim_ms_median": 1000 * statistics.median(times), "claim_ms_p95": 1000 * _p95(times)}
+
+
+def run(answers: int, *, workdir: str | None = None, n_claims: int = 100) -> dict[str, Any]:
+    """Export benchmark on ``answers`` answers. Returns baseline numbers under ``prov``
+    and provgraph's under ``provgraph`` (``available: False`` with a reason when absent)."""
+    tmp = Path(tempfile.mkdtemp(prefix="provgraph-bench-provjson-", dir=workdir))
+    try:
+        path = tmp / "run.provjson"
+        build = _spawn("build", str(answers), str(path))
+        read = _spawn("read", str(path))
+        res: dict[str, Any] = {"answers": answers, "prov": {**build, **{
+            "read_s": read["read_s"], "read_maxrss_mb": read["maxrss_mb"],
+            "records": read["records"]}}}
+        res["prov"].update(claim_bundle_baseline(answers, n_claims))
+        res["provgraph"] = _provgraph_side(answers, n_claims, workdir)
+        return res
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
+
+
+if __name__ == "__main__":
+    if len(sys.argv) > 2 and sys.argv[1] == "--child":
+        kind = sys.argv[2]
+        result = (_child_build(int(sys.argv[3]), sys.argv[4]) if kind == "build"
+                  else _child_read(sys.argv[3]))
+        print(json.dumps(result))
+    else:  # manual use: python -m bench.bench_export [ANSWERS]
+        print(json.dumps(run(int(sys.argv[1]) if len(sys.argv) > 1 else 1000), indent=1))
