@@ -25,4 +25,4 @@ bench-full: $(STAMP)
 	$(BIN)/python -m bench --full
 
 clean:
-	rm -rf $(VENV) .provgraph dist build
+	rm -rf $(VENV) .provgraph .provgraph-demo dist build

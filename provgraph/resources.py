@@ -1,10 +1,12 @@
-"""Locates the bundled data folders: ``queries/``, ``ontologies/`` and ``schemas/``.
+"""Locates the bundled data folders: ``queries/``, ``ontologies/``, ``schemas/`` and the
+demo corpus (``examples/corpus/`` in a checkout).
 
 This is the only module that knows where they are. It looks in exactly two places:
 
 1. the installed wheel: ``importlib.resources.files("provgraph") / "_data" / kind``
    (hatchling force-includes the top-level folders there);
-2. the source checkout (editable installs): ``Path(__file__).parents[1] / kind``.
+2. the source checkout (editable installs): ``Path(__file__).parents[1] / kind``
+   (``examples/corpus`` for ``corpus``).
 
 Texts are cached; callers get fresh strings and lists.
 """
@@ -19,12 +21,14 @@ from .errors import ProvgraphError
 
 __all__ = ["data_dir", "data_files", "data_text", "ontology_files", "ontology_text"]
 
-KINDS = ("queries", "ontologies", "schemas")
+KINDS = ("queries", "ontologies", "schemas", "corpus")
+_CHECKOUT = {"corpus": "examples/corpus"}
 
 
 @lru_cache(maxsize=None)
 def data_dir(kind: str) -> Path:
-    """The directory holding bundled ``kind`` files (``queries``, ``ontologies``, ``schemas``).
+    """The directory holding bundled ``kind`` files (``queries``, ``ontologies``, ``schemas``,
+    ``corpus``).
 
     Raises:
         ProvgraphError: ``kind`` is unknown, or neither location exists (the message
@@ -38,7 +42,7 @@ def data_dir(kind: str) -> Path:
         candidates.append(wheel)
     except (ModuleNotFoundError, TypeError):  # pragma: no cover - namespace edge cases
         pass
-    candidates.append(Path(__file__).resolve().parents[1] / kind)
+    candidates.append(Path(__file__).resolve().parents[1] / _CHECKOUT.get(kind, kind))
     for c in candidates:
         if c.is_dir():
             return c
