@@ -23,6 +23,17 @@ PROV-CONSTRAINTS (https://www.w3.org/TR/prov-constraints/) constraint numbers:
   an id that is both an element and a relation, one relation id used for two
   kinds of relation, a member of a ``prov:EmptyCollection``.
 
+Also checked, because they break every later use of the value (PROV exports,
+time comparisons):
+
+* **ill-typed literal** (RDF 1.1 Concepts §3.3): a literal whose lexical form is
+  not in its datatype's lexical space (``"2026-02-30T00:00:00Z"^^xsd:dateTime``,
+  ``"abc"^^xsd:integer``); see :func:`provgraph.xsd.ill_typed` for the datatypes
+  checked.
+* **PROV-O range xsd:dateTime**: ``prov:startedAtTime``, ``endedAtTime``,
+  ``generatedAtTime``, ``invalidatedAtTime`` and ``atTime`` with a value that is
+  not an ``xsd:dateTime`` literal (``prov:startedAtTime "yesterday"``).
+
 Each violation carries the statements involved (N-Triples text, plus the graph).
 The SHACL shapes are checked through :func:`provgraph.shacl.validate_shapes` when
 that module is installed; otherwise the report says they were not checked.
@@ -43,8 +54,9 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from .store import ProvStore
-from .terms import IRI, BNode, Literal, Term
+from .terms import IRI, XSD, BNode, Literal, Term
 from .vocab import GRAPH, PROV, RDF
+from .xsd import ill_typed
 
 __all__ = ["ConstraintViolation", "ValidationReport", "validate", "check_graph",
            "check_document"]
@@ -309,6 +321,7 @@ def check_graph(triples: Iterable[tuple[Any, Any, Any]], graph: IRI | None = Non
             v("C52 impossible-specialization-reflexive",
               f"{_n3(s)} is a specialization of itself", _st(s, PROV.specializationOf, o))
     _typing(ts, by_p, by_sp, node_kinds, v)
+    _literals(ts, v)
     return out
 
 
@@ -474,6 +487,27 @@ def _typing(ts: list[tuple[Any, Any, Any]], by_p: Any, by_sp: Any,
         if c in empties:
             v("C56 membership-empty-collection", f"{_n3(c)} is a prov:EmptyCollection but has "
               f"member {_n3(e)}", _st(c, RDF.type, PROV.EmptyCollection), _st(c, PROV.hadMember, e))
+
+
+_TIME_PROPERTIES = (PROV.startedAtTime, PROV.endedAtTime, PROV.generatedAtTime,
+                    PROV.invalidatedAtTime, PROV.atTime)
+_XSD_DATETIME = XSD + "dateTime"
+
+
+def _literals(ts: list[tuple[Any, Any, Any]], v: Any) -> None:
+    for s, p, o in ts:
+        if not isinstance(o, Literal):
+            if p in _TIME_PROPERTIES:
+                v("PROV-O range xsd:dateTime", f"{_n3(p)} takes an xsd:dateTime literal, "
+                  f"not the resource {_n3(o)}", _st(s, p, o))
+            continue
+        why = ill_typed(o)
+        if why is not None:
+            v("ill-typed literal", f"{_n3(o)} is not a valid value of its datatype: {why}",
+              _st(s, p, o))
+        elif p in _TIME_PROPERTIES and o.datatype not in (_XSD_DATETIME, XSD + "dateTimeStamp"):
+            v("PROV-O range xsd:dateTime", f"{_n3(p)} takes an xsd:dateTime literal, not "
+              f"{_n3(o)}", _st(s, p, o))
 
 
 # ---------------------------------------------------------------------------

@@ -149,3 +149,53 @@ def test_cli_validate_exit_codes(runner, tmp_path):
     assert res.stdout.startswith("C52 impossible-specialization-reflexive: <http://example.org/e>")
     assert "<http://example.org/e> <http://www.w3.org/ns/prov#specializationOf> " \
            "<http://example.org/e> ." in res.stdout
+
+
+ILL_TYPED_TTL = b"""@prefix prov: <http://www.w3.org/ns/prov#> .
+@prefix xsd: <http://www.w3.org/2001/XMLSchema#> .
+@prefix ex: <http://example.org/> .
+ex:e a prov:Entity ; prov:generatedAtTime "2026-02-30T00:00:00Z"^^xsd:dateTime .
+ex:a a prov:Activity ; prov:startedAtTime "yesterday" .
+ex:f a prov:Entity ; ex:count "abc"^^xsd:integer .
+"""
+_E = "<http://example.org/"
+_XSD = "<http://www.w3.org/2001/XMLSchema#"
+
+
+def test_ill_typed_literals_are_reported_with_their_statement():
+    _, report = violations(ILL_TYPED_TTL, "turtle")
+    got = [(v.constraint, v.message, v.statements) for v in report.violations]
+    assert got == [
+        ("PROV-O range xsd:dateTime", "<http://www.w3.org/ns/prov#startedAtTime> takes an "
+         'xsd:dateTime literal, not "yesterday"',
+         (f'{_E}a> <http://www.w3.org/ns/prov#startedAtTime> "yesterday" .',)),
+        ("ill-typed literal", f'"2026-02-30T00:00:00Z"^^{_XSD}dateTime> is not a valid value of '
+         "its datatype: day 30 is not in 2026-02",
+         (f'{_E}e> <http://www.w3.org/ns/prov#generatedAtTime> '
+          f'"2026-02-30T00:00:00Z"^^{_XSD}dateTime> .',)),
+        ("ill-typed literal", f'"abc"^^{_XSD}integer> is not a valid value of its datatype: '
+         "not an integer (digits with an optional sign)",
+         (f'{_E}f> {_E}count> "abc"^^{_XSD}integer> .',)),
+    ]
+    assert not report.conforms
+
+
+def test_prov_export_of_an_ill_typed_time_names_the_statement_and_suggests_validate(
+        runner, tmp_path):
+    store = str(tmp_path / "s")
+    src = tmp_path / "ill.ttl"
+    src.write_bytes(ILL_TYPED_TTL)
+    assert runner.invoke(cli, ["--store", store, "import", str(src)]).exit_code == 0
+    res = runner.invoke(cli, ["--store", store, "validate"])
+    assert res.exit_code == 1 and "3 violation(s)" in res.stderr
+    res = runner.invoke(cli, ["--store", store, "export", "--all", "-o", str(tmp_path / "x.json")])
+    assert res.exit_code == 1
+    assert res.stderr == (
+        f'Error: the statement {_E}e> <http://www.w3.org/ns/prov#generatedAtTime> '
+        f'"2026-02-30T00:00:00Z"^^{_XSD}dateTime> . has no PROV-JSON, PROV-N or PROV-XML form: '
+        "the value is not a valid xsd:dateTime, which PROV-DM needs there. Run 'provgraph "
+        "validate' to list every ill-typed literal; correct the value, or export in an RDF "
+        "format (trig, nquads, turtle, json-ld), which keeps it as it is\n")
+    res = runner.invoke(cli, ["--store", store, "export", "--all", "-o", str(tmp_path / "x.nq")])
+    assert res.exit_code == 0  # RDF keeps the literals as they are
+    assert '"yesterday"' in (tmp_path / "x.nq").read_text()

@@ -44,10 +44,13 @@ class ImportReport:
         new: how many statements the store grew by: fewer than ``stored`` when some
             were already there (importing a document twice adds nothing the second
             time) or when literals differ only in lexical form. The embedded store
-            (pyoxigraph 0.5.13) keeps XSD literals by value in canonical form:
-            ``"01"^^xsd:int`` and ``"1"^^xsd:int`` are one statement there, and
-            ``"2024-01-01T00:00:00+00:00"`` is kept as ``"2024-01-01T00:00:00Z"``
-            (offsets other than zero, fractions, time zones or their absence are kept).
+            (pyoxigraph 0.5.13) keeps XSD literals by value in canonical lexical
+            form, not as written: ``"01"^^xsd:int`` and ``"1"^^xsd:integer`` are one
+            statement there, ``"2024-01-01T00:00:00+00:00"`` is kept as
+            ``"2024-01-01T00:00:00Z"`` and ``"…16.000+01:00"`` as ``"…16+01:00"``
+            (the value, offsets other than zero, non-zero fractions and the absence
+            of a time zone are kept; see "Literal fidelity" in
+            :mod:`provgraph.io.provo`).
         inferred: of ``stored``, those added as PROV-O entailments
             (:func:`provgraph.io.provo.complete`).
         graphs: the named graphs written to (``None`` stands for the default graph).

@@ -41,17 +41,30 @@ record back writes its statements without ``rdf:type prov:Entity``. Blank nodes
 become qualified names in the ``urn:provgraph:genid:`` namespace and turn back
 into fresh blank nodes on reading (RDF 1.1 §3.5 skolemization).
 
-Literals: the RDF side keeps every lexical form as given. The ``prov`` package
-parses values into Python objects, which fixes what survives a trip through
-PROV-JSON/PROV-N/PROV-XML: the datatype and the value always survive, and so do
-``xsd:dateTime`` offsets (``+01:00`` stays ``+01:00``; a time without a zone
-stays without one: nothing is read in the process time zone). When provgraph
-*writes* those formats it keeps the exact lexical form of ``xsd:dateTime``
-values; when it *reads* them, prov's parsed ``datetime`` is written back with
-:meth:`datetime.datetime.isoformat`, so ``Z`` reads back as ``+00:00`` and
-fractions as microseconds. Doubles are written with ``repr`` (full precision),
-integers and booleans in canonical form; other datatypes keep their lexical
-form. Empty strings and language tags survive.
+Literal fidelity: values, datatypes, time zones and language tags survive;
+lexical forms are not preserved, for two reasons.
+
+* The embedded store (pyoxigraph 0.5.13) keeps XSD literals by value, in
+  canonical lexical form: ``"2024-01-01T10:00:16.000+01:00"^^xsd:dateTime`` is
+  stored as ``"2024-01-01T10:00:16+01:00"``, a ``+00:00`` offset as ``Z``,
+  ``"1.50"^^xsd:decimal`` as ``"1.5"``, ``"1.0E0"^^xsd:double`` as ``"1"``,
+  ``"01"^^xsd:int`` as ``"1"^^xsd:integer`` (every derived integer type becomes
+  ``xsd:integer``, ``xsd:dateTimeStamp`` becomes ``xsd:dateTime``), language tags
+  in lower case. This is an engine property: this module maps what a document
+  says; exports write what the store holds. Ill-typed literals and unknown
+  datatypes are stored verbatim (``provgraph validate`` reports the ill-typed).
+* The ``prov`` package parses PROV-JSON/PROV-N/PROV-XML values into Python
+  objects, written back with :meth:`datetime.datetime.isoformat`, ``repr`` and
+  ``str``: ``Z`` reads as ``+00:00``, fractions of a second are cut to
+  microseconds, doubles read with ``repr`` (full precision), integers and
+  booleans in canonical form; other datatypes keep their lexical form. Offsets
+  survive (``+01:00`` stays ``+01:00``; a time without a zone stays without one:
+  nothing is read in the process time zone), and so do empty strings and
+  language tags. When provgraph *writes* those formats it writes the lexical
+  form of ``xsd:dateTime`` values as stored (:class:`LexicalDateTime`).
+
+The claim-bundle digest is computed over one canonical form per value
+(:mod:`provgraph.xsd`), so it does not depend on the syntax a bundle is in.
 
 PROV-O entailments applied when a document is imported (:func:`complete`): the
 binary property of every qualified influence (the ``prov`` package writes only
@@ -440,7 +453,7 @@ def quads_to_document(quads: Iterable[Quad], *, bundle_graphs: bool = True) -> P
     names = _Names(doc)
     for g in sorted(by_graph, key=lambda x: "" if x is None else "~" + x):
         target: ProvBundle = doc if g is None else doc.bundle(names.qname(g))
-        _Reader(target, names, by_graph[g]).run()
+        _Reader(target, names, by_graph[g], g).run()
     return doc
 
 
@@ -517,8 +530,10 @@ def prefixes_for(quads: Iterable[Quad]) -> dict[str, str]:
 class _Reader:
     """Turns the triples of one graph into records of one bundle."""
 
-    def __init__(self, bundle: ProvBundle, names: _Names, quads: list[Quad]) -> None:
+    def __init__(self, bundle: ProvBundle, names: _Names, quads: list[Quad],
+                 graph: IRI | None = None) -> None:
         self.b = bundle
+        self.graph = graph
         self.names = names
         self.triples = {(q[0], q[1], q[2]) for q in quads}
         self.by_subject: dict[Any, list[tuple[IRI, Term]]] = defaultdict(list)
@@ -544,14 +559,24 @@ class _Reader:
                 return parsed
         return ProvLiteral(term.value, self.qn(IRI(dt)))
 
-    def time(self, term: Term, where: str) -> Any:
+    def time(self, s: Any, p: str, term: Term) -> Any:
         if isinstance(term, Literal) and term.datatype in (_XSD + "dateTime", None):
             parsed = LexicalDateTime.parse(term.value)
             if parsed is not None:
                 return parsed
+        from ..xsd import ill_typed
+
+        where = f" in graph <{self.graph}>" if self.graph is not None else ""
+        if isinstance(term, Literal) and term.datatype == _XSD + "dateTime" \
+                and ill_typed(term) is None:
+            why = "a valid xsd:dateTime the prov package cannot hold (years 1 to 9999 only)"
+        else:
+            why = "not a valid xsd:dateTime, which PROV-DM needs there"
         raise SerializationError(
-            f"{where} is {_n3(term)}, not an xsd:dateTime the prov package can read; "
-            "PROV-JSON, PROV-N and PROV-XML cannot hold it (use an RDF format)")
+            f"the statement {_n3(s)} {_n3(p)} {_n3(term)} .{where} has no PROV-JSON, PROV-N "
+            f"or PROV-XML form: the value is {why}. Run 'provgraph validate' to list every "
+            "ill-typed literal; correct the value, or export in an RDF format (trig, nquads, "
+            "turtle, json-ld), which keeps it as it is")
 
     def objects(self, s: Any, p: str) -> list[Term]:
         return [o for pp, o in self.by_subject.get(s, ()) if pp == p]
@@ -592,7 +617,7 @@ class _Reader:
             for v in vals:
                 self.take(node, prop, v)
             if prop == PROV.atTime:
-                formal[attr] = [self.time(v, f"{_n3(node)} prov:atTime") for v in vals] or [None]
+                formal[attr] = [self.time(node, PROV.atTime, v) for v in vals] or [None]
             else:
                 formal[attr] = [self.qn(v) for v in vals if not isinstance(v, Literal)] or [None]
         attrs: list[tuple[QualifiedName, Any]] = []
@@ -653,7 +678,7 @@ class _Reader:
                 rtype = shortcuts[p]
                 rel = _RELS[rtype]
                 self._new(rtype, None, [(rel.subject, self.qn(s)),
-                                        (PROV_ATTR_TIME, self.time(o, f"{_n3(s)} {_n3(p)}"))], [])
+                                        (PROV_ATTR_TIME, self.time(s, p, o))], [])
             elif p in simple:
                 rtype, a, b = simple[p]
                 self._new(rtype, None, [(a, self.qn(s)), (b, self.qn(o))], [])
@@ -695,7 +720,7 @@ class _Reader:
             extra_ends: list[Any] = []
             for p, o in rest:
                 if first == PROV_ACTIVITY and p in (PROV.startedAtTime, PROV.endedAtTime):
-                    value = self.time(o, f"{_n3(s)} {_n3(p)}")
+                    value = self.time(s, p, o)
                     attr = PROV_ATTR_STARTTIME if p == PROV.startedAtTime else PROV_ATTR_ENDTIME
                     if any(k == attr for k, _ in formal):
                         (extra_starts if attr == PROV_ATTR_STARTTIME else extra_ends).append(value)
