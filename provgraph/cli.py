@@ -326,13 +326,18 @@ def verify_bundle(file: Any, fmt: str) -> None:
     name = getattr(file, "name", "-")
     name = "<stdin>" if name in ("-", "<stdin>") else str(name)
     result = check(file.read(), fmt, name=name)
-    if not result.ok:
+    if result.recorded != result.actual:
         raise click.ClickException(
             f"{name}: bundle <{result.bundle}> was altered: recorded sha256 {result.recorded}, "
             f"content hashes to {result.actual} ({result.statements} statements)")
+    if result.misplaced:
+        raise click.ClickException(
+            f"{name}: bundle <{result.bundle}> was altered: {len(result.misplaced)} statement(s) "
+            "moved between graphs (the description belongs in the default graph, the rest in "
+            "the bundle's graph): " + "; ".join(result.misplaced[:3]))
     click.echo(f"{name}: bundle <{result.bundle}> verified: sha256 {result.actual} over "
-               f"{result.statements} statements" + (f" (lineage of <{result.subject}>)"
-                                                     if result.subject else ""))
+               f"{result.statements} statements and the bundle's description"
+               + (f" (lineage of <{result.subject}>)" if result.subject else ""))
 
 
 @cli.command()
