@@ -119,6 +119,18 @@ def test_every_case_imports_or_is_rejected_or_flagged_as_sources_md_says():
     assert len(clean) == 80 - len(REJECTED) - len(FLAGGED)
 
 
+def test_validate_alone_finds_what_the_import_warned_about():
+    """'provgraph import' tells the user to run 'provgraph validate' after a warning:
+    validate, on the stored statements alone, must report those constraints."""
+    for name in sorted(FLAGGED):
+        store = EmbeddedStore()
+        report = import_document(store, (shared_cases("prov") / name).read_bytes(), name=name)
+        found = constraint_ids([str(v) for v in validate(store, shapes=False).violations])
+        assert constraint_ids(report.warnings) <= found, (name, report.warnings, found)
+        assert found == FLAGGED[name], name
+        store.close()
+
+
 def _imported(path: Path) -> EmbeddedStore | None:
     store = EmbeddedStore()
     try:

@@ -86,12 +86,53 @@ def test_valid_documents_pass():
         assert report.violations == [] and report.conforms
 
 
-def test_document_check_sees_what_rdf_cannot():
+def test_an_imprecise_and_a_precise_derivation_under_one_id_are_found_by_validate_too():
     report, store_report = violations(
         "wasDerivedFrom(ex:d; ex:b, ex:a, ex:act, ex:g, ex:u)\nwasDerivedFrom(ex:d; ex:b, ex:a)")
-    assert store_report.violations == []
     assert len(report.warnings) == 1 and "C23 key-properties" in report.warnings[0]
     assert "Definition 4" in report.warnings[0]
+    # PROV-O merges the two records into one node; the import marks it pg:imprecise,
+    # so validate (on the stored statements alone) reports what the import warned about
+    (v,) = store_report.violations
+    assert v.constraint == "C23 key-properties"
+    assert v.message == ("derivation <http://example.org/d> is given once without activity, "
+                         "generation and usage (pg:imprecise) and once with them; the '-' markers "
+                         "of an imprecise derivation do not unify with values (PROV-CONSTRAINTS "
+                         "Definition 4)")
+    assert v.statements == (
+        '<http://example.org/d> <https://w3id.org/provgraph/ns#imprecise> '
+        '"true"^^<http://www.w3.org/2001/XMLSchema#boolean> .',
+        "<http://example.org/d> <http://www.w3.org/ns/prov#hadActivity> <http://example.org/act> .",
+        "<http://example.org/d> <http://www.w3.org/ns/prov#hadGeneration> <http://example.org/g> .",
+        "<http://example.org/d> <http://www.w3.org/ns/prov#hadUsage> <http://example.org/u> .")
+
+
+def test_an_imprecise_derivation_alone_is_not_marked():
+    for text in ("wasDerivedFrom(ex:d; ex:b, ex:a)\nwasDerivedFrom(ex:d; ex:b, ex:a)",
+                 "wasDerivedFrom(ex:d; ex:b, ex:a, ex:act, -, -)\n"
+                 "wasDerivedFrom(ex:d; ex:b, ex:a, -, ex:g, -)"):
+        report, store_report = violations(text)
+        assert report.warnings == [] and store_report.violations == []
+
+
+def test_the_imprecise_record_survives_prov_n_and_rdf_exports():
+    from provgraph.io.bundle import export
+
+    store = EmbeddedStore()
+    import_document(store, HEAD + b"wasDerivedFrom(ex:d; ex:b, ex:a, ex:act, ex:g, ex:u, "
+                    b"[prov:type='prov:Revision'])\nwasDerivedFrom(ex:d; ex:b, ex:a, "
+                    b"[prov:type='prov:Revision'])\nendDocument")
+    text = export(store, "provn", everything=True).data.decode()
+    assert "wasDerivedFrom(ex:d; ex:b, ex:a, ex:act, ex:g, ex:u, [prov:type='prov:Revision'])" \
+        in text.replace("example:", "ex:")
+    assert "wasDerivedFrom(ex:d; ex:b, ex:a, -, -, -, [prov:type='prov:Revision'])" \
+        in text.replace("example:", "ex:")
+    for fmt in ("provn", "prov-json", "prov-xml", "trig"):
+        again = EmbeddedStore()
+        import_document(again, export(store, fmt, everything=True).data, fmt)
+        assert sorted(again.quads(), key=str) == sorted(store.quads(), key=str), fmt
+        assert [v.constraint for v in validate(again, shapes=False).violations] == [
+            "C23 key-properties"]
 
 
 def test_check_document_on_prov_records():

@@ -15,7 +15,9 @@ It refuses, with a message naming the input and what to do:
 Documents read through the ``prov`` package are also checked for PROV-CONSTRAINTS
 key conflicts between records that share an id
 (:func:`provgraph.validate.check_document`): those are reported as warnings, since
-the statements are stored (``provgraph validate`` reports the rest).
+the statements are stored, and ``provgraph validate`` finds them again in the
+store (a derivation id given both imprecise and precise, which PROV-O merges, is
+kept as ``pg:imprecise true`` on its node for that).
 """
 
 from __future__ import annotations

@@ -29,6 +29,11 @@ Mapping rules (W3C PROV-O §3 and §4.1, "PROV-DM to PROV-O"):
 * ``specializationOf``, ``alternateOf`` (argument order kept) and ``hadMember``
   are plain properties; ``mentionOf(s, g, b)`` is ``s prov:mentionOf g`` plus
   ``s prov:asInBundle b`` (PROV-Links).
+* A derivation id given both to an imprecise derivation (no activity,
+  generation and usage) and to a precise one is one qualified node in PROV-O;
+  it gets ``pg:imprecise true`` (:func:`imprecise_conflicts`), and back in
+  PROV-DM both records are written again, so the PROV-CONSTRAINTS conflict
+  between them stays visible (``provgraph validate``, constraint 23).
 * A record missing a mandatory argument (the ``-`` marker where PROV-DM needs an
   identifier, e.g. ``hadMember(ex:c, -)``) has no PROV-O form:
   :class:`~provgraph.errors.SerializationError` names it.
@@ -79,7 +84,6 @@ and the qualified form of a binary-only ``wasRevisionOf``/``wasQuotedFrom``/
 from __future__ import annotations
 
 import datetime as _dt
-import re
 import uuid
 from collections import defaultdict
 from collections.abc import Iterable, Sequence
@@ -101,16 +105,18 @@ from prov.constants import (
     PROV_LOCATION, PROV_MEMBERSHIP, PROV_MENTION, PROV_ROLE, PROV_SPECIALIZATION,
     PROV_START, PROV_TYPE, PROV_USAGE, PROV_VALUE,
 )
-from prov.identifier import Identifier, Namespace, QualifiedName
+from prov.identifier import Identifier, QualifiedName
 from prov.model import Literal as ProvLiteral
 from prov.model import ProvBundle, ProvDocument, ProvRecord
 from prov.model.records import canonical_xsd_datatype, parse_xsd_datetime
 
 from ..errors import SerializationError
 from ..terms import IRI, BNode, Literal, Quad, Term
-from ..vocab import PROV, RDF, RDFS
+from ..vocab import PG, PROV, RDF, RDFS
+from .names import GENID, WELL_KNOWN_PREFIXES, QNames, prefixes_for
 
 __all__ = ["document_to_quads", "quads_to_document", "complete", "prefixes_for",
+           "imprecise_conflicts",
            "LexicalDateTime", "GENID", "PROV_TYPE_PROPERTY", "WELL_KNOWN_PREFIXES"]
 
 _P = "http://www.w3.org/ns/prov#"
@@ -119,19 +125,9 @@ PROV_TYPE_PROPERTY = IRI(_P + "type")
 """``prov:type`` as an RDF property, for ``prov:type`` values that are not types."""
 _MENTION_OF = IRI(_P + "mentionOf")
 _AS_IN_BUNDLE = IRI(_P + "asInBundle")
-GENID = "urn:provgraph:genid:"
-"""Namespace of the qualified names that stand for blank nodes in PROV-DM documents."""
 _AUX_TYPE = IRI("http://www.w3.org/2000/01/rdf-schema#Resource")
 """``rdfs:Resource``: marks PROV-DM entity records that stand for non-PROV resources."""
 
-WELL_KNOWN_PREFIXES = {
-    "prov": _P, "xsd": _XSD, "rdf": "http://www.w3.org/1999/02/22-rdf-syntax-ns#",
-    "rdfs": "http://www.w3.org/2000/01/rdf-schema#", "pg": "https://w3id.org/provgraph/ns#",
-    "oa": "http://www.w3.org/ns/oa#", "foaf": "http://xmlns.com/foaf/0.1/",
-    "dcterms": "http://purl.org/dc/terms/", "owl": "http://www.w3.org/2002/07/owl#",
-    "uuid": "urn:uuid:", "ni": "ni:///sha-256;", "genid": GENID,
-}
-"""Prefixes provgraph writes for well-known namespaces (Turtle, PROV-N, PROV-JSON)."""
 
 
 class LexicalDateTime(_dt.datetime):
@@ -238,6 +234,27 @@ _ENTITY_SUBCLASSES = (PROV.Plan, PROV.Bundle, PROV.Collection, PROV.EmptyCollect
 _AGENT_SUBCLASSES = (PROV.Person, PROV.Organization, PROV.SoftwareAgent)
 _ELEMENT_OF: dict[QualifiedName, IRI] = {v: k for k, v in _ELEMENT_CLASSES.items()}
 
+_TRUE = Literal("true", _XSD + "boolean")
+_PRECISE_SLOTS = (PROV.hadActivity, PROV.hadGeneration, PROV.hadUsage)
+_PRECISE_ATTRS = (PROV_ATTR_ACTIVITY, PROV_ATTR_GENERATION, PROV_ATTR_USAGE)
+
+
+def imprecise_conflicts(bundle: ProvBundle) -> list[QualifiedName]:
+    """Derivation ids that ``bundle`` gives both to an imprecise derivation (no
+    activity, generation and usage) and to a precise one.
+
+    PROV-O merges such records into one qualified node; :func:`document_to_quads`
+    marks that node ``pg:imprecise true`` so the conflict (PROV-CONSTRAINTS
+    Definition 4, constraint 23) stays visible in the store.
+    """
+    precise: dict[QualifiedName, set[bool]] = defaultdict(set)
+    for rec in bundle.get_records():
+        if rec.get_type() == PROV_DERIVATION and rec.identifier is not None:
+            formal = dict(rec.formal_attributes)
+            precise[rec.identifier].add(any(formal.get(a) is not None for a in _PRECISE_ATTRS))
+    return [ident for ident, kinds in precise.items() if kinds == {True, False}]
+
+
 _ATTR_TO_PROP = {PROV_LABEL: RDFS.label, PROV_LOCATION: PROV.atLocation, PROV_VALUE: PROV.value,
                  PROV_ROLE: PROV.hadRole}
 _PROP_TO_ATTR = {v: k for k, v in _ATTR_TO_PROP.items()}
@@ -339,6 +356,8 @@ class _Writer:
                 raise
             except (TypeError, ValueError) as exc:
                 raise SerializationError(f"{_describe(rec)}: {exc}") from exc
+        for ident in imprecise_conflicts(bundle):
+            self.add(self.term(ident), PG.imprecise, _TRUE, g)
 
     def record(self, rec: ProvRecord, g: IRI | None) -> None:
         rtype = rec.get_type()
@@ -450,87 +469,17 @@ def quads_to_document(quads: Iterable[Quad], *, bundle_graphs: bool = True) -> P
     for q in quads:
         by_graph[q[3] if bundle_graphs else None].append(q)
     doc = ProvDocument()
-    names = _Names(doc)
+    names = QNames(doc)
     for g in sorted(by_graph, key=lambda x: "" if x is None else "~" + x):
         target: ProvBundle = doc if g is None else doc.bundle(names.qname(g))
         _Reader(target, names, by_graph[g], g).run()
     return doc
 
 
-class _Names:
-    """Mints prov QualifiedNames for IRIs, registering readable prefixes."""
-
-    def __init__(self, doc: ProvDocument) -> None:
-        self.doc = doc
-        self.by_uri: dict[str, Namespace] = {}
-        self.used: set[str] = set()
-        self._bnodes: dict[str, str] = {}
-
-    def namespace(self, uri: str, prefix_hint: str) -> Namespace:
-        ns = self.by_uri.get(uri)
-        if ns is None:
-            prefix = prefix_hint
-            n = 1
-            while prefix in self.used:
-                n += 1
-                prefix = f"{prefix_hint}{n}"
-            self.used.add(prefix)
-            ns = self.doc.add_namespace(prefix, uri)
-            self.by_uri[uri] = ns
-        return ns
-
-    def qname(self, term: Any) -> QualifiedName:
-        if isinstance(term, BNode):
-            label = self._bnodes.setdefault(str(term), f"b{len(self._bnodes) + 1}")
-            return self.namespace(GENID, "genid")[label]
-        iri = str(term)
-        ns_uri, local, hint = split_iri(iri)
-        return self.namespace(ns_uri, hint)[local]
-
-
-_KNOWN_BY_LENGTH = sorted(WELL_KNOWN_PREFIXES.items(), key=lambda kv: -len(kv[1]))
-_PREFIX_TOKEN = re.compile(r"[A-Za-z][A-Za-z0-9]*")
-_SKIP_TOKENS = {"http", "https", "www", "urn", "org", "com", "net", "ns", "html", "ttl", "rdf",
-                "owl", "xml", "xmlns"}
-
-
-def split_iri(iri: str) -> tuple[str, str, str]:
-    """Split an IRI into (namespace, local part, prefix hint) for a qualified name."""
-    for prefix, uri in _KNOWN_BY_LENGTH:
-        if iri.startswith(uri) and len(iri) > len(uri):
-            return uri, iri[len(uri):], prefix
-    m = re.match(r"(urn:provgraph:([A-Za-z][A-Za-z0-9-]*):)(.+)$", iri)
-    if m:
-        return m.group(1), m.group(3), re.sub(r"[^A-Za-z0-9]", "", m.group(2)) or "pg"
-    cut = max(iri.rfind("#"), iri.rfind("/"))
-    if cut < 0 or cut == len(iri) - 1:
-        cut = iri.rfind(":")
-    while cut >= 0 and cut == len(iri) - 1:
-        cut = max(iri.rfind("#", 0, cut), iri.rfind("/", 0, cut), iri.rfind(":", 0, cut))
-    if cut < 0:
-        return iri, "", "ns"
-    ns = iri[: cut + 1]
-    tokens = [t.lower() for t in _PREFIX_TOKEN.findall(ns) if t.lower() not in _SKIP_TOKENS]
-    hint = tokens[-1] if tokens else "ns"
-    if hint.startswith("xml"):
-        hint = "ns"
-    return ns, iri[cut + 1:], hint[:12]
-
-
-def prefixes_for(quads: Iterable[Quad]) -> dict[str, str]:
-    """A readable prefix map for Turtle/TriG output of ``quads``."""
-    names = _Names(ProvDocument())
-    for q in quads:
-        for t in (q[0], q[1], q[2], q[3]):
-            if isinstance(t, IRI) and not isinstance(t, BNode):
-                names.qname(t)
-    return {ns.prefix: uri for uri, ns in names.by_uri.items() if uri != GENID}
-
-
 class _Reader:
     """Turns the triples of one graph into records of one bundle."""
 
-    def __init__(self, bundle: ProvBundle, names: _Names, quads: list[Quad],
+    def __init__(self, bundle: ProvBundle, names: QNames, quads: list[Quad],
                  graph: IRI | None = None) -> None:
         self.b = bundle
         self.graph = graph
@@ -604,6 +553,11 @@ class _Reader:
         rel = _RELS[rtype]
         binary, node_obj, cls = _QUAL_TO_BINARY[qprop]
         self.take(subject, qprop, node)
+        imprecise = (rtype == PROV_DERIVATION and not isinstance(node, BNode)
+                     and (node, PG.imprecise, _TRUE) in self.triples
+                     and any(self.objects(node, p) for p in _PRECISE_SLOTS))
+        if imprecise:
+            self.take(node, PG.imprecise, _TRUE)
         classes = {cls}
         objs = self.objects(node, node_obj) if node_obj else []
         for o in objs:
@@ -637,6 +591,10 @@ class _Reader:
         keys = list(formal)
         for combo in product(*(formal[k] for k in keys)):
             self._new(rtype, ident, list(zip(keys, combo)), attrs)
+        if imprecise:  # the same id given as an imprecise derivation too (pg:imprecise)
+            for o in formal[rel.object]:  # type: ignore[index]
+                self._new(rtype, ident, [(rel.subject, self.qn(subject)), (rel.object, o)],  # type: ignore[list-item]
+                          attrs[:1] if subtype is not None else [])
 
     def _new(self, rtype: QualifiedName, ident: Any, formal: list[tuple[QualifiedName, Any]],
              attrs: list[tuple[QualifiedName, Any]]) -> None:
