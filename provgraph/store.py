@@ -670,3 +670,20 @@ def rdfc_canonical_nquads(quads: Iterable[Quad]) -> str:
     ds.canonicalize(ox.CanonicalizationAlgorithm.RDFC_1_0)
     lines = sorted(str(q) + " ." for q in ds)
     return "\n".join(lines) + ("\n" if lines else "")
+
+
+def iri_error(text: str) -> str | None:
+    """Why ``text`` is not an absolute IRI (RFC 3987, as the engine checks it), or
+    ``None`` when it is one.
+
+    Example:
+        >>> iri_error("urn:example:g") is None
+        True
+        >>> iri_error("not an iri")
+        "Invalid IRI code point ' '"
+    """
+    try:
+        ox.NamedNode(text)
+    except ValueError as exc:
+        return str(exc)
+    return None

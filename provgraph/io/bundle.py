@@ -52,7 +52,7 @@ from dataclasses import dataclass, field
 
 from ..errors import NotFound, SerializationError
 from ..ids import content_iri
-from ..store import ANY_GRAPH, ProvStore, rdfc_canonical_nquads
+from ..store import ANY_GRAPH, ProvStore, iri_error, rdfc_canonical_nquads
 from ..terms import IRI, BNode, Literal, Quad
 from ..vocab import GRAPH, OA, PG, PROV, RDF, RDFS
 from ..xsd import canonical
@@ -189,7 +189,7 @@ def export(store: ProvStore, format: str, *, claim: str | None = None, run: str 
     Exactly one of ``claim``, ``run``, ``everything`` must be given.
 
     Raises:
-        ValueError: not exactly one selection.
+        ValueError: not exactly one selection, or a claim/run that is not an absolute IRI.
         NotFound: the claim has no statements, or the run is not a graph of the store.
         UnsupportedFormat: unknown format; Turtle/RDF-XML for several graphs.
         SerializationError: the statements have no form in ``format``.
@@ -210,6 +210,9 @@ def export(store: ProvStore, format: str, *, claim: str | None = None, run: str 
     if everything:
         quads = [q for q in store.quads() if q[3] != GRAPH.ONTOLOGY]
         return ExportResult(write(quads, format), format, len(quads))
+    for option, value in (("claim", claim), ("run", run)):
+        if value is not None and (why := iri_error(str(value))) is not None:
+            raise ValueError(f"{option} {value!r} is not an absolute IRI ({why})")
     if claim is not None:
         seed = IRI(claim)
         if not store.has_subject(seed):
