@@ -189,7 +189,7 @@ def test_cli_export_and_verify_bundle(rag_store, runner, tmp_path, monkeypatch):
     assert res.exit_code == 2 and "--format is required" in res.stderr
     res = runner.invoke(cli, ["export", "--all", "--format", "nquads"], catch_exceptions=False)
     assert res.exit_code == 0 and res.stdout.count("\n") == len(store)
-    res = runner.invoke(cli, ["export", "--all", "--claim", "x", "--format", "nquads"])
+    res = runner.invoke(cli, ["export", "--all", "--claim", "urn:x:c", "--format", "nquads"])
     assert res.exit_code == 2 and "exactly one of" in res.stderr
 
 
