@@ -221,3 +221,17 @@ def test_bundles_become_named_graphs_and_keep_their_type_clash_apart():
     assert [str(g) for g in store.named_graphs()] == ["http://example.org/bundle1",
                                                       "http://example.org/bundle2"]
     assert validate(store, shapes=False).violations == []
+
+
+def test_cli_validate_reports_what_import_warned_about_in_derivation_fail1(runner, tmp_path):
+    from provgraph.cli import cli
+
+    case = shared_cases("prov/provtoolbox/validate/unification") / "derivation-fail1.provn"
+    store = str(tmp_path / "s")
+    res = runner.invoke(cli, ["--store", store, "import", str(case)], catch_exceptions=False)
+    assert res.exit_code == 0 and "C23 key-properties" in res.stderr
+    assert "run 'provgraph validate' to check the PROV constraints" in res.stderr
+    res = runner.invoke(cli, ["--store", store, "validate"])
+    assert res.exit_code == 1 and "1 graph(s) checked: 1 violation(s)" in res.stderr
+    assert res.stdout.startswith("C23 key-properties: derivation <http://example.org/der1> is "
+                                 "given once without activity, generation and usage")
