@@ -222,11 +222,37 @@ _EXPORT_FORMATS = ("prov-json", "provn", "prov-xml", "turtle", "trig", "nquads",
                    "rdf-xml", "dot", "svg")
 
 
+def _iri_option(ctx: click.Context, param: click.Parameter, value: str | None) -> str | None:
+    """A click callback: an option that takes an absolute IRI (usage error otherwise)."""
+    if value is None:
+        return None
+    from .store import iri_error
+
+    why = iri_error(value)
+    if why is not None:
+        raise click.BadParameter(f"{value!r} is not an absolute IRI ({why}); give the full IRI, "
+                                 "such as urn:uuid:0190... or https://example.org/x")
+    return value
+
+
+def _graph_option(ctx: click.Context, param: click.Parameter, value: str | None) -> str | None:
+    """A click callback: an absolute IRI that is not one of provgraph's reserved graphs."""
+    if value is None:
+        return None
+    from .io.load import check_target_graph
+
+    why = check_target_graph(value)
+    if why is not None:
+        raise click.BadParameter(why)
+    return value
+
+
 @cli.command(name="import")
 @click.argument("file", type=click.File("rb"))
 @click.option("--format", "fmt", type=click.Choice(_IMPORT_FORMATS), default="auto",
               show_default=True, help="Input format; 'auto' tells it from the content.")
-@click.option("--graph", metavar="IRI", help="Named graph for statements outside any bundle.")
+@click.option("--graph", metavar="IRI", callback=_graph_option,
+              help="Named graph for statements outside any bundle (not a provgraph graph).")
 @click.option("--source", "sources", multiple=True, type=click.Path(exists=True, dir_okay=False),
               help="A cited source document (RAG answer formats only; repeatable).")
 @click.option("--partial", is_flag=True,
@@ -238,11 +264,15 @@ def import_(obj: _Ctx, file: Any, fmt: str, graph: str | None, sources: tuple[st
 
     PROV bundles become named graphs. The import is atomic: all statements are
     stored or none. An input that holds statements but yields none is an error.
+    --graph may not name provgraph's own graphs (urn:provgraph:graph:ingestion,
+    urn:provgraph:graph:ontology); a TriG or N-Quads file written by 'export --all'
+    keeps its graphs, the ingestion graph included, when imported without --graph.
 
     \b
     Example:
         provgraph import primer.provn
         provgraph import --format prov-json --graph urn:example:g1 - < doc.json
+        provgraph import store.trig          # restores 'export --all --format trig'
     """
     data = file.read()
     name = getattr(file, "name", "-")
@@ -280,8 +310,10 @@ def import_(obj: _Ctx, file: Any, fmt: str, graph: str | None, sources: tuple[st
 
 
 @cli.command()
-@click.option("--claim", metavar="IRI", help="Export this claim's lineage bundle.")
-@click.option("--run", "run_iri", metavar="IRI", help="Export this run's lineage bundle.")
+@click.option("--claim", metavar="IRI", callback=_iri_option,
+              help="Export this claim's lineage bundle.")
+@click.option("--run", "run_iri", metavar="IRI", callback=_iri_option,
+              help="Export this run's lineage bundle.")
 @click.option("--all", "everything", is_flag=True, help="Export every graph of the store.")
 @click.option("--format", "fmt", type=click.Choice(_EXPORT_FORMATS),
               help="Output format (default: from the -o extension).")
@@ -337,17 +369,23 @@ def verify_bundle(file: Any, fmt: str) -> None:
     name = getattr(file, "name", "-")
     name = "<stdin>" if name in ("-", "<stdin>") else str(name)
     result = check(file.read(), fmt, name=name)
-    if not result.ok:
+    if result.recorded != result.actual:
         raise click.ClickException(
             f"{name}: bundle <{result.bundle}> was altered: recorded sha256 {result.recorded}, "
             f"content hashes to {result.actual} ({result.statements} statements)")
+    if result.misplaced:
+        raise click.ClickException(
+            f"{name}: bundle <{result.bundle}> was altered: {len(result.misplaced)} statement(s) "
+            "moved between graphs (the description belongs in the default graph, the rest in "
+            "the bundle's graph): " + "; ".join(result.misplaced[:3]))
     click.echo(f"{name}: bundle <{result.bundle}> verified: sha256 {result.actual} over "
-               f"{result.statements} statements" + (f" (lineage of <{result.subject}>)"
-                                                     if result.subject else ""))
+               f"{result.statements} statements and the bundle's description"
+               + (f" (lineage of <{result.subject}>)" if result.subject else ""))
 
 
 @cli.command()
-@click.option("--run", "run_iri", metavar="RUN", help="Check only this run's graph.")
+@click.option("--run", "run_iri", metavar="RUN", callback=_iri_option,
+              help="Check only this run's graph.")
 @pass_ctx
 def validate(obj: _Ctx, run_iri: str | None) -> None:
     """Check PROV-CONSTRAINTS (a subset) and the SHACL shapes; exit 1 on violations.

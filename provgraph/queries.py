@@ -20,7 +20,10 @@ Checked when a file loads (:class:`QueryParameterError` / :class:`QuerySyntaxErr
 * every declared parameter occurs in the body and is projected by the outer
   ``SELECT`` (values are bound with SPARQL substitution, SEP-0007, which
   pyoxigraph 0.5.13 applies only to projected variables);
-* ``returns`` lists exactly the projected variables, in order.
+* ``returns`` lists exactly the projected variables, in order;
+* no ``SERVICE`` clause: a query file, bundled or given by path, never makes the
+  engine send a request over the network (pyoxigraph evaluates SPARQL 1.1
+  Federated Query with HTTP requests).
 
 Values are bound as RDF terms, never pasted into the text: ``x> } ; DROP ALL ; <y``
 given as an ``iri`` is rejected as an invalid IRI, and as a ``string`` it is one
@@ -37,7 +40,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from .errors import QueryNotFound, QueryParameterError, QuerySyntaxError
+from .errors import QueryError, QueryNotFound, QueryParameterError, QuerySyntaxError
 from .resources import data_dir
 from .store import ProvStore, check_query_syntax
 from .terms import IRI, Literal, Term, XSD
@@ -180,8 +183,8 @@ def _strip_comments_and_strings(text: str) -> str:
             j = i + len(q)
             while j < n and text[j:j + len(q)] != q:
                 j += 2 if text[j] == "\\" else 1
+            out.append('""' + "\n" * text.count("\n", i, j + len(q)))  # keep line numbers
             i = j + len(q)
-            out.append('""')
             continue
         if c == "<":  # an IRI ref cannot contain spaces; a '<' followed by space is an operator
             m = re.match(r"<[^\s<>\"{}|^`\\]*>", text[i:])
@@ -192,6 +195,23 @@ def _strip_comments_and_strings(text: str) -> str:
         out.append(c)
         i += 1
     return "".join(out)
+
+
+_SERVICE = re.compile(r"SERVICE", re.IGNORECASE)
+
+
+def _service_clause(body: str) -> int | None:
+    """Offset of the first ``SERVICE`` keyword in ``body`` (comments, strings and IRIs
+    blanked), or ``None``. Part of a name (``?service``, ``ex:service``, ``_:service``,
+    a language tag) is not the keyword; anything else is taken for it, so a doubtful
+    case is refused rather than sent to the network (``1SERVICE <...>`` parses)."""
+    for m in _SERVICE.finditer(body):
+        before = body[m.start() - 1] if m.start() else " "
+        after = body[m.end()] if m.end() < len(body) else " "
+        if before.isalpha() or before in "_:?$@-\\%" or after.isalnum() or after in "_:-":
+            continue
+        return m.start()
+    return None
 
 
 def _projection(body: str) -> list[str] | None:
@@ -244,6 +264,7 @@ def parse_query(text: str, path: str, default_name: str) -> NamedQuery:
     """Parse and check one ``.rq`` text (see the module docstring for the rules).
 
     Raises:
+        QueryError: the query has a ``SERVICE`` clause (refused before anything runs).
         QuerySyntaxError: the body does not parse or the header is malformed.
         QueryParameterError: header and body disagree.
     """
@@ -268,8 +289,15 @@ def parse_query(text: str, path: str, default_name: str) -> NamedQuery:
                                          f"is not one of {', '.join(PARAM_TYPES)}")
         params.append(Param(pm.group(2), pm.group(3), bool(pm.group(1))))
     returns = tuple(t.lstrip("?$") for t in header.get("returns", "").split())
-    check_query_syntax(text, path)
     body = _strip_comments_and_strings(text)
+    service = _service_clause(body)
+    if service is not None:  # before the syntax check, which evaluates the query
+        raise QueryError(
+            f"{path}: line {body.count(chr(10), 0, service) + 1}: SERVICE (SPARQL 1.1 Federated "
+            "Query) is refused: it makes the engine send requests over the network, and provgraph "
+            "never lets a query file do that. Query the local store only (remove the SERVICE "
+            "clause), or run federated queries with a SPARQL client you trust")
+    check_query_syntax(text, path)
     used = set(_VAR.findall(body))
     unused = [p.name for p in params if p.name not in used]
     if unused:

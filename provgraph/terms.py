@@ -7,9 +7,10 @@ module builds statements from these small, immutable types:
 * :class:`IRI` - a ``str`` subclass holding an absolute IRI (RDF 1.1 §3.2).
 * :class:`BNode` - a blank node with a local label (RDF 1.1 §3.4).
 * :class:`Literal` - lexical form, datatype IRI and optional language tag
-  (RDF 1.1 §3.3). The lexical form is kept exactly as given: provgraph never
-  re-serialises a literal through a Python value, so ``"1.50"^^xsd:decimal`` and
-  ``"2024-01-01T00:00:00.120+02:00"^^xsd:dateTime`` survive round trips.
+  (RDF 1.1 §3.3). A :class:`Literal` holds its lexical form exactly as given
+  (provgraph never re-serialises one through a Python value), but the embedded
+  store keeps XSD literals in canonical form: ``"1.50"^^xsd:decimal`` reads back
+  from it as ``"1.5"`` (see "Literal fidelity" in :mod:`provgraph.io.provo`).
 * :data:`Quad` - ``(subject, predicate, object, graph)``; ``graph`` is an
   :class:`IRI` or ``None`` for the default graph.
 """

@@ -7,7 +7,9 @@ PROV-CONSTRAINTS (https://www.w3.org/TR/prov-constraints/) constraint numbers:
 
 * **C22 key-object**: an activity with two different start or end times.
 * **C23 key-properties**: a relation id (a qualified influence node named by an
-  IRI) with two different values for one argument, or qualifying two subjects.
+  IRI) with two different values for one argument, or qualifying two subjects;
+  a derivation id given both imprecise and precise (marked ``pg:imprecise`` on
+  import, :func:`provgraph.io.provo.imprecise_conflicts`).
 * **C24/C25 unique-generation/-invalidation**: two differently named generations
   (invalidations) of one entity by one activity.
 * **C30, C36, C37 ordering**: start after end; an entity generated after it was
@@ -23,15 +25,28 @@ PROV-CONSTRAINTS (https://www.w3.org/TR/prov-constraints/) constraint numbers:
   an id that is both an element and a relation, one relation id used for two
   kinds of relation, a member of a ``prov:EmptyCollection``.
 
+Also checked, because they break every later use of the value (PROV exports,
+time comparisons):
+
+* **ill-typed literal** (RDF 1.1 Concepts §3.3): a literal whose lexical form is
+  not in its datatype's lexical space (``"2026-02-30T00:00:00Z"^^xsd:dateTime``,
+  ``"abc"^^xsd:integer``); see :func:`provgraph.xsd.ill_typed` for the datatypes
+  checked.
+* **PROV-O range xsd:dateTime**: ``prov:startedAtTime``, ``endedAtTime``,
+  ``generatedAtTime``, ``invalidatedAtTime`` and ``atTime`` with a value that is
+  not an ``xsd:dateTime`` literal (``prov:startedAtTime "yesterday"``).
+
 Each violation carries the statements involved (N-Triples text, plus the graph).
 The SHACL shapes are checked through :func:`provgraph.shacl.validate_shapes` when
 that module is installed; otherwise the report says they were not checked.
 
 :func:`check_document` finds key conflicts between records of one ``prov``
-document that share an id (C22/C23), including the one RDF cannot show: an
-imprecise derivation (no activity, generation or usage) and a precise one under
-the same id (PROV-CONSTRAINTS Definition 4 keeps the ``-`` markers of an
-imprecise derivation; they do not unify with values).
+document that share an id (C22/C23) before import, including an imprecise
+derivation (no activity, generation or usage) and a precise one under the same
+id (PROV-CONSTRAINTS Definition 4 keeps the ``-`` markers of an imprecise
+derivation; they do not unify with values). PROV-O alone cannot show that one;
+the import keeps it as ``pg:imprecise true`` on the node, which :func:`validate`
+reports.
 """
 
 from __future__ import annotations
@@ -43,8 +58,9 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from .store import ProvStore
-from .terms import IRI, BNode, Literal, Term
-from .vocab import GRAPH, PROV, RDF
+from .terms import IRI, XSD, BNode, Literal, Term
+from .vocab import GRAPH, PG, PROV, RDF
+from .xsd import ill_typed
 
 __all__ = ["ConstraintViolation", "ValidationReport", "validate", "check_graph",
            "check_document"]
@@ -196,6 +212,7 @@ _KIND_OF_CLASS = {PROV.Generation: "Generation", PROV.Usage: "Usage",
                   PROV.Revision: "Derivation", PROV.Quotation: "Derivation",
                   PROV.PrimarySource: "Derivation", PROV.Attribution: "Attribution",
                   PROV.Association: "Association", PROV.Delegation: "Delegation"}
+_PRECISE_SLOTS = (PROV.hadActivity, PROV.hadGeneration, PROV.hadUsage)
 _SLOTS = (PROV.entity, PROV.activity, PROV.agent, PROV.hadActivity, PROV.hadPlan,
           PROV.hadGeneration, PROV.hadUsage, PROV.atTime, PROV.influencer)
 
@@ -279,6 +296,14 @@ def check_graph(triples: Iterable[tuple[Any, Any, Any]], graph: IRI | None = Non
                 v("C23 key-properties", f"relation {_n3(node)} has {len(vals)} different values "
                   f"of {slot.rsplit('#', 1)[1]}; a relation id names one relation",
                   *(_st(node, slot, x) for x in vals))
+        precise = [_st(node, slot, x) for slot in _PRECISE_SLOTS for x in by_sp.get((node, slot), [])]
+        imprecise = [x for x in by_sp.get((node, PG.imprecise), [])
+                     if isinstance(x, Literal) and x.value in ("true", "1")]
+        if "Derivation" in kinds and imprecise and precise:
+            v("C23 key-properties", f"derivation {_n3(node)} is given once without activity, "
+              "generation and usage (pg:imprecise) and once with them; the '-' markers of an "
+              "imprecise derivation do not unify with values (PROV-CONSTRAINTS Definition 4)",
+              _st(node, PG.imprecise, imprecise[0]), *precise)
         subjects = {s for s, _ in node_subjects.get(node, ())}
         if len(subjects) > 1:
             v("C23 key-properties", f"relation {_n3(node)} qualifies {len(subjects)} different "
@@ -309,6 +334,7 @@ def check_graph(triples: Iterable[tuple[Any, Any, Any]], graph: IRI | None = Non
             v("C52 impossible-specialization-reflexive",
               f"{_n3(s)} is a specialization of itself", _st(s, PROV.specializationOf, o))
     _typing(ts, by_p, by_sp, node_kinds, v)
+    _literals(ts, v)
     return out
 
 
@@ -474,6 +500,27 @@ def _typing(ts: list[tuple[Any, Any, Any]], by_p: Any, by_sp: Any,
         if c in empties:
             v("C56 membership-empty-collection", f"{_n3(c)} is a prov:EmptyCollection but has "
               f"member {_n3(e)}", _st(c, RDF.type, PROV.EmptyCollection), _st(c, PROV.hadMember, e))
+
+
+_TIME_PROPERTIES = (PROV.startedAtTime, PROV.endedAtTime, PROV.generatedAtTime,
+                    PROV.invalidatedAtTime, PROV.atTime)
+_XSD_DATETIME = XSD + "dateTime"
+
+
+def _literals(ts: list[tuple[Any, Any, Any]], v: Any) -> None:
+    for s, p, o in ts:
+        if not isinstance(o, Literal):
+            if p in _TIME_PROPERTIES:
+                v("PROV-O range xsd:dateTime", f"{_n3(p)} takes an xsd:dateTime literal, "
+                  f"not the resource {_n3(o)}", _st(s, p, o))
+            continue
+        why = ill_typed(o)
+        if why is not None:
+            v("ill-typed literal", f"{_n3(o)} is not a valid value of its datatype: {why}",
+              _st(s, p, o))
+        elif p in _TIME_PROPERTIES and o.datatype not in (_XSD_DATETIME, XSD + "dateTimeStamp"):
+            v("PROV-O range xsd:dateTime", f"{_n3(p)} takes an xsd:dateTime literal, not "
+              f"{_n3(o)}", _st(s, p, o))
 
 
 # ---------------------------------------------------------------------------

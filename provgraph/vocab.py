@@ -103,6 +103,7 @@ class PG(ClosedNamespace):
         "start", "end", "endInclusive", "origin", "rank", "score", "indexVersion",
         "settings", "claimKind", "claimStatus", "targetId", "pinnedSha256", "outcome", "reason", "policy", "resolvedByteStart",
         "resolvedByteEnd", "resolvedCodepointStart", "resolvedCodepointEnd", "warrant",
+        "imprecise",
         "packageVersions", "codeRevision", "modelIds", "tokenBudget",
         # --- object properties
         "document", "answer", "citation", "target", "resolvedSnapshot", "segment",

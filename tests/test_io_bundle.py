@@ -189,5 +189,91 @@ def test_cli_export_and_verify_bundle(rag_store, runner, tmp_path, monkeypatch):
     assert res.exit_code == 2 and "--format is required" in res.stderr
     res = runner.invoke(cli, ["export", "--all", "--format", "nquads"], catch_exceptions=False)
     assert res.exit_code == 0 and res.stdout.count("\n") == len(store)
-    res = runner.invoke(cli, ["export", "--all", "--claim", "x", "--format", "nquads"])
+    res = runner.invoke(cli, ["export", "--all", "--claim", "urn:x:c", "--format", "nquads"])
     assert res.exit_code == 2 and "exactly one of" in res.stderr
+
+
+def _claim_json(store, r):
+    result = export(store, "prov-json", claim=r["claim_quote"].iri)
+    doc = json.loads(result.data)
+    (key,) = [k for k in doc["entity"] if k.startswith("bundle:")]
+    return result, doc, key
+
+
+def test_the_bundle_description_is_covered_by_the_digest(rag_store, runner, tmp_path):
+    store, r = rag_store
+    result, doc, key = _claim_json(store, r)
+    assert verify_bundle(result.data).ok
+    # point the bundle at another claim: the file then claims to be cl3's lineage
+    doc["entity"][key]["rdfs:seeAlso"]["$"] = "uuid:" + r["claim_bad"].iri[len("urn:uuid:"):]
+    t3 = tmp_path / "t3.json"
+    t3.write_text(json.dumps(doc))
+    check = verify_bundle(t3.read_bytes())
+    assert check.subject == r["claim_bad"].iri and not check.ok
+    assert check.recorded == result.digest != check.actual
+    res = runner.invoke(cli, ["verify-bundle", str(t3)])
+    assert res.exit_code == 1
+    assert res.stderr.startswith(f"Error: {t3}: bundle <{result.bundle}> was altered: recorded "
+                                 f"sha256 {result.digest}, content hashes to ")
+    # anything else said about the bundle node is covered too
+    for change in ({"prov:value": "forged"}, {"prov:label": "lineage of something else"}):
+        _, doc, key = _claim_json(store, r)
+        doc["entity"][key].update(change)
+        assert not verify_bundle(json.dumps(doc).encode(), "prov-json").ok, change
+    _, doc, key = _claim_json(store, r)
+    del doc["entity"][key]["prov:label"]
+    assert not verify_bundle(json.dumps(doc).encode(), "prov-json").ok
+
+
+def test_statements_about_the_bundle_added_in_rdf_are_detected(rag_store):
+    store, r = rag_store
+    result = export(store, "turtle", claim=r["claim_quote"].iri)
+    evil = (f"\n<{result.bundle}> <http://www.w3.org/ns/prov#wasDerivedFrom> "
+            "<http://evil.example/x> .\n").encode()
+    check = verify_bundle(result.data + evil, "turtle")
+    assert not check.ok and check.recorded == result.digest
+    # the digest statement itself is the one statement left out: a second value is refused
+    second = f'\n<{result.bundle}> <https://w3id.org/provgraph/ns#sha256> "{"0" * 64}" .\n'
+    with pytest.raises(SerializationError, match=r"records 2 pg:sha256 values .*the file was "
+                       "altered"):
+        verify_bundle(result.data + second.encode(), "turtle")
+
+
+def test_moving_a_statement_out_of_the_bundle_graph_is_detected(rag_store, runner, tmp_path):
+    store, r = rag_store
+    result = export(store, "nquads", claim=r["claim_quote"].iri)
+    lines = result.data.decode().splitlines()
+    i = next(i for i, line in enumerate(lines) if "certified engineer" in line)
+    moved = lines[i].replace(f" <{result.bundle}> .", " .")
+    assert moved != lines[i]
+    lines[i] = moved
+    check = verify_bundle(("\n".join(lines) + "\n").encode(), "nquads")
+    assert check.recorded == check.actual  # the same triples ...
+    assert not check.ok and check.misplaced == [moved + " (default graph)"]  # ... out of place
+    f = tmp_path / "moved.nq"
+    f.write_text("\n".join(lines) + "\n")
+    res = runner.invoke(cli, ["verify-bundle", str(f)])
+    assert res.exit_code == 1 and "1 statement(s) moved between graphs" in res.stderr
+
+
+@pytest.mark.parametrize("fmt", ["prov-json", "provn", "prov-xml", "trig", "nquads", "json-ld",
+                                 "turtle", "rdf-xml"])
+def test_one_bundle_has_one_digest_in_every_format(rag_store, fmt):
+    store, r = rag_store
+    reference = export(store, "nquads", claim=r["claim_quote"].iri)
+    result = export(store, fmt, claim=r["claim_quote"].iri)
+    # PROV-JSON/N/XML read 2026-03-01T09:00:00Z back as +00:00; the digest does not see it
+    assert result.digest == reference.digest
+    assert result.statements == reference.statements
+    check = verify_bundle(result.data)
+    assert check.ok and check.recorded == check.actual == reference.digest
+
+
+def test_verifying_an_empty_file_says_it_is_empty(runner, tmp_path):
+    empty = tmp_path / "claim.json"
+    empty.write_bytes(b"\n")
+    res = runner.invoke(cli, ["verify-bundle", str(empty)])
+    assert res.exit_code == 1
+    assert res.stderr == (f"Error: {empty}: the bundle file is empty: there is no bundle to "
+                          "verify; export one with 'provgraph export --claim IRI -o FILE' (or "
+                          "'--run IRI')\n")

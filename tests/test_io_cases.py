@@ -119,6 +119,18 @@ def test_every_case_imports_or_is_rejected_or_flagged_as_sources_md_says():
     assert len(clean) == 80 - len(REJECTED) - len(FLAGGED)
 
 
+def test_validate_alone_finds_what_the_import_warned_about():
+    """'provgraph import' tells the user to run 'provgraph validate' after a warning:
+    validate, on the stored statements alone, must report those constraints."""
+    for name in sorted(FLAGGED):
+        store = EmbeddedStore()
+        report = import_document(store, (shared_cases("prov") / name).read_bytes(), name=name)
+        found = constraint_ids([str(v) for v in validate(store, shapes=False).violations])
+        assert constraint_ids(report.warnings) <= found, (name, report.warnings, found)
+        assert found == FLAGGED[name], name
+        store.close()
+
+
 def _imported(path: Path) -> EmbeddedStore | None:
     store = EmbeddedStore()
     try:
@@ -209,3 +221,17 @@ def test_bundles_become_named_graphs_and_keep_their_type_clash_apart():
     assert [str(g) for g in store.named_graphs()] == ["http://example.org/bundle1",
                                                       "http://example.org/bundle2"]
     assert validate(store, shapes=False).violations == []
+
+
+def test_cli_validate_reports_what_import_warned_about_in_derivation_fail1(runner, tmp_path):
+    from provgraph.cli import cli
+
+    case = shared_cases("prov/provtoolbox/validate/unification") / "derivation-fail1.provn"
+    store = str(tmp_path / "s")
+    res = runner.invoke(cli, ["--store", store, "import", str(case)], catch_exceptions=False)
+    assert res.exit_code == 0 and "C23 key-properties" in res.stderr
+    assert "run 'provgraph validate' to check the PROV constraints" in res.stderr
+    res = runner.invoke(cli, ["--store", store, "validate"])
+    assert res.exit_code == 1 and "1 graph(s) checked: 1 violation(s)" in res.stderr
+    assert res.stdout.startswith("C23 key-properties: derivation <http://example.org/der1> is "
+                                 "given once without activity, generation and usage")

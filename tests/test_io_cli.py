@@ -108,3 +108,67 @@ def test_source_and_partial_are_only_for_rag_formats(runner, tmp_path):
     res = runner.invoke(cli, ["--memory", "import", "-", "--source", str(src)], input=DOC)
     assert res.exit_code == 2
     assert "--source and --partial apply only to the RAG answer formats" in res.stderr
+
+
+def test_import_refuses_provgraphs_reserved_graphs(runner, tmp_path):
+    store = str(tmp_path / "s")
+    for graph in ("urn:provgraph:graph:ontology", "urn:provgraph:graph:ingestion"):
+        res = runner.invoke(cli, ["--store", store, "import", "-", "--graph", graph], input=DOC)
+        assert res.exit_code == 2
+        assert res.stderr.endswith(
+            f"Error: Invalid value for '--graph': {graph} is a graph provgraph reserves for "
+            "itself (reserved: urn:provgraph:graph:ingestion, urn:provgraph:graph:ontology); "
+            "name another graph, such as urn:example:g1. To restore 'provgraph export --all' "
+            "output, import the TriG or N-Quads file without --graph: its graphs are kept\n")
+    s = EmbeddedStore(store)
+    assert len(s) == 0
+    s.close()
+
+
+def test_the_library_refuses_them_too():
+    import pytest
+
+    from provgraph.io.load import import_document
+    from provgraph.vocab import GRAPH
+
+    store = EmbeddedStore()
+    with pytest.raises(ValueError, match="is a graph provgraph reserves for itself"):
+        import_document(store, DOC, graph=GRAPH.ONTOLOGY)
+    with pytest.raises(ValueError, match=r"'not an iri' is not an absolute IRI"):
+        import_document(store, DOC, graph="not an iri")
+    assert len(store) == 0
+
+
+def test_a_document_with_the_ontology_graph_is_refused_and_the_ingestion_graph_restored(
+        runner, tmp_path, rag_store):
+    from provgraph.io.bundle import export
+
+    onto = b"<urn:x:a> <http://www.w3.org/ns/prov#wasDerivedFrom> <urn:x:b> " \
+           b"<urn:provgraph:graph:ontology> .\n"
+    res = runner.invoke(cli, ["--memory", "import", "-"], input=onto)
+    assert res.exit_code == 1
+    assert res.stderr == (
+        "Error: <stdin>: the document writes into <urn:provgraph:graph:ontology>, the graph of "
+        "provgraph's bundled ontology and shapes, which only 'provgraph init' fills; rename that "
+        "bundle/graph. Nothing was stored\n")
+    # 'export --all' output holds the ingestion graph: importing it restores the store
+    store, _ = rag_store
+    dump = tmp_path / "store.trig"
+    dump.write_bytes(export(store, "trig", everything=True).data)
+    copy = str(tmp_path / "copy")
+    res = runner.invoke(cli, ["--store", copy, "import", str(dump)], catch_exceptions=False)
+    assert res.exit_code == 0 and "<urn:provgraph:graph:ingestion>" in res.stderr
+    s = EmbeddedStore(copy)
+    assert len(s) == len(store) and "urn:provgraph:graph:ingestion" in s.named_graphs()
+    s.close()
+
+
+def test_iri_options_that_are_not_iris_are_usage_errors(runner):
+    for args, option in ((["import", "-", "--graph", "not an iri"], "--graph"),
+                         (["export", "--claim", "not an iri", "--format", "nquads"], "--claim"),
+                         (["export", "--run", "not an iri", "--format", "nquads"], "--run"),
+                         (["validate", "--run", "not an iri"], "--run")):
+        res = runner.invoke(cli, ["--memory", *args], input=DOC)
+        assert res.exit_code == 2, (args, res.output)
+        assert f"Error: Invalid value for '{option}': 'not an iri' is not an absolute IRI " \
+               "(Invalid IRI code point ' ')" in res.stderr, res.stderr

@@ -68,6 +68,9 @@ BAD = [
     pytest.param("dtd_entity.provx", "auto", "refused: the XML declares a DTD", id="dtd-entities"),
     pytest.param("xxe_file.provx", "prov-xml", "refused: the XML declares a DTD", id="xxe-provxml"),
     pytest.param("xxe_rdf.rdf", "rdf-xml", "refused: the XML declares a DTD", id="xxe-rdfxml"),
+    pytest.param("xinclude.provx", "auto", "xinclude.provx: refused: the XML has an XInclude "
+                 "element <{http://www.w3.org/2001/XInclude}include> (href 'file:///etc/hostname')",
+                 id="xinclude-provxml"),
     pytest.param("remote_context.jsonld", "auto",
                  "JSON-LD @context https://example.org/contexts/prov.jsonld is remote; provgraph "
                  "never fetches remote contexts", id="remote-context"),
@@ -108,10 +111,10 @@ def test_malformed_input_is_rejected_and_nothing_is_stored(name, fmt, message):
 def test_a_literal_prov_cannot_hold_is_refused_on_export_with_the_statement():
     store = EmbeddedStore()
     import_document(store, (MALFORMED / "not_a_time.ttl").read_bytes(), name="not_a_time.ttl")
-    with pytest.raises(SerializationError, match=r'<http://example.org/a> '
-                       r'<http://www.w3.org/ns/prov#startedAtTime> is "yesterday", not an '
-                       r"xsd:dateTime the prov package can read; PROV-JSON, PROV-N and PROV-XML "
-                       r"cannot hold it \(use an RDF format\)"):
+    with pytest.raises(SerializationError, match=r'the statement <http://example.org/a> '
+                       r'<http://www.w3.org/ns/prov#startedAtTime> "yesterday" \. has no '
+                       r"PROV-JSON, PROV-N or PROV-XML form: the value is not a valid "
+                       r"xsd:dateTime, which PROV-DM needs there\. Run 'provgraph validate'"):
         export(store, "prov-json", everything=True)
     assert b"yesterday" in export(store, "trig", everything=True).data
 
@@ -181,3 +184,17 @@ def test_svg_is_drawn_when_graphviz_is_installed():
     root = ET.fromstring(svg)
     assert root.tag == "{http://www.w3.org/2000/svg}svg"
     assert b">example:e<" in svg  # provgraph names the namespace http://example.org/ "example"
+
+
+def test_xinclude_in_rdf_xml_is_refused_too():
+    rdf = b"""<?xml version="1.0"?>
+<rdf:RDF xmlns:rdf="http://www.w3.org/1999/02/22-rdf-syntax-ns#"
+         xmlns:prov="http://www.w3.org/ns/prov#" xmlns:xi="http://www.w3.org/2001/XInclude">
+  <prov:Entity rdf:about="http://example.org/e"><xi:include href="more.rdf"/></prov:Entity>
+</rdf:RDF>"""
+    store = EmbeddedStore()
+    with pytest.raises(SerializationError, match=r"x\.rdf: refused: the XML has an XInclude "
+                       r"element <\{http://www\.w3\.org/2001/XInclude\}include> \(href "
+                       r"'more\.rdf'\)"):
+        import_document(store, rdf, "rdf-xml", name="x.rdf")
+    assert len(store) == 0

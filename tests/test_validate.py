@@ -86,12 +86,53 @@ def test_valid_documents_pass():
         assert report.violations == [] and report.conforms
 
 
-def test_document_check_sees_what_rdf_cannot():
+def test_an_imprecise_and_a_precise_derivation_under_one_id_are_found_by_validate_too():
     report, store_report = violations(
         "wasDerivedFrom(ex:d; ex:b, ex:a, ex:act, ex:g, ex:u)\nwasDerivedFrom(ex:d; ex:b, ex:a)")
-    assert store_report.violations == []
     assert len(report.warnings) == 1 and "C23 key-properties" in report.warnings[0]
     assert "Definition 4" in report.warnings[0]
+    # PROV-O merges the two records into one node; the import marks it pg:imprecise,
+    # so validate (on the stored statements alone) reports what the import warned about
+    (v,) = store_report.violations
+    assert v.constraint == "C23 key-properties"
+    assert v.message == ("derivation <http://example.org/d> is given once without activity, "
+                         "generation and usage (pg:imprecise) and once with them; the '-' markers "
+                         "of an imprecise derivation do not unify with values (PROV-CONSTRAINTS "
+                         "Definition 4)")
+    assert v.statements == (
+        '<http://example.org/d> <https://w3id.org/provgraph/ns#imprecise> '
+        '"true"^^<http://www.w3.org/2001/XMLSchema#boolean> .',
+        "<http://example.org/d> <http://www.w3.org/ns/prov#hadActivity> <http://example.org/act> .",
+        "<http://example.org/d> <http://www.w3.org/ns/prov#hadGeneration> <http://example.org/g> .",
+        "<http://example.org/d> <http://www.w3.org/ns/prov#hadUsage> <http://example.org/u> .")
+
+
+def test_an_imprecise_derivation_alone_is_not_marked():
+    for text in ("wasDerivedFrom(ex:d; ex:b, ex:a)\nwasDerivedFrom(ex:d; ex:b, ex:a)",
+                 "wasDerivedFrom(ex:d; ex:b, ex:a, ex:act, -, -)\n"
+                 "wasDerivedFrom(ex:d; ex:b, ex:a, -, ex:g, -)"):
+        report, store_report = violations(text)
+        assert report.warnings == [] and store_report.violations == []
+
+
+def test_the_imprecise_record_survives_prov_n_and_rdf_exports():
+    from provgraph.io.bundle import export
+
+    store = EmbeddedStore()
+    import_document(store, HEAD + b"wasDerivedFrom(ex:d; ex:b, ex:a, ex:act, ex:g, ex:u, "
+                    b"[prov:type='prov:Revision'])\nwasDerivedFrom(ex:d; ex:b, ex:a, "
+                    b"[prov:type='prov:Revision'])\nendDocument")
+    text = export(store, "provn", everything=True).data.decode()
+    assert "wasDerivedFrom(ex:d; ex:b, ex:a, ex:act, ex:g, ex:u, [prov:type='prov:Revision'])" \
+        in text.replace("example:", "ex:")
+    assert "wasDerivedFrom(ex:d; ex:b, ex:a, -, -, -, [prov:type='prov:Revision'])" \
+        in text.replace("example:", "ex:")
+    for fmt in ("provn", "prov-json", "prov-xml", "trig"):
+        again = EmbeddedStore()
+        import_document(again, export(store, fmt, everything=True).data, fmt)
+        assert sorted(again.quads(), key=str) == sorted(store.quads(), key=str), fmt
+        assert [v.constraint for v in validate(again, shapes=False).violations] == [
+            "C23 key-properties"]
 
 
 def test_check_document_on_prov_records():
@@ -149,3 +190,53 @@ def test_cli_validate_exit_codes(runner, tmp_path):
     assert res.stdout.startswith("C52 impossible-specialization-reflexive: <http://example.org/e>")
     assert "<http://example.org/e> <http://www.w3.org/ns/prov#specializationOf> " \
            "<http://example.org/e> ." in res.stdout
+
+
+ILL_TYPED_TTL = b"""@prefix prov: <http://www.w3.org/ns/prov#> .
+@prefix xsd: <http://www.w3.org/2001/XMLSchema#> .
+@prefix ex: <http://example.org/> .
+ex:e a prov:Entity ; prov:generatedAtTime "2026-02-30T00:00:00Z"^^xsd:dateTime .
+ex:a a prov:Activity ; prov:startedAtTime "yesterday" .
+ex:f a prov:Entity ; ex:count "abc"^^xsd:integer .
+"""
+_E = "<http://example.org/"
+_XSD = "<http://www.w3.org/2001/XMLSchema#"
+
+
+def test_ill_typed_literals_are_reported_with_their_statement():
+    _, report = violations(ILL_TYPED_TTL, "turtle")
+    got = [(v.constraint, v.message, v.statements) for v in report.violations]
+    assert got == [
+        ("PROV-O range xsd:dateTime", "<http://www.w3.org/ns/prov#startedAtTime> takes an "
+         'xsd:dateTime literal, not "yesterday"',
+         (f'{_E}a> <http://www.w3.org/ns/prov#startedAtTime> "yesterday" .',)),
+        ("ill-typed literal", f'"2026-02-30T00:00:00Z"^^{_XSD}dateTime> is not a valid value of '
+         "its datatype: day 30 is not in 2026-02",
+         (f'{_E}e> <http://www.w3.org/ns/prov#generatedAtTime> '
+          f'"2026-02-30T00:00:00Z"^^{_XSD}dateTime> .',)),
+        ("ill-typed literal", f'"abc"^^{_XSD}integer> is not a valid value of its datatype: '
+         "not an integer (digits with an optional sign)",
+         (f'{_E}f> {_E}count> "abc"^^{_XSD}integer> .',)),
+    ]
+    assert not report.conforms
+
+
+def test_prov_export_of_an_ill_typed_time_names_the_statement_and_suggests_validate(
+        runner, tmp_path):
+    store = str(tmp_path / "s")
+    src = tmp_path / "ill.ttl"
+    src.write_bytes(ILL_TYPED_TTL)
+    assert runner.invoke(cli, ["--store", store, "import", str(src)]).exit_code == 0
+    res = runner.invoke(cli, ["--store", store, "validate"])
+    assert res.exit_code == 1 and "3 violation(s)" in res.stderr
+    res = runner.invoke(cli, ["--store", store, "export", "--all", "-o", str(tmp_path / "x.json")])
+    assert res.exit_code == 1
+    assert res.stderr == (
+        f'Error: the statement {_E}e> <http://www.w3.org/ns/prov#generatedAtTime> '
+        f'"2026-02-30T00:00:00Z"^^{_XSD}dateTime> . has no PROV-JSON, PROV-N or PROV-XML form: '
+        "the value is not a valid xsd:dateTime, which PROV-DM needs there. Run 'provgraph "
+        "validate' to list every ill-typed literal; correct the value, or export in an RDF "
+        "format (trig, nquads, turtle, json-ld), which keeps it as it is\n")
+    res = runner.invoke(cli, ["--store", store, "export", "--all", "-o", str(tmp_path / "x.nq")])
+    assert res.exit_code == 0  # RDF keeps the literals as they are
+    assert '"yesterday"' in (tmp_path / "x.nq").read_text()

@@ -29,26 +29,33 @@ the run's graph.
 
 Outside the bundle, the document describes it: ``<bundle> a prov:Entity,
 prov:Bundle``, an ``rdfs:label``, ``rdfs:seeAlso`` the claim or run, and
-``pg:sha256``: the SHA-256 (hex) of the bundle's statements as RDFC-1.0
-canonical N-Quads (graph names dropped, every statement whose subject is the
-bundle itself left out). The digest is computed on the statements the exported
-file reads back as, so :func:`verify_bundle` recomputes it from the file alone.
-Turtle and RDF/XML hold no named graphs: there the bundle's statements and its
-description share the default graph, and the description is still told apart by
-its subject. DOT and SVG drawings carry no digest.
+``pg:sha256``: the SHA-256 (hex) of **every statement of the file except that one
+``pg:sha256`` statement**, the description of the bundle included (the claim it
+names, its label, anything else said about it), as RDFC-1.0 canonical N-Quads
+with graph names dropped and each literal in the canonical form of its value
+(:func:`provgraph.xsd.canonical`). The digest is computed on the statements the
+exported file reads back as, so :func:`verify_bundle` recomputes it from the
+file alone; the canonical literal forms make it the same in every format
+(PROV-JSON, PROV-N and PROV-XML read times back as ``+00:00`` where the RDF
+syntaxes keep ``Z``). Turtle and RDF/XML hold no named graphs: there the
+bundle's statements and its description share the default graph. In the
+formats that hold named graphs, :func:`verify_bundle` also checks that the
+description is in the default graph and everything else in the bundle's graph.
+DOT and SVG drawings carry no digest.
 """
 
 from __future__ import annotations
 
 import hashlib
 from collections.abc import Iterable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from ..errors import NotFound, SerializationError
 from ..ids import content_iri
-from ..store import ANY_GRAPH, ProvStore, rdfc_canonical_nquads
+from ..store import ANY_GRAPH, ProvStore, iri_error, rdfc_canonical_nquads
 from ..terms import IRI, BNode, Literal, Quad
 from ..vocab import GRAPH, OA, PG, PROV, RDF, RDFS
+from ..xsd import canonical
 from . import get, read, write
 
 __all__ = ["ExportResult", "BundleCheck", "export", "lineage_closure", "bundle_digest",
@@ -84,7 +91,8 @@ class ExportResult:
     Attributes:
         data: the file's bytes.
         format: the format written.
-        statements: statements exported (the bundle's content, or everything).
+        statements: statements exported: the bundle's content (its description
+            not counted), or everything.
         bundle: the bundle IRI (claim and run exports), else ``None``.
         digest: the recorded ``pg:sha256`` (hex), or ``None`` (``--all``, DOT, SVG).
     """
@@ -104,8 +112,12 @@ class BundleCheck:
         bundle: the bundle IRI.
         recorded: the digest written in the file.
         actual: the digest of the statements found.
-        statements: statements digested.
+        statements: the bundle's content statements (as :attr:`ExportResult.statements`);
+            the digest also covers its description.
         subject: the claim or run the bundle describes (``rdfs:seeAlso``), if given.
+        misplaced: statements in the wrong graph (formats with named graphs): the
+            bundle's description belongs in the default graph, everything else in
+            the bundle's graph. Moving a statement between them changes no digest.
     """
 
     bundle: IRI
@@ -113,11 +125,12 @@ class BundleCheck:
     actual: str
     statements: int
     subject: str | None = None
+    misplaced: list[str] = field(default_factory=list)
 
     @property
     def ok(self) -> bool:
-        """Whether the recorded digest matches the content."""
-        return self.recorded == self.actual
+        """Whether the recorded digest matches the content and nothing is misplaced."""
+        return self.recorded == self.actual and not self.misplaced
 
 
 def lineage_closure(store: ProvStore, seeds: Iterable[IRI]) -> list[Quad]:
@@ -146,9 +159,18 @@ def lineage_closure(store: ProvStore, seeds: Iterable[IRI]) -> list[Quad]:
 
 
 def bundle_digest(quads: Iterable[Quad], bundle: IRI) -> tuple[str, int]:
-    """SHA-256 (hex) of the statements of ``quads`` whose subject is not ``bundle``,
-    as RDFC-1.0 canonical N-Quads with graph names dropped; and how many there are."""
-    triples = {(s, p, o, None) for s, p, o, _ in quads if s != bundle}
+    """The digest a bundle records (module docstring), and how many statements it covers.
+
+    Args:
+        quads: every statement of the bundle file, as :func:`provgraph.io.read` gives them.
+        bundle: the bundle IRI; its ``pg:sha256`` statements are the only ones left out.
+
+    Returns:
+        ``(hex digest, statements)``: SHA-256 of the RDFC-1.0 canonical N-Quads of
+        the statements with graph names dropped and literals in canonical form.
+    """
+    triples = {(s, p, canonical(o) if isinstance(o, Literal) else o, None)
+               for s, p, o, _ in quads if not (s == bundle and p == PG.sha256)}
     text = rdfc_canonical_nquads(triples)
     return hashlib.sha256(text.encode("utf-8")).hexdigest(), len(triples)
 
@@ -167,7 +189,7 @@ def export(store: ProvStore, format: str, *, claim: str | None = None, run: str 
     Exactly one of ``claim``, ``run``, ``everything`` must be given.
 
     Raises:
-        ValueError: not exactly one selection.
+        ValueError: not exactly one selection, or a claim/run that is not an absolute IRI.
         NotFound: the claim has no statements, or the run is not a graph of the store.
         UnsupportedFormat: unknown format; Turtle/RDF-XML for several graphs.
         SerializationError: the statements have no form in ``format``.
@@ -188,6 +210,9 @@ def export(store: ProvStore, format: str, *, claim: str | None = None, run: str 
     if everything:
         quads = [q for q in store.quads() if q[3] != GRAPH.ONTOLOGY]
         return ExportResult(write(quads, format), format, len(quads))
+    for option, value in (("claim", claim), ("run", run)):
+        if value is not None and (why := iri_error(str(value))) is not None:
+            raise ValueError(f"{option} {value!r} is not an absolute IRI ({why})")
     if claim is not None:
         seed = IRI(claim)
         if not store.has_subject(seed):
@@ -210,8 +235,9 @@ def export(store: ProvStore, format: str, *, claim: str | None = None, run: str 
                 (bundle, RDFS.seeAlso, seed, None)]
     if spec.kind == "image":
         return ExportResult(write(content + describe, format), format, len(content), bundle)
-    readback = read(write(content, format), format, name="(export)")
-    digest, n = bundle_digest(readback.quads, bundle)
+    readback = read(write(content + describe, format), format, name="(export)")
+    digest, _ = bundle_digest(readback.quads, bundle)
+    n = len({(s, p, o) for s, p, o, _ in readback.quads if s != bundle})
     describe.append((bundle, PG.sha256, Literal(digest), None))
     data = write(content + describe, format)
     return ExportResult(data, format, n, bundle, digest)
@@ -229,14 +255,19 @@ def verify_bundle(data: bytes, format: str = "auto", *, name: str = "<input>") -
         :class:`BundleCheck`; ``.ok`` tells whether the content is unchanged.
 
     Raises:
-        SerializationError: the file does not read, or holds no bundle with a
-            ``pg:sha256`` digest (or more than one).
+        SerializationError: the file is empty or does not read, holds no bundle
+            with a ``pg:sha256`` digest (or more than one), or its bundle records
+            more than one digest.
     """
+    if not data.lstrip(b"\xef\xbb\xbf").strip():
+        raise SerializationError(
+            f"{name}: the bundle file is empty: there is no bundle to verify; export one "
+            "with 'provgraph export --claim IRI -o FILE' (or '--run IRI')")
     result = read(data, format, name=name)
     quads = result.quads
+    typed = {s for s, p, o, _ in quads if p == RDF.type and o == PROV.Bundle}
     bundles = sorted({s for s, p, o, _ in quads if p == PG.sha256 and isinstance(o, Literal)
-                      and isinstance(s, IRI)
-                      and (s, RDF.type, PROV.Bundle) in {(x[0], x[1], x[2]) for x in quads}})
+                      and isinstance(s, IRI) and s in typed})
     if not bundles:
         raise SerializationError(
             f"{name}: no bundle with a pg:sha256 digest found (a resource typed prov:Bundle "
@@ -245,7 +276,21 @@ def verify_bundle(data: bytes, format: str = "auto", *, name: str = "<input>") -
         raise SerializationError(f"{name}: {len(bundles)} digested bundles found "
                                  f"({', '.join(bundles)}); verify them one file at a time")
     bundle = bundles[0]
-    recorded = [o for s, p, o, _ in quads if s == bundle and p == PG.sha256]
+    recorded = sorted({o for s, p, o, _ in quads if s == bundle and p == PG.sha256},
+                      key=lambda o: o.n3())
+    if len(recorded) != 1 or not isinstance(recorded[0], Literal) or recorded[0].datatype \
+            or recorded[0].language:
+        raise SerializationError(
+            f"{name}: bundle <{bundle}> records {len(recorded)} pg:sha256 values "
+            f"({', '.join(o.n3() for o in recorded)}); an exported bundle records exactly one "
+            "plain string: the file was altered")
     subject = next((str(o) for s, p, o, _ in quads if s == bundle and p == RDFS.seeAlso), None)
-    actual, n = bundle_digest(quads, bundle)
-    return BundleCheck(bundle, recorded[0].value, actual, n, subject)  # type: ignore[union-attr]
+    actual, _ = bundle_digest(quads, bundle)
+    n = len({(s, p, o) for s, p, o, _ in quads if s != bundle})
+    misplaced: list[str] = []
+    if get(result.format).datasets:
+        misplaced = [f"{s.n3()} {p.n3()} {o.n3()} ." + (f" (graph <{g}>)" if g else
+                                                        " (default graph)")
+                     for s, p, o, g in quads
+                     if not (g is None if s == bundle else g == bundle)]
+    return BundleCheck(bundle, recorded[0].value, actual, n, subject, sorted(misplaced))

@@ -5,8 +5,17 @@ it, and stores every statement in one transaction (all or nothing). PROV bundles
 and RDF named graphs become named graphs of the store; the rest goes to the
 default graph, or to ``graph`` when one is named.
 
+``graph`` may not be one of provgraph's reserved graphs
+(:data:`RESERVED_GRAPHS`: the ingestion and ontology graphs, which provgraph
+itself fills). A TriG, N-Quads, JSON-LD or PROV document may hold the ingestion
+graph ``urn:provgraph:graph:ingestion`` as one of its own named graphs (a PROV
+bundle): that is how the output of ``provgraph export --all`` is restored, and
+it is stored there as written. The ontology graph is never written by an import
+(``provgraph init`` loads it).
+
 It refuses, with a message naming the input and what to do:
 
+* a document with a named graph (bundle) called ``urn:provgraph:graph:ontology``;
 * input that holds statements but yields none to store (never a silent success);
 * RDF without a single PROV term (``foreign_vocabulary.ttl``): not a PROV document;
 * anything :func:`provgraph.io.read` refuses (syntax errors, DTDs, remote JSON-LD
@@ -15,7 +24,9 @@ It refuses, with a message naming the input and what to do:
 Documents read through the ``prov`` package are also checked for PROV-CONSTRAINTS
 key conflicts between records that share an id
 (:func:`provgraph.validate.check_document`): those are reported as warnings, since
-the statements are stored (``provgraph validate`` reports the rest).
+the statements are stored, and ``provgraph validate`` finds them again in the
+store (a derivation id given both imprecise and precise, which PROV-O merges, is
+kept as ``pg:imprecise true`` on its node for that).
 """
 
 from __future__ import annotations
@@ -23,12 +34,36 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from ..errors import SerializationError
-from ..store import ProvStore
+from ..store import ProvStore, iri_error
 from ..terms import IRI
+from ..vocab import GRAPH
 from . import read
 from .provo import uses_prov
 
-__all__ = ["ImportReport", "import_document"]
+__all__ = ["ImportReport", "import_document", "RESERVED_GRAPHS", "check_target_graph"]
+
+RESERVED_GRAPHS = frozenset(v for v in vars(GRAPH).values() if isinstance(v, IRI))
+"""provgraph's own graphs (:class:`provgraph.vocab.GRAPH`): never an import's ``graph``."""
+
+
+def check_target_graph(graph: str) -> str | None:
+    """Why ``graph`` cannot receive an import's statements, or ``None`` when it can.
+
+    Example:
+        >>> check_target_graph("urn:example:g") is None
+        True
+        >>> check_target_graph("urn:provgraph:graph:ontology")[:58]
+        'urn:provgraph:graph:ontology is a graph provgraph reserves'
+    """
+    why = iri_error(graph)
+    if why is not None:
+        return f"{graph!r} is not an absolute IRI ({why}); give one such as urn:example:g1"
+    if graph in RESERVED_GRAPHS:
+        return (f"{graph} is a graph provgraph reserves for itself (reserved: "
+                f"{', '.join(sorted(RESERVED_GRAPHS))}); name another graph, such as "
+                "urn:example:g1. To restore 'provgraph export --all' output, import the TriG or "
+                "N-Quads file without --graph: its graphs are kept")
+    return None
 
 
 @dataclass
@@ -44,10 +79,13 @@ class ImportReport:
         new: how many statements the store grew by: fewer than ``stored`` when some
             were already there (importing a document twice adds nothing the second
             time) or when literals differ only in lexical form. The embedded store
-            (pyoxigraph 0.5.13) keeps XSD literals by value in canonical form:
-            ``"01"^^xsd:int`` and ``"1"^^xsd:int`` are one statement there, and
-            ``"2024-01-01T00:00:00+00:00"`` is kept as ``"2024-01-01T00:00:00Z"``
-            (offsets other than zero, fractions, time zones or their absence are kept).
+            (pyoxigraph 0.5.13) keeps XSD literals by value in canonical lexical
+            form, not as written: ``"01"^^xsd:int`` and ``"1"^^xsd:integer`` are one
+            statement there, ``"2024-01-01T00:00:00+00:00"`` is kept as
+            ``"2024-01-01T00:00:00Z"`` and ``"…16.000+01:00"`` as ``"…16+01:00"``
+            (the value, offsets other than zero, non-zero fractions and the absence
+            of a time zone are kept; see "Literal fidelity" in
+            :mod:`provgraph.io.provo`).
         inferred: of ``stored``, those added as PROV-O entailments
             (:func:`provgraph.io.provo.complete`).
         graphs: the named graphs written to (``None`` stands for the default graph).
@@ -73,13 +111,16 @@ def import_document(store: ProvStore, data: bytes, format: str = "auto", *,
         store: where to store.
         data: the document's bytes.
         format: a readable format name (:data:`provgraph.io.FORMATS`) or ``"auto"``.
-        graph: named graph for statements outside any bundle (``None``: default graph).
+        graph: named graph for statements outside any bundle (``None``: default
+            graph); an absolute IRI, not one of :data:`RESERVED_GRAPHS`.
         name: the input's name for messages.
 
     Returns:
         :class:`ImportReport`.
 
     Raises:
+        ValueError: ``graph`` is not an absolute IRI or is a reserved graph
+            (:func:`check_target_graph`); nothing is read.
         UnsupportedFormat: unknown or write-only format.
         SerializationError: the document is refused (see the module docstring);
             nothing is stored.
@@ -95,8 +136,15 @@ def import_document(store: ProvStore, data: bytes, format: str = "auto", *,
     """
     from ..validate import check_document
 
+    if graph is not None and (why := check_target_graph(str(graph))) is not None:
+        raise ValueError(why)
     target = IRI(graph) if graph else None
     result = read(data, format, name=name, graph=target)
+    if any(q[3] == GRAPH.ONTOLOGY for q in result.quads):
+        raise SerializationError(
+            f"{name}: the document writes into <{GRAPH.ONTOLOGY}>, the graph of provgraph's "
+            "bundled ontology and shapes, which only 'provgraph init' fills; rename that "
+            "bundle/graph. Nothing was stored")
     if not result.quads:
         if result.input_statements:
             raise SerializationError(

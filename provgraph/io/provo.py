@@ -29,6 +29,11 @@ Mapping rules (W3C PROV-O §3 and §4.1, "PROV-DM to PROV-O"):
 * ``specializationOf``, ``alternateOf`` (argument order kept) and ``hadMember``
   are plain properties; ``mentionOf(s, g, b)`` is ``s prov:mentionOf g`` plus
   ``s prov:asInBundle b`` (PROV-Links).
+* A derivation id given both to an imprecise derivation (no activity,
+  generation and usage) and to a precise one is one qualified node in PROV-O;
+  it gets ``pg:imprecise true`` (:func:`imprecise_conflicts`), and back in
+  PROV-DM both records are written again, so the PROV-CONSTRAINTS conflict
+  between them stays visible (``provgraph validate``, constraint 23).
 * A record missing a mandatory argument (the ``-`` marker where PROV-DM needs an
   identifier, e.g. ``hadMember(ex:c, -)``) has no PROV-O form:
   :class:`~provgraph.errors.SerializationError` names it.
@@ -41,17 +46,30 @@ record back writes its statements without ``rdf:type prov:Entity``. Blank nodes
 become qualified names in the ``urn:provgraph:genid:`` namespace and turn back
 into fresh blank nodes on reading (RDF 1.1 §3.5 skolemization).
 
-Literals: the RDF side keeps every lexical form as given. The ``prov`` package
-parses values into Python objects, which fixes what survives a trip through
-PROV-JSON/PROV-N/PROV-XML: the datatype and the value always survive, and so do
-``xsd:dateTime`` offsets (``+01:00`` stays ``+01:00``; a time without a zone
-stays without one: nothing is read in the process time zone). When provgraph
-*writes* those formats it keeps the exact lexical form of ``xsd:dateTime``
-values; when it *reads* them, prov's parsed ``datetime`` is written back with
-:meth:`datetime.datetime.isoformat`, so ``Z`` reads back as ``+00:00`` and
-fractions as microseconds. Doubles are written with ``repr`` (full precision),
-integers and booleans in canonical form; other datatypes keep their lexical
-form. Empty strings and language tags survive.
+Literal fidelity: values, datatypes, time zones and language tags survive;
+lexical forms are not preserved, for two reasons.
+
+* The embedded store (pyoxigraph 0.5.13) keeps XSD literals by value, in
+  canonical lexical form: ``"2024-01-01T10:00:16.000+01:00"^^xsd:dateTime`` is
+  stored as ``"2024-01-01T10:00:16+01:00"``, a ``+00:00`` offset as ``Z``,
+  ``"1.50"^^xsd:decimal`` as ``"1.5"``, ``"1.0E0"^^xsd:double`` as ``"1"``,
+  ``"01"^^xsd:int`` as ``"1"^^xsd:integer`` (every derived integer type becomes
+  ``xsd:integer``, ``xsd:dateTimeStamp`` becomes ``xsd:dateTime``), language tags
+  in lower case. This is an engine property: this module maps what a document
+  says; exports write what the store holds. Ill-typed literals and unknown
+  datatypes are stored verbatim (``provgraph validate`` reports the ill-typed).
+* The ``prov`` package parses PROV-JSON/PROV-N/PROV-XML values into Python
+  objects, written back with :meth:`datetime.datetime.isoformat`, ``repr`` and
+  ``str``: ``Z`` reads as ``+00:00``, fractions of a second are cut to
+  microseconds, doubles read with ``repr`` (full precision), integers and
+  booleans in canonical form; other datatypes keep their lexical form. Offsets
+  survive (``+01:00`` stays ``+01:00``; a time without a zone stays without one:
+  nothing is read in the process time zone), and so do empty strings and
+  language tags. When provgraph *writes* those formats it writes the lexical
+  form of ``xsd:dateTime`` values as stored (:class:`LexicalDateTime`).
+
+The claim-bundle digest is computed over one canonical form per value
+(:mod:`provgraph.xsd`), so it does not depend on the syntax a bundle is in.
 
 PROV-O entailments applied when a document is imported (:func:`complete`): the
 binary property of every qualified influence (the ``prov`` package writes only
@@ -66,7 +84,6 @@ and the qualified form of a binary-only ``wasRevisionOf``/``wasQuotedFrom``/
 from __future__ import annotations
 
 import datetime as _dt
-import re
 import uuid
 from collections import defaultdict
 from collections.abc import Iterable, Sequence
@@ -88,16 +105,18 @@ from prov.constants import (
     PROV_LOCATION, PROV_MEMBERSHIP, PROV_MENTION, PROV_ROLE, PROV_SPECIALIZATION,
     PROV_START, PROV_TYPE, PROV_USAGE, PROV_VALUE,
 )
-from prov.identifier import Identifier, Namespace, QualifiedName
+from prov.identifier import Identifier, QualifiedName
 from prov.model import Literal as ProvLiteral
 from prov.model import ProvBundle, ProvDocument, ProvRecord
 from prov.model.records import canonical_xsd_datatype, parse_xsd_datetime
 
 from ..errors import SerializationError
 from ..terms import IRI, BNode, Literal, Quad, Term
-from ..vocab import PROV, RDF, RDFS
+from ..vocab import PG, PROV, RDF, RDFS
+from .names import GENID, WELL_KNOWN_PREFIXES, QNames, prefixes_for
 
 __all__ = ["document_to_quads", "quads_to_document", "complete", "prefixes_for",
+           "imprecise_conflicts",
            "LexicalDateTime", "GENID", "PROV_TYPE_PROPERTY", "WELL_KNOWN_PREFIXES"]
 
 _P = "http://www.w3.org/ns/prov#"
@@ -106,19 +125,9 @@ PROV_TYPE_PROPERTY = IRI(_P + "type")
 """``prov:type`` as an RDF property, for ``prov:type`` values that are not types."""
 _MENTION_OF = IRI(_P + "mentionOf")
 _AS_IN_BUNDLE = IRI(_P + "asInBundle")
-GENID = "urn:provgraph:genid:"
-"""Namespace of the qualified names that stand for blank nodes in PROV-DM documents."""
 _AUX_TYPE = IRI("http://www.w3.org/2000/01/rdf-schema#Resource")
 """``rdfs:Resource``: marks PROV-DM entity records that stand for non-PROV resources."""
 
-WELL_KNOWN_PREFIXES = {
-    "prov": _P, "xsd": _XSD, "rdf": "http://www.w3.org/1999/02/22-rdf-syntax-ns#",
-    "rdfs": "http://www.w3.org/2000/01/rdf-schema#", "pg": "https://w3id.org/provgraph/ns#",
-    "oa": "http://www.w3.org/ns/oa#", "foaf": "http://xmlns.com/foaf/0.1/",
-    "dcterms": "http://purl.org/dc/terms/", "owl": "http://www.w3.org/2002/07/owl#",
-    "uuid": "urn:uuid:", "ni": "ni:///sha-256;", "genid": GENID,
-}
-"""Prefixes provgraph writes for well-known namespaces (Turtle, PROV-N, PROV-JSON)."""
 
 
 class LexicalDateTime(_dt.datetime):
@@ -225,6 +234,27 @@ _ENTITY_SUBCLASSES = (PROV.Plan, PROV.Bundle, PROV.Collection, PROV.EmptyCollect
 _AGENT_SUBCLASSES = (PROV.Person, PROV.Organization, PROV.SoftwareAgent)
 _ELEMENT_OF: dict[QualifiedName, IRI] = {v: k for k, v in _ELEMENT_CLASSES.items()}
 
+_TRUE = Literal("true", _XSD + "boolean")
+_PRECISE_SLOTS = (PROV.hadActivity, PROV.hadGeneration, PROV.hadUsage)
+_PRECISE_ATTRS = (PROV_ATTR_ACTIVITY, PROV_ATTR_GENERATION, PROV_ATTR_USAGE)
+
+
+def imprecise_conflicts(bundle: ProvBundle) -> list[QualifiedName]:
+    """Derivation ids that ``bundle`` gives both to an imprecise derivation (no
+    activity, generation and usage) and to a precise one.
+
+    PROV-O merges such records into one qualified node; :func:`document_to_quads`
+    marks that node ``pg:imprecise true`` so the conflict (PROV-CONSTRAINTS
+    Definition 4, constraint 23) stays visible in the store.
+    """
+    precise: dict[QualifiedName, set[bool]] = defaultdict(set)
+    for rec in bundle.get_records():
+        if rec.get_type() == PROV_DERIVATION and rec.identifier is not None:
+            formal = dict(rec.formal_attributes)
+            precise[rec.identifier].add(any(formal.get(a) is not None for a in _PRECISE_ATTRS))
+    return [ident for ident, kinds in precise.items() if kinds == {True, False}]
+
+
 _ATTR_TO_PROP = {PROV_LABEL: RDFS.label, PROV_LOCATION: PROV.atLocation, PROV_VALUE: PROV.value,
                  PROV_ROLE: PROV.hadRole}
 _PROP_TO_ATTR = {v: k for k, v in _ATTR_TO_PROP.items()}
@@ -326,6 +356,8 @@ class _Writer:
                 raise
             except (TypeError, ValueError) as exc:
                 raise SerializationError(f"{_describe(rec)}: {exc}") from exc
+        for ident in imprecise_conflicts(bundle):
+            self.add(self.term(ident), PG.imprecise, _TRUE, g)
 
     def record(self, rec: ProvRecord, g: IRI | None) -> None:
         rtype = rec.get_type()
@@ -437,88 +469,20 @@ def quads_to_document(quads: Iterable[Quad], *, bundle_graphs: bool = True) -> P
     for q in quads:
         by_graph[q[3] if bundle_graphs else None].append(q)
     doc = ProvDocument()
-    names = _Names(doc)
+    names = QNames(doc)
     for g in sorted(by_graph, key=lambda x: "" if x is None else "~" + x):
         target: ProvBundle = doc if g is None else doc.bundle(names.qname(g))
-        _Reader(target, names, by_graph[g]).run()
+        _Reader(target, names, by_graph[g], g).run()
     return doc
-
-
-class _Names:
-    """Mints prov QualifiedNames for IRIs, registering readable prefixes."""
-
-    def __init__(self, doc: ProvDocument) -> None:
-        self.doc = doc
-        self.by_uri: dict[str, Namespace] = {}
-        self.used: set[str] = set()
-        self._bnodes: dict[str, str] = {}
-
-    def namespace(self, uri: str, prefix_hint: str) -> Namespace:
-        ns = self.by_uri.get(uri)
-        if ns is None:
-            prefix = prefix_hint
-            n = 1
-            while prefix in self.used:
-                n += 1
-                prefix = f"{prefix_hint}{n}"
-            self.used.add(prefix)
-            ns = self.doc.add_namespace(prefix, uri)
-            self.by_uri[uri] = ns
-        return ns
-
-    def qname(self, term: Any) -> QualifiedName:
-        if isinstance(term, BNode):
-            label = self._bnodes.setdefault(str(term), f"b{len(self._bnodes) + 1}")
-            return self.namespace(GENID, "genid")[label]
-        iri = str(term)
-        ns_uri, local, hint = split_iri(iri)
-        return self.namespace(ns_uri, hint)[local]
-
-
-_KNOWN_BY_LENGTH = sorted(WELL_KNOWN_PREFIXES.items(), key=lambda kv: -len(kv[1]))
-_PREFIX_TOKEN = re.compile(r"[A-Za-z][A-Za-z0-9]*")
-_SKIP_TOKENS = {"http", "https", "www", "urn", "org", "com", "net", "ns", "html", "ttl", "rdf",
-                "owl", "xml", "xmlns"}
-
-
-def split_iri(iri: str) -> tuple[str, str, str]:
-    """Split an IRI into (namespace, local part, prefix hint) for a qualified name."""
-    for prefix, uri in _KNOWN_BY_LENGTH:
-        if iri.startswith(uri) and len(iri) > len(uri):
-            return uri, iri[len(uri):], prefix
-    m = re.match(r"(urn:provgraph:([A-Za-z][A-Za-z0-9-]*):)(.+)$", iri)
-    if m:
-        return m.group(1), m.group(3), re.sub(r"[^A-Za-z0-9]", "", m.group(2)) or "pg"
-    cut = max(iri.rfind("#"), iri.rfind("/"))
-    if cut < 0 or cut == len(iri) - 1:
-        cut = iri.rfind(":")
-    while cut >= 0 and cut == len(iri) - 1:
-        cut = max(iri.rfind("#", 0, cut), iri.rfind("/", 0, cut), iri.rfind(":", 0, cut))
-    if cut < 0:
-        return iri, "", "ns"
-    ns = iri[: cut + 1]
-    tokens = [t.lower() for t in _PREFIX_TOKEN.findall(ns) if t.lower() not in _SKIP_TOKENS]
-    hint = tokens[-1] if tokens else "ns"
-    if hint.startswith("xml"):
-        hint = "ns"
-    return ns, iri[cut + 1:], hint[:12]
-
-
-def prefixes_for(quads: Iterable[Quad]) -> dict[str, str]:
-    """A readable prefix map for Turtle/TriG output of ``quads``."""
-    names = _Names(ProvDocument())
-    for q in quads:
-        for t in (q[0], q[1], q[2], q[3]):
-            if isinstance(t, IRI) and not isinstance(t, BNode):
-                names.qname(t)
-    return {ns.prefix: uri for uri, ns in names.by_uri.items() if uri != GENID}
 
 
 class _Reader:
     """Turns the triples of one graph into records of one bundle."""
 
-    def __init__(self, bundle: ProvBundle, names: _Names, quads: list[Quad]) -> None:
+    def __init__(self, bundle: ProvBundle, names: QNames, quads: list[Quad],
+                 graph: IRI | None = None) -> None:
         self.b = bundle
+        self.graph = graph
         self.names = names
         self.triples = {(q[0], q[1], q[2]) for q in quads}
         self.by_subject: dict[Any, list[tuple[IRI, Term]]] = defaultdict(list)
@@ -544,14 +508,24 @@ class _Reader:
                 return parsed
         return ProvLiteral(term.value, self.qn(IRI(dt)))
 
-    def time(self, term: Term, where: str) -> Any:
+    def time(self, s: Any, p: str, term: Term) -> Any:
         if isinstance(term, Literal) and term.datatype in (_XSD + "dateTime", None):
             parsed = LexicalDateTime.parse(term.value)
             if parsed is not None:
                 return parsed
+        from ..xsd import ill_typed
+
+        where = f" in graph <{self.graph}>" if self.graph is not None else ""
+        if isinstance(term, Literal) and term.datatype == _XSD + "dateTime" \
+                and ill_typed(term) is None:
+            why = "a valid xsd:dateTime the prov package cannot hold (years 1 to 9999 only)"
+        else:
+            why = "not a valid xsd:dateTime, which PROV-DM needs there"
         raise SerializationError(
-            f"{where} is {_n3(term)}, not an xsd:dateTime the prov package can read; "
-            "PROV-JSON, PROV-N and PROV-XML cannot hold it (use an RDF format)")
+            f"the statement {_n3(s)} {_n3(p)} {_n3(term)} .{where} has no PROV-JSON, PROV-N "
+            f"or PROV-XML form: the value is {why}. Run 'provgraph validate' to list every "
+            "ill-typed literal; correct the value, or export in an RDF format (trig, nquads, "
+            "turtle, json-ld), which keeps it as it is")
 
     def objects(self, s: Any, p: str) -> list[Term]:
         return [o for pp, o in self.by_subject.get(s, ()) if pp == p]
@@ -579,6 +553,11 @@ class _Reader:
         rel = _RELS[rtype]
         binary, node_obj, cls = _QUAL_TO_BINARY[qprop]
         self.take(subject, qprop, node)
+        imprecise = (rtype == PROV_DERIVATION and not isinstance(node, BNode)
+                     and (node, PG.imprecise, _TRUE) in self.triples
+                     and any(self.objects(node, p) for p in _PRECISE_SLOTS))
+        if imprecise:
+            self.take(node, PG.imprecise, _TRUE)
         classes = {cls}
         objs = self.objects(node, node_obj) if node_obj else []
         for o in objs:
@@ -592,7 +571,7 @@ class _Reader:
             for v in vals:
                 self.take(node, prop, v)
             if prop == PROV.atTime:
-                formal[attr] = [self.time(v, f"{_n3(node)} prov:atTime") for v in vals] or [None]
+                formal[attr] = [self.time(node, PROV.atTime, v) for v in vals] or [None]
             else:
                 formal[attr] = [self.qn(v) for v in vals if not isinstance(v, Literal)] or [None]
         attrs: list[tuple[QualifiedName, Any]] = []
@@ -612,6 +591,10 @@ class _Reader:
         keys = list(formal)
         for combo in product(*(formal[k] for k in keys)):
             self._new(rtype, ident, list(zip(keys, combo)), attrs)
+        if imprecise:  # the same id given as an imprecise derivation too (pg:imprecise)
+            for o in formal[rel.object]:  # type: ignore[index]
+                self._new(rtype, ident, [(rel.subject, self.qn(subject)), (rel.object, o)],  # type: ignore[list-item]
+                          attrs[:1] if subtype is not None else [])
 
     def _new(self, rtype: QualifiedName, ident: Any, formal: list[tuple[QualifiedName, Any]],
              attrs: list[tuple[QualifiedName, Any]]) -> None:
@@ -653,7 +636,7 @@ class _Reader:
                 rtype = shortcuts[p]
                 rel = _RELS[rtype]
                 self._new(rtype, None, [(rel.subject, self.qn(s)),
-                                        (PROV_ATTR_TIME, self.time(o, f"{_n3(s)} {_n3(p)}"))], [])
+                                        (PROV_ATTR_TIME, self.time(s, p, o))], [])
             elif p in simple:
                 rtype, a, b = simple[p]
                 self._new(rtype, None, [(a, self.qn(s)), (b, self.qn(o))], [])
@@ -695,7 +678,7 @@ class _Reader:
             extra_ends: list[Any] = []
             for p, o in rest:
                 if first == PROV_ACTIVITY and p in (PROV.startedAtTime, PROV.endedAtTime):
-                    value = self.time(o, f"{_n3(s)} {_n3(p)}")
+                    value = self.time(s, p, o)
                     attr = PROV_ATTR_STARTTIME if p == PROV.startedAtTime else PROV_ATTR_ENDTIME
                     if any(k == attr for k, _ in formal):
                         (extra_starts if attr == PROV_ATTR_STARTTIME else extra_ends).append(value)

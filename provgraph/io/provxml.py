@@ -3,7 +3,9 @@ written by the ``prov`` package, with untrusted input screened first.
 
 Screening (defusedxml): a document that declares a DTD, an entity, or refers to
 an external resource is refused before any XML parser that could act on it sees
-it (XXE, billion laughs). The ``prov`` package's own reader also disables entity
+it (XXE, billion laughs), and so is one with an XInclude element (W3C XInclude
+1.0, ``xi:include``): no reader here processes it, and it would be dropped
+without a word. The ``prov`` package's own reader also disables entity
 resolution and network access; the screen makes the refusal explicit.
 
 What the ``prov`` package cannot read, and says so here: elements outside the
@@ -31,6 +33,7 @@ from ._prov import ProvRead, read_with_prov, write_with_prov
 __all__ = ["read", "write", "screen", "PROV_NS"]
 
 PROV_NS = "http://www.w3.org/ns/prov#"
+_XINCLUDE = ("{http://www.w3.org/2001/XInclude}", "{http://www.w3.org/2003/XInclude}")
 
 
 def screen(data: bytes, name: str = "<input>") -> Any:
@@ -41,10 +44,10 @@ def screen(data: bytes, name: str = "<input>") -> Any:
 
     Raises:
         SerializationError: the XML declares a DTD or entities, refers to an
-            external resource, or is not well-formed.
+            external resource, has an XInclude element, or is not well-formed.
     """
     try:
-        return SafeET.fromstring(data, forbid_dtd=True, forbid_entities=True,
+        root = SafeET.fromstring(data, forbid_dtd=True, forbid_entities=True,
                                  forbid_external=True)
     except DefusedXmlException as exc:
         raise SerializationError(
@@ -54,6 +57,15 @@ def screen(data: bytes, name: str = "<input>") -> Any:
             "nothing was stored") from exc
     except SafeET.ParseError as exc:
         raise SerializationError(f"{name}: not well-formed XML: {exc}; nothing was stored") from exc
+    for el in root.iter():
+        tag = el.tag if isinstance(el.tag, str) else ""
+        if tag.startswith(_XINCLUDE):
+            raise SerializationError(
+                f"{name}: refused: the XML has an XInclude element <{tag}> (href "
+                f"{el.get('href')!r}); untrusted XML may not pull in other files or URLs, and "
+                "no reader here would include it (it would be dropped silently). Put the "
+                "included content in the document itself; nothing was stored")
+    return root
 
 
 def read(data: bytes, name: str = "<input>") -> ProvRead:

@@ -1,0 +1,92 @@
+"""User-supplied query files: never any network access (SERVICE), short syntax errors."""
+
+from __future__ import annotations
+
+import socket
+import threading
+
+import pytest
+
+from provgraph.cli import cli
+from provgraph.errors import QueryError, QuerySyntaxError
+from provgraph.queries import parse_query
+
+HEADER = "# summary: a user query\n"
+
+
+@pytest.fixture
+def listener():
+    """A TCP listener on 127.0.0.1 that records every connection made to it."""
+    srv = socket.socket()
+    srv.bind(("127.0.0.1", 0))
+    srv.listen(5)
+    srv.settimeout(0.2)
+    seen: list[bytes] = []
+    stop = threading.Event()
+
+    def serve() -> None:
+        while not stop.is_set():
+            try:
+                conn, _ = srv.accept()
+            except OSError:
+                continue
+            seen.append(conn.recv(64))
+            conn.close()
+
+    thread = threading.Thread(target=serve, daemon=True)
+    thread.start()
+    yield srv.getsockname()[1], seen
+    stop.set()
+    thread.join()
+    srv.close()
+
+
+@pytest.mark.parametrize("form", ["SELECT * WHERE {{ SERVICE <{url}> {{ ?s ?p ?o }} }}",
+                                  "ASK {{ ?s ?p 1SERVICE <{url}> {{ ?a ?b ?c }} }}",
+                                  "SELECT * WHERE {{ ?s ?p ?o .service silent <{url}> {{ }} }}"])
+def test_service_in_a_query_file_is_refused_before_anything_runs(runner, tmp_path, listener,
+                                                                 form):
+    port, seen = listener
+    rq = tmp_path / "federated.rq"
+    rq.write_text(HEADER + form.format(url=f"http://127.0.0.1:{port}/sparql") + "\n")
+    res = runner.invoke(cli, ["--memory", "query", str(rq)])
+    assert res.exit_code == 1
+    assert res.stderr == (
+        f"Error: {rq}: line 2: SERVICE (SPARQL 1.1 Federated Query) is refused: it makes the "
+        "engine send requests over the network, and provgraph never lets a query file do that. "
+        "Query the local store only (remove the SERVICE clause), or run federated queries with "
+        "a SPARQL client you trust\n")
+    assert seen == []  # not one connection, not even from the syntax check
+
+
+@pytest.mark.parametrize("text", [
+    "SELECT ?service WHERE { ?service ?p ?o }",
+    "PREFIX ex: <http://example.org/> SELECT ?s WHERE { ?s ex:service ?o }",
+    "SELECT ?s WHERE { ?s <http://example.org/SERVICE> ?o }",
+    'SELECT ?s WHERE { ?s ?p "SERVICE <http://example.org/>" }',
+    "SELECT ?s WHERE { ?s ?p ?o } # SERVICE <http://example.org/>",
+    "SELECT ?s WHERE { ?s ?p _:service }",
+    'SELECT ?s WHERE { ?s ?p "x"@service }',
+])
+def test_the_word_service_elsewhere_is_not_the_keyword(text):
+    assert parse_query(HEADER + text, "q.rq", "q").name == "q"
+
+
+def test_the_line_of_the_service_clause_counts_multi_line_strings():
+    text = HEADER + 'SELECT * WHERE {\n  ?s ?p """a\nb\nc""" .\n  SERVICE <http://x.example/> { }\n}'
+    with pytest.raises(QueryError, match=r"^q\.rq: line 6: SERVICE"):
+        parse_query(text, "q.rq", "q")
+
+
+def test_a_syntax_error_names_the_position_and_the_first_expected_tokens(runner, tmp_path):
+    rq = tmp_path / "broken.rq"
+    rq.write_text("SELECT ?x WHERE { ?x")
+    res = runner.invoke(cli, ["--memory", "query", str(rq)])
+    assert res.exit_code == 1
+    # the engine lists ~470 characters of grammar here, character classes included
+    assert res.stderr == (f"Error: SPARQL syntax error in {rq}: error at 1:21: expected one of "
+                          '"!", "$", "(", ":", "<", "?", "^", "a" (and 2 more)\n')
+    with pytest.raises(QuerySyntaxError) as exc:
+        parse_query("SELECT * WHERE { ?s ?p ?o } LIMIT x", "l.rq", "l")
+    assert exc.value.detail == ("error at 1:35: expected one of HAVING, OFFSET, OPTIONAL, VALUES, "
+                                "a digit")
