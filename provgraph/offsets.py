@@ -19,11 +19,12 @@ Every offset provgraph stores carries its unit (DESIGN.md, "Citation outcomes"):
   separated by blank lines; end-exclusive (the convention of ``content_block_location``).
 
 Conversions never round: an offset inside a multi-byte UTF-8 sequence (or
-inside the BOM), inside a surrogate pair, negative, past the end, or a reversed
-range raises :class:`~provgraph.errors.OffsetError` naming the position and
-the two valid neighbours. Ranges are end-exclusive unless ``end_inclusive``
-says the end names the last unit of the range (Amazon Bedrock spans), in which
-case the exclusive end is ``end + 1`` in the same unit.
+inside the BOM), inside a surrogate pair, negative, past the end, a reversed
+range or an empty one raises :class:`~provgraph.errors.OffsetError` naming the
+position (and, inside a character, the two valid neighbours). Ranges are
+end-exclusive unless ``end_inclusive`` says the end names the last unit of the
+range (Amazon Bedrock spans), in which case the exclusive end is ``end + 1`` in
+the same unit; a range is checked as given, before that conversion.
 
 :class:`SourceText` decodes a source once and answers every conversion in
 constant time for ASCII text and in ``O(log n)`` otherwise, so one object can
@@ -339,20 +340,35 @@ class SourceText:
             end_inclusive: ``end`` names the last unit of the range, so the
                 exclusive end is ``end + 1``.
 
+        The range is checked as given, before an inclusive end is converted:
+        a negative bound, an end before the start (``[3, 2]`` is reversed, not
+        empty) and an empty exclusive range (``[3, 3)`` names no text) are errors.
+
         Raises:
-            OffsetError: a bad unit, a bound that is not a position (see
-                :meth:`codepoint_of`), or a reversed range.
+            OffsetError: a bad unit, a negative bound (``kind="negative"``), a
+                reversed (``"reversed"``) or empty (``"empty"``) range, or a bound
+                that is not a position (see :meth:`codepoint_of`).
         """
         check_unit(unit)
         for name, value in (("start", start), ("end", end)):
             if type(value) is not int:
                 raise OffsetError(f"range {name} {value!r} is not an integer", offset=None,
                                   unit=unit, kind="not_integer")
-        xend = end + 1 if end_inclusive else end
         shown = f"[{start}, {end}]" if end_inclusive else f"[{start}, {end})"
-        if xend < start:
+        for name, value in (("start", start), ("end", end)):
+            if value < 0:
+                raise OffsetError(f"{unit} range {shown} has a negative {name} ({value}); "
+                                  f"{unit.replace('_', ' ')}s count up from "
+                                  f"{1 if unit == 'page' else 0}", offset=value, unit=unit,
+                                  kind="negative")
+        if end < start:
             raise OffsetError(f"{unit} range {shown} is reversed: the end comes before the start",
                               offset=None, unit=unit, kind="reversed")
+        if end == start and not end_inclusive:
+            raise OffsetError(f"{unit} range {shown} is empty: an end-exclusive range whose end "
+                              "equals its start names no text", offset=start, unit=unit,
+                              kind="empty")
+        xend = end + 1 if end_inclusive else end
         if unit in LOCATOR_UNITS:
             return self._locator_span(start, xend, unit, shown)
         cs = self.codepoint_of(start, unit)
@@ -427,9 +443,6 @@ class SourceText:
                               f"{count} {unit}s, numbered from {first})", offset=xend, unit=unit,
                               kind="past_end")
         i, j = start - first, xend - first
-        if j == i:
-            pos = spans[i][0] if i < count else len(self.text)
-            return pos, pos
         return spans[i][0], spans[j - 1][1]
 
 

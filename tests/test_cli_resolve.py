@@ -128,3 +128,24 @@ def test_resolve_unknown_run_is_an_error(runner, recorded):
     result = runner.invoke(cli, ["--store", str(recorded), "resolve", "--run", "urn:uuid:nope"])
     assert result.exit_code == 1
     assert "Error: run <urn:uuid:nope> is not in the store" in result.output
+
+
+@pytest.mark.parametrize("args, word", [
+    (["--quote", "H", "--start", "0", "--end", "-1", "--end-inclusive"], "negative"),
+    (["--quote", "H", "--start", "-2", "--end", "-1", "--end-inclusive"], "negative"),
+    (["--quote", "H", "--start", "3", "--end", "2", "--end-inclusive"], "reversed"),
+    (["--quote", "H", "--start", "3", "--end", "3"], "empty"),
+    (["--quote", "H", "--start", "2", "--end", "2", "--unit", "page"], "empty"),
+    (["--quote", "H", "--start", "2", "--end", "1", "--unit", "block", "--end-inclusive"],
+     "reversed"),
+])
+def test_check_quote_negative_reversed_and_empty_ranges_are_unresolved(runner, tmp_path, args, word):
+    # QA 7: validated before an inclusive end is converted, never read as an empty match
+    emoji = tmp_path / "emoji.txt"
+    emoji.write_text("Hi \U0001F600 there.\fPage two.\n", encoding="utf-8")
+    result = _check(runner, tmp_path / "s", emoji, *args)
+    assert result.exit_code == 1, result.output
+    out = json.loads(result.output)
+    assert out["outcome"] == "unresolved_range", out
+    assert word in out["reason"], out["reason"]
+    assert (out["byte_start"], out["codepoint_start"]) == (None, None)

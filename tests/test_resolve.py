@@ -68,7 +68,13 @@ CASES = [
     ("inside-surrogate-pair", "\U0001F44B\U0001F3FD hello", {"start": 42, "end": 51, "unit": "utf16_unit"},
      "unresolved_range", None, None, "utf16_unit offset 42 falls between the two UTF-16 code units"),
     ("negative", "Menu", {"start": -1, "end": 4}, "unresolved_range", None, None,
-     "codepoint offset -1 is negative"),
+     "codepoint range [-1, 4) has a negative start (-1)"),
+    ("negative-inclusive-end", "M", {"start": 0, "end": -1, "end_inclusive": True},
+     "unresolved_range", None, None, "codepoint range [0, -1] has a negative end (-1)"),
+    ("reversed-inclusive", "M", {"start": 3, "end": 2, "end_inclusive": True},
+     "unresolved_range", None, None, "codepoint range [3, 2] is reversed"),
+    ("empty", "M", {"start": 3, "end": 3}, "unresolved_range", None, None,
+     "codepoint range [3, 3) is empty"),
     ("past-the-end", "Menu", {"start": 200, "end": 300}, "unresolved_range", None, None,
      "codepoint offset 300 is past the end of the text (213 codepoints)"),
     ("reversed", "Menu", {"start": 10, "end": 5}, "unresolved_range", None, None,
@@ -143,7 +149,7 @@ PAGED = "Cover page.\fSection 2. The valve is rated 10 bar.\fSection 3. The valv
 
 @pytest.mark.parametrize("quote, start, end, unit, outcome, cp_span, reason", [
     ("The valve is rated", 2, 3, "page", "quote_match", (23, 41), "within pages [2, 3)"),
-    ("The valve is rated", 3, 3, "page", "quote_mismatch", None, "does not occur within pages [3, 3)"),
+    ("The valve is rated", 3, 3, "page", "unresolved_range", None, "page range [3, 3) is empty"),
     ("The valve is rated", 2, 4, "page", "ambiguous", None, "occurs 2 times"),
     ("Cover page", 2, 3, "page", "quote_mismatch", None, "it does occur elsewhere in the source"),
     ("The valve is rated", 0, 1, "page", "unresolved_range", None, "pages are numbered from 1"),
