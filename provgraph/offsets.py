@@ -38,7 +38,7 @@ import unicodedata
 from array import array
 from bisect import bisect_left
 from itertools import accumulate
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from typing import Any
 
 from .errors import OffsetError, ResolutionError, SourceDecodeError
@@ -143,8 +143,15 @@ class SourceText:
         return cls(data, text, bom)
 
     @classmethod
-    def from_text(cls, text: str) -> "SourceText":
+    def from_text(cls, text: str, *,
+                  blocks: Sequence[tuple[int, int]] | None = None) -> "SourceText":
         """Wrap a ``str``; its ``utf8_byte`` offsets index ``text.encode("utf-8")``.
+
+        Args:
+            text: the text.
+            blocks: the code point ranges of its blocks when the source defines
+                them (a block document, :mod:`provgraph.media`); ``None``: blocks
+                are separated by blank lines (:meth:`block_spans`).
 
         Raises:
             ResolutionError: ``text`` holds a lone surrogate (it has no UTF-8 encoding).
@@ -154,7 +161,10 @@ class SourceText:
         except UnicodeEncodeError as exc:
             raise ResolutionError(f"text holds a lone surrogate at code point {exc.start}; it "
                                   "is not valid Unicode text") from None
-        return cls(data, text, 0)
+        src = cls(data, text, 0)
+        if blocks is not None:
+            src._blocks = tuple((int(s), int(e)) for s, e in blocks)
+        return src
 
     # ------------------------------------------------------------ sizes
     @property
@@ -409,6 +419,7 @@ class SourceText:
     def block_spans(self) -> tuple[tuple[int, int], ...]:
         """Code point ranges of the blocks: runs of non-blank lines, separated by one or
         more blank lines (CRLF, CR or LF line ends); a block excludes its final line end.
+        (A text built with ``from_text(text, blocks=...)`` has the blocks given.)
 
         >>> SourceText.from_text("# Title\\n\\nFirst para\\nstill first.\\r\\n\\r\\nSecond.\\n").block_spans()
         ((0, 7), (9, 32), (36, 43))

@@ -16,6 +16,24 @@ generator input or indexed representation: its ``pg:text``, whose segments say
 which ranges are original (mapped on into the chunk) and which generated. A
 document: its newest revision.
 
+Snapshots by media type (:mod:`provgraph.media`):
+
+* a block document (``application/vnd.provgraph.blocks+json``, the JSON array
+  of block texts an importer retains for Anthropic content-block and search
+  result documents): ``block`` ranges index the array, a quote (with a block
+  range or none) is searched in the blocks' joined text, and the resolved span
+  maps exactly to the bytes of the JSON string literals (the reason says when
+  it crosses the JSON punctuation between two blocks);
+* bytes that are not text (``application/pdf``, images, office documents):
+  never searched as text, even when they happen to decode. A ``page`` or
+  ``block`` range is located in the snapshot's one recorded extraction (form
+  feeds separate its pages), a quote alone is looked for in its extractions, and
+  without any extraction the outcome is ``unresolved_range`` with the reason
+  "no text layer recorded for application/pdf; pages cannot be located" (or
+  "the quote cannot be checked against its bytes"): nothing could be checked,
+  which is not a misquote. A citation with neither range nor quote is
+  ``located`` on the whole bytes.
+
 Outcomes (:data:`provgraph.vocab.OUTCOMES`), beyond those of the matcher:
 
 * ``generated_target`` - the target is a generated aid (or an answer or
