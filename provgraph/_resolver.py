@@ -19,7 +19,7 @@ from .errors import (
 from .matching import VERIFIED, Located, Resolution, locate, search
 from .media import BLOCKS_MEDIA_TYPE, BlockText, base_media_type, is_blocks_media_type, is_text_media_type
 from .model import CitationRecord
-from .normalize import EXACT, Policy
+from .normalize import EXACT, Policy, get_policy
 from .offsets import LOCATOR_UNITS, SourceText
 from .store import ProvStore
 from .terms import IRI, Literal, Term, lit
@@ -44,6 +44,9 @@ class Citation:
         start, end, unit, end_inclusive: the cited range (both bounds or neither).
         quote, prefix, suffix: the W3C ``oa:TextQuoteSelector``.
         pinned_sha256: the digest the citation was made against.
+        policy: the normalization policy declared for its quote (``pg:policy`` on
+            the ``oa:TextQuoteSelector``); it wins over the policy the resolver was
+            asked to use, which applies to citations that declare none.
         iri, claim, claim_kind, claim_text, graph: where it was recorded.
     """
 
@@ -57,6 +60,7 @@ class Citation:
     prefix: str | None = None
     suffix: str | None = None
     pinned_sha256: str | None = None
+    policy: str | None = None
     iri: IRI | None = None
     claim: IRI | None = None
     claim_kind: str | None = None
@@ -69,7 +73,7 @@ class Citation:
         return cls(target_id=rec.target_id, target=rec.target, start=rec.start, end=rec.end,
                    unit=rec.unit, end_inclusive=rec.end_inclusive, quote=rec.quote,
                    prefix=rec.prefix, suffix=rec.suffix, pinned_sha256=rec.pinned_sha256,
-                   iri=rec.iri, claim=rec.claim)
+                   policy=rec.policy, iri=rec.iri, claim=rec.claim)
 
 
 class _Stop(Exception):
@@ -236,7 +240,14 @@ class _Resolver:
 
     # ------------------------------------------------------------ entry
     def resolve(self, cit: Citation) -> Resolution:
+        default = self.policy
         try:
+            if cit.policy:  # the citation's declared policy wins (issue 7, QA 4)
+                try:
+                    self.policy = get_policy(cit.policy)
+                except ResolutionError as exc:
+                    raise _Stop("unresolved_range", f"the citation declares the normalization "
+                                f"policy {cit.policy!r}, which cannot be applied: {exc}") from None
             res = self._resolve(cit)
         except _Stop as stop:
             res = Resolution(outcome=stop.outcome, reason=stop.reason, policy=self.policy.name,
@@ -244,6 +255,8 @@ class _Resolver:
         except ResolutionError as exc:
             res = Resolution(outcome="unresolved_range", reason=str(exc), policy=self.policy.name,
                              policy_version=self.policy.version)
+        finally:
+            self.policy = default
         return replace(res, citation=cit.iri)
 
     def _resolve(self, cit: Citation) -> Resolution:

@@ -63,6 +63,15 @@ boundaries, and a span inside one is widened to the segment, which the reason
 says. Text the parser produced (outside every segment) has no source bytes: a
 quote that starts or ends in it does not resolve.
 
+Policies: a citation may declare the normalization policy its quote is to be
+compared under (``pg:policy "name@version"`` on its ``oa:TextQuoteSelector``,
+written by ``Recorder.citation(policy=...)``, the event log's ``policy`` field,
+or an importer: the ``answer`` importer declares ``whitespace`` because a
+Markdown soft line break is not content). The declared policy wins; the policy
+passed to :func:`resolve` or :func:`resolve_run` (``provgraph resolve
+--policy``) applies to the citations that declare none. A declared policy this
+provgraph does not have gives ``unresolved_range`` with the reason.
+
 Write-back (:func:`resolve_run`): the outcome statements of each citation are
 replaced, never added to; only ``quote_match`` and ``normalized_match`` write
 ``claim prov:wasQuotedFrom snapshot``, ``claim prov:wasDerivedFrom snapshot``
@@ -118,7 +127,7 @@ class RunResolution:
 
 
 _CITATIONS = _PREFIXES + """SELECT ?g ?cit ?claim ?kind ?ctext ?tid ?target ?start ?end ?unit ?incl
-       ?exact ?prefix ?suffix ?pin WHERE {
+       ?exact ?prefix ?suffix ?pin ?qpol WHERE {
   GRAPH ?g { ?claim pg:citation ?cit }
   OPTIONAL { ?claim pg:claimKind ?kind }
   OPTIONAL { ?claim pg:text ?ctext }
@@ -128,7 +137,8 @@ _CITATIONS = _PREFIXES + """SELECT ?g ?cit ?claim ?kind ?ctext ?tid ?target ?sta
   OPTIONAL { ?cit pg:offsetUnit ?unit }
   OPTIONAL { ?cit pg:endInclusive ?incl }
   OPTIONAL { ?cit oa:hasSelector ?sel . ?sel a oa:TextQuoteSelector ; oa:exact ?exact .
-             OPTIONAL { ?sel oa:prefix ?prefix } OPTIONAL { ?sel oa:suffix ?suffix } }
+             OPTIONAL { ?sel oa:prefix ?prefix } OPTIONAL { ?sel oa:suffix ?suffix }
+             OPTIONAL { ?sel pg:policy ?qpol } }
   OPTIONAL { ?cit pg:pinnedSha256 ?pin }
 } ORDER BY ?g ?cit"""
 
@@ -160,7 +170,7 @@ def load_citations(store: ProvStore, run: str | None = None, *,
             target=IRI(v["target"]) if v["target"] else None,
             start=v["start"], end=v["end"], unit=v["unit"], end_inclusive=bool(v["incl"]),
             quote=v["exact"], prefix=v["prefix"], suffix=v["suffix"], pinned_sha256=v["pin"],
-            iri=cit, claim=IRI(v["claim"]), claim_kind=v["kind"], claim_text=v["ctext"],
+            policy=v["qpol"], iri=cit, claim=IRI(v["claim"]), claim_kind=v["kind"], claim_text=v["ctext"],
             graph=IRI(v["g"]) if v["g"] else None)
     if citation is not None and not out:
         raise NotFound(citation, "citation")
@@ -176,7 +186,9 @@ def resolve(store: ProvStore, citation: Citation | CitationRecord | str, *,
         citation: a :class:`Citation`, a :class:`~provgraph.model.CitationRecord`,
             or the IRI of a recorded citation (its claim's kind and text are read too).
         policy: normalization policy tried after exact comparison: ``exact``
-            (default), ``nfc``, ``whitespace`` or ``fold`` (``name@version`` accepted).
+            (default), ``nfc``, ``whitespace`` or ``fold`` (``name@version`` accepted),
+            for a citation that declares none; a citation's declared policy
+            (``Recorder.citation(policy=...)``) wins.
 
     Returns:
         :class:`~provgraph.matching.Resolution`: outcome, reason, policy, and the
@@ -232,7 +244,10 @@ def resolve_run(store: ProvStore, run: str | None = None, *,
     Args:
         store: the store; written in one transaction.
         run: a run IRI, or ``None`` for all runs.
-        policy: normalization policy (see :func:`resolve`).
+        policy: normalization policy for the citations that declare none; a
+            citation's declared policy wins (see :func:`resolve`). The
+            ``pg:Resolution`` activity records this one; each citation's
+            ``pg:policy`` is the policy its own verdict was made under.
 
     Returns:
         :class:`RunResolution` with every citation's resolution and the numbers of

@@ -622,3 +622,37 @@ def test_a_match_never_splits_a_user_perceived_character(text, quote, fragment):
 def test_whole_character_sequences_match(text, quote, span):
     res = check_quote(text, quote)
     assert (res.outcome, res.codepoint_start, res.codepoint_end) == ("quote_match", *span), res.reason
+
+
+def test_a_citations_declared_policy_wins_over_the_resolvers(fx):
+    # QA 4: the policy a citation declares is applied to it; the resolver's policy (CLI
+    # --policy) applies to the citations that declare none
+    store, r, rec = fx
+    wrapped = "The inspection interval\nis not specified."  # the source has a space there
+    claim = _claim(rec, kind="quotation")
+    declared = rec.citation(claim, target=r["c_interval"], quote=wrapped, policy="whitespace")
+    plain = rec.citation(claim, target=r["c_interval"], quote=wrapped)
+    strict = rec.citation(claim, target=r["c_interval"], quote=wrapped, policy="exact")
+    got = {c.iri: res for c, res in resolve_run(store, rec.iri).items}
+    assert (got[declared.iri].outcome, got[declared.iri].policy) == ("normalized_match", "whitespace")
+    assert got[plain.iri].outcome == "quote_mismatch"
+    assert got[strict.iri].outcome == "quote_mismatch"
+    got = {c.iri: res for c, res in resolve_run(store, rec.iri, policy="whitespace").items}
+    assert got[plain.iri].outcome == "normalized_match"
+    assert (got[strict.iri].outcome, got[strict.iri].policy) == ("quote_mismatch", "exact")
+    assert got[declared.iri].outcome == "normalized_match"
+    # the declared policy survives the write-back, so resolving again changes nothing
+    again = resolve_run(store, rec.iri, policy="whitespace")
+    assert (again.added, again.removed) == (0, 0)
+    assert resolve(store, declared).outcome == "normalized_match"
+    assert load_citations(store, citation=declared.iri)[0].policy == "whitespace@1"
+
+
+def test_a_declared_policy_this_provgraph_lacks_is_unresolved(fx):
+    store, r, rec = fx
+    cit = rec.citation(_claim(rec), target=r["c_interval"], quote="interval")
+    store.add([(IRI(f"{cit.iri}#quote"), PG.policy, lit("fold@7"), rec.iri)])  # e.g. imported PROV
+    res = resolve(store, cit.iri)
+    assert res.outcome == "unresolved_range"
+    assert res.reason == ("the citation declares the normalization policy 'fold@7', which "
+                          "cannot be applied: policy fold has version 1, not '7'")
