@@ -401,8 +401,10 @@ class _Resolver:
         if not exts:
             if cit.quote is None and not ranged:
                 return replace(view, src=None)
-            what = {"page": "pages cannot be located", "block": "blocks cannot be located"}.get(
-                unit if ranged else "", "the quote cannot be checked against its bytes")
+            what = ("pages cannot be located" if ranged and unit == "page" else
+                    "blocks cannot be located" if ranged and unit == "block" else
+                    "the quote cannot be checked against its bytes" if cit.quote is not None else
+                    f"a {unit} range cannot address its text")
             raise _Stop("unresolved_range", f"no text layer recorded for {media}; {what}: "
                         f"snapshot <{view.iri}> is not text and no extraction of it is recorded "
                         "(record one, with its offset map, and cite it or this snapshot again)",
@@ -654,10 +656,11 @@ class _Resolver:
         for old in (order if deleted else order[1:]):
             try:
                 old_view = _View("snapshot", old, None, self.snapshot(old))
-            except _Stop:
+                old_view.src = old_view.snap.src
+                found = (self._on_view(old_view, replace(cit, start=None, end=None))
+                         if cit.quote else None)
+            except _Stop:  # unreadable, or not text with no text layer: look further back
                 continue
-            old_view.src = old_view.snap.src
-            found = self._on_view(old_view, replace(cit, start=None, end=None)) if cit.quote else None
             if found is not None and found.verified:
                 why = (f"document <{doc}> was deleted; the quote occurs in its snapshot <{old}>"
                        if deleted else

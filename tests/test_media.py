@@ -158,3 +158,22 @@ def test_pdf_pages_are_located_through_its_recorded_extraction(rec):
 
 def test_encode_blocks_is_what_the_anthropic_importer_retains():
     assert BlockText.from_bytes(encode_blocks(BLOCKS_ESCAPED)).blocks == tuple(BLOCKS_ESCAPED)
+
+
+def test_a_text_range_on_a_pdf_without_a_text_layer_names_no_text(rec):
+    snap = rec.snapshot(PDF, uri="urn:example:scan3.pdf", media_type="application/pdf")
+    res = _cite(rec, target=snap, start=0, end=4, unit="utf8_byte")
+    assert res.outcome == "unresolved_range"
+    assert res.reason.startswith("no text layer recorded for application/pdf; a utf8_byte range "
+                                 "cannot address its text")
+
+
+def test_an_older_pdf_revision_without_text_does_not_stop_the_orphan_check(rec):
+    old = rec.snapshot(b"The valve is rated 10 bar.", uri="urn:example:doc", media_type="text/plain")
+    pdf = rec.snapshot(PDF, uri="urn:example:doc", media_type="application/pdf", revision_of=old)
+    rec.snapshot(b"The valve is rated 12 bar.", uri="urn:example:doc", media_type="text/plain",
+                 revision_of=pdf)
+    doc = next(q[2] for q in rec.store.quads(old.iri, None) if str(q[1]).endswith("specializationOf"))
+    res = _cite(rec, target=str(doc), quote="rated 10 bar")
+    assert res.outcome == "orphaned", res.reason
+    assert f"it occurs in the older snapshot <{old.iri}>" in res.reason
