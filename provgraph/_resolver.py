@@ -17,9 +17,10 @@ from .errors import (
     SourceDecodeError,
 )
 from .matching import VERIFIED, Located, Resolution, locate, search
+from .media import BLOCKS_MEDIA_TYPE, BlockText, base_media_type, is_blocks_media_type, is_text_media_type
 from .model import CitationRecord
-from .normalize import EXACT, Policy
-from .offsets import SourceText
+from .normalize import EXACT, Policy, get_policy
+from .offsets import LOCATOR_UNITS, SourceText
 from .store import ProvStore
 from .terms import IRI, Literal, Term, lit
 from .vocab import PG, PROV, RDF
@@ -43,6 +44,9 @@ class Citation:
         start, end, unit, end_inclusive: the cited range (both bounds or neither).
         quote, prefix, suffix: the W3C ``oa:TextQuoteSelector``.
         pinned_sha256: the digest the citation was made against.
+        policy: the normalization policy declared for its quote (``pg:policy`` on
+            the ``oa:TextQuoteSelector``); it wins over the policy the resolver was
+            asked to use, which applies to citations that declare none.
         iri, claim, claim_kind, claim_text, graph: where it was recorded.
     """
 
@@ -56,6 +60,7 @@ class Citation:
     prefix: str | None = None
     suffix: str | None = None
     pinned_sha256: str | None = None
+    policy: str | None = None
     iri: IRI | None = None
     claim: IRI | None = None
     claim_kind: str | None = None
@@ -68,7 +73,7 @@ class Citation:
         return cls(target_id=rec.target_id, target=rec.target, start=rec.start, end=rec.end,
                    unit=rec.unit, end_inclusive=rec.end_inclusive, quote=rec.quote,
                    prefix=rec.prefix, suffix=rec.suffix, pinned_sha256=rec.pinned_sha256,
-                   iri=rec.iri, claim=rec.claim)
+                   policy=rec.policy, iri=rec.iri, claim=rec.claim)
 
 
 class _Stop(Exception):
@@ -103,16 +108,19 @@ class _Ext:
 
 @dataclass
 class _View:
-    kind: str  # snapshot | extracted | chunk
+    kind: str  # snapshot | blocks | extracted | chunk
     iri: IRI
     src: SourceText | None
     snap: _Snap
     ext: _Ext | None = None
     base: int = 0
+    blocks: BlockText | None = None
 
     def describe(self) -> str:
         if self.kind == "snapshot":
             return f"snapshot <{self.iri}>"
+        if self.kind == "blocks":
+            return f"the blocks of snapshot <{self.iri}> ({BLOCKS_MEDIA_TYPE})"
         if self.kind == "extracted":
             return f"extracted text <{self.iri}> of snapshot <{self.snap.iri}>"
         n = len(self.src.text) if self.src else 0
@@ -232,7 +240,14 @@ class _Resolver:
 
     # ------------------------------------------------------------ entry
     def resolve(self, cit: Citation) -> Resolution:
+        default = self.policy
         try:
+            if cit.policy:  # the citation's declared policy wins (issue 7, QA 4)
+                try:
+                    self.policy = get_policy(cit.policy)
+                except ResolutionError as exc:
+                    raise _Stop("unresolved_range", f"the citation declares the normalization "
+                                f"policy {cit.policy!r}, which cannot be applied: {exc}") from None
             res = self._resolve(cit)
         except _Stop as stop:
             res = Resolution(outcome=stop.outcome, reason=stop.reason, policy=self.policy.name,
@@ -240,6 +255,8 @@ class _Resolver:
         except ResolutionError as exc:
             res = Resolution(outcome="unresolved_range", reason=str(exc), policy=self.policy.name,
                              policy_version=self.policy.version)
+        finally:
+            self.policy = default
         return replace(res, citation=cit.iri)
 
     def _resolve(self, cit: Citation) -> Resolution:
@@ -330,16 +347,19 @@ class _Resolver:
 
     def _on_view(self, view: _View, cit: Citation) -> Resolution:
         ranged = cit.start is not None
+        if view.kind == "snapshot":
+            view = self._text_layer(view, cit)
         if view.src is None:  # the snapshot is not text (a PDF, say)
+            why = view.snap.problem or f"it is {base_media_type(view.snap.media_type)}, not text"
             if ranged:
                 raise _Stop("unresolved_range", f"snapshot <{view.iri}> ({view.snap.media_type}) is "
-                            f"not UTF-8 text ({view.snap.problem}); a range must address its "
+                            f"not UTF-8 text ({why}); a range must address its "
                             "extracted text or a chunk", snapshot=view.iri)
             if cit.quote is None:
                 return self._result(view, Located("located", 0, 0, self.policy, "no quote given; "
                                     "the citation covers the whole snapshot"), whole_bytes=True)
             loc = Located("quote_mismatch", None, None, self.policy,
-                          f"the snapshot is not UTF-8 text ({view.snap.problem}) and none of its "
+                          f"the snapshot is not UTF-8 text ({why}) and none of its "
                           "extracted texts holds the quote", in_text=False)
         else:
             loc = self._locate(view.src, cit)
@@ -356,6 +376,47 @@ class _Resolver:
                                  f"but occurs in {desc} <{aid}>: generated text is never a "
                                  "quotation source", generated_source=aid, snapshot=view.snap.iri)
         return self._result(view, loc)
+
+    def _text_layer(self, view: _View, cit: Citation) -> _View:
+        """The text a citation of a snapshot addresses, by media type (:mod:`provgraph.media`):
+        a block document's blocks; for bytes that are not text, no text of their own (their
+        recorded extraction for a page or block range, or for a quote; ``unresolved_range``
+        when none is recorded); otherwise the snapshot's decoded text."""
+        snap, unit = view.snap, cit.unit or "codepoint"
+        ranged = cit.start is not None
+        if is_blocks_media_type(snap.media_type) and (unit in LOCATOR_UNITS or not ranged):
+            if unit == "page" and ranged:
+                raise _Stop("unresolved_range", f"snapshot <{view.iri}> is a block document "
+                            f"({BLOCKS_MEDIA_TYPE}): it has blocks, not pages", snapshot=view.iri)
+            try:
+                blocks = BlockText.from_bytes(snap.data, name=f"snapshot <{view.iri}>")
+            except ValueError as exc:
+                raise _Stop("unresolved_range", f"{exc}; its blocks cannot be located",
+                            snapshot=view.iri) from None
+            return _View("blocks", view.iri, blocks.source(), snap, blocks=blocks)
+        if is_text_media_type(snap.media_type):
+            return view
+        media = base_media_type(snap.media_type)
+        exts = self._extractions_of(view.iri)
+        if not exts:
+            if cit.quote is None and not ranged:
+                return replace(view, src=None)
+            what = ("pages cannot be located" if ranged and unit == "page" else
+                    "blocks cannot be located" if ranged and unit == "block" else
+                    "the quote cannot be checked against its bytes" if cit.quote is not None else
+                    f"a {unit} range cannot address its text")
+            raise _Stop("unresolved_range", f"no text layer recorded for {media}; {what}: "
+                        f"snapshot <{view.iri}> is not text and no extraction of it is recorded "
+                        "(record one, with its offset map, and cite it or this snapshot again)",
+                        snapshot=view.iri)
+        if ranged and unit in LOCATOR_UNITS:
+            if len(exts) > 1:
+                raise _Stop("unresolved_range", f"snapshot <{view.iri}> ({media}) has {len(exts)} "
+                            f"recorded extractions, so its {unit}s are not one text; cite one of "
+                            f"them: {', '.join(f'<{e}>' for e in exts)}", snapshot=view.iri)
+            ext = self.extraction(exts[0])
+            return _View("extracted", ext.iri, ext.src, snap, ext)
+        return replace(view, src=None)
 
     def _fallback(self, view: _View, cit: Citation) -> tuple[_View, Located] | None:
         """Where a quote-only citation's quote is not in the target's own text: across the
@@ -413,11 +474,13 @@ class _Resolver:
             outcome = "quote_mismatch" if loc.outcome in VERIFIED else "unresolved_range"
             return self._res(outcome, f"in {where}: {loc.reason}; but {stop.reason}",
                              snapshot=view.snap.iri)
-        if view.snap.src is not None and cs is not None and ce is not None:
+        if view.kind == "blocks" and view.src is not None:
+            text = view.src.text[loc.start:loc.end]
+        elif view.snap.src is not None and cs is not None and ce is not None:
             text = view.snap.src.text[cs:ce]
         else:
             text = view.src.text[loc.start:loc.end] if view.src else None
-        span = f"; snapshot <{view.snap.iri}> bytes [{bs}, {be})" if view.kind != "snapshot" else \
+        span = f"; snapshot <{view.snap.iri}> bytes [{bs}, {be})" if view.kind not in ("snapshot", "blocks") else \
             f"; bytes [{bs}, {be})"
         return self._res(loc.outcome, f"in {where}: {loc.reason}{span}{note}", loc.policy,
                          byte_start=bs, byte_end=be, codepoint_start=cs, codepoint_end=ce,
@@ -429,6 +492,14 @@ class _Resolver:
             assert view.src is not None
             bs, be = view.src.byte_span(cs, ce)
             return bs, be, cs, ce, ""
+        if view.kind == "blocks":
+            assert view.blocks is not None
+            rs, re_, crossed = view.blocks.raw_span(cs, ce)
+            bs, be = view.blocks.raw.byte_span(rs, re_)
+            note = "" if crossed is None else (
+                f"; the byte range includes the JSON punctuation between blocks {crossed[0]} and "
+                f"{crossed[1]}")
+            return bs, be, rs, re_, note
         assert view.ext is not None
         bs, be, note = self._map_extracted(view.ext, view.snap, view.base + cs, view.base + ce)
         scs = sce = None
@@ -585,10 +656,11 @@ class _Resolver:
         for old in (order if deleted else order[1:]):
             try:
                 old_view = _View("snapshot", old, None, self.snapshot(old))
-            except _Stop:
+                old_view.src = old_view.snap.src
+                found = (self._on_view(old_view, replace(cit, start=None, end=None))
+                         if cit.quote else None)
+            except _Stop:  # unreadable, or not text with no text layer: look further back
                 continue
-            old_view.src = old_view.snap.src
-            found = self._on_view(old_view, replace(cit, start=None, end=None)) if cit.quote else None
             if found is not None and found.verified:
                 why = (f"document <{doc}> was deleted; the quote occurs in its snapshot <{old}>"
                        if deleted else

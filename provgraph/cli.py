@@ -253,8 +253,10 @@ def _graph_option(ctx: click.Context, param: click.Parameter, value: str | None)
               show_default=True, help="Input format; 'auto' tells it from the content.")
 @click.option("--graph", metavar="IRI", callback=_graph_option,
               help="Named graph for statements outside any bundle (not a provgraph graph).")
-@click.option("--source", "sources", multiple=True, type=click.Path(exists=True, dir_okay=False),
-              help="A cited source document (RAG answer formats only; repeatable).")
+@click.option("--source", "sources", multiple=True,
+              type=click.Path(exists=True, file_okay=True, dir_okay=True),
+              help="A source file, or a directory searched recursively, that the answer draws "
+              "on (--format answer only; repeatable).")
 @click.option("--partial", is_flag=True,
               help="Store what can be stored and report the rest (RAG answer formats only).")
 @pass_ctx
@@ -273,6 +275,7 @@ def import_(obj: _Ctx, file: Any, fmt: str, graph: str | None, sources: tuple[st
         provgraph import primer.provn
         provgraph import --format prov-json --graph urn:example:g1 - < doc.json
         provgraph import store.trig          # restores 'export --all --format trig'
+        provgraph import --format answer answer.md --source sources/
     """
     data = file.read()
     name = getattr(file, "name", "-")
@@ -419,7 +422,8 @@ _RESOLUTION_COLUMNS = ["citation", "claim", "target_id", "outcome", "snapshot", 
 @click.option("--run", "run", metavar="RUN", help="Resolve only this run's citations (the run "
               "IRI); default: every run.")
 @click.option("--policy", type=click.Choice(_POLICY_NAMES), default="exact", show_default=True,
-              help="Normalization policy tried after exact comparison.")
+              help="Normalization policy tried after exact comparison, for citations that "
+              "declare none (a citation's declared policy wins).")
 @click.option("--citations", "each", is_flag=True,
               help="One row per citation instead of the outcome counts.")
 @output_options

@@ -178,7 +178,8 @@ class OffsetError(ResolutionError):
     Attributes:
         offset: the offending offset as given (``None`` for a reversed range).
         unit: its unit (``utf8_byte``, ``codepoint``, ``utf16_unit``, ``page``, ``block``).
-        kind: ``negative``, ``past_end``, ``reversed``, ``inside_sequence`` (inside a
+        kind: ``negative``, ``past_end``, ``reversed``, ``empty`` (an end-exclusive
+            range whose end is its start), ``inside_sequence`` (inside a
             multi-byte UTF-8 sequence or the byte-order mark), ``inside_surrogate_pair``,
             ``not_integer`` or ``unknown_unit``.
     """

@@ -293,7 +293,8 @@ def _apply(rec: Recorder, records: dict[str, Any], n: int, ev: dict[str, Any], s
                            end=ev.get("end"), unit=ev.get("unit"),
                            end_inclusive=ev.get("end_inclusive", False), quote=ev.get("quote"),
                            prefix=ev.get("prefix"), suffix=ev.get("suffix"),
-                           pinned_sha256=ev.get("pinned_sha256"), iri=ev.get("iri"))
+                           pinned_sha256=ev.get("pinned_sha256"), policy=ev.get("policy"),
+                           iri=ev.get("iri"))
     else:  # pragma: no cover - the schema's enum rules this out
         raise EventLogError(src, n, "event", f"unknown event {kind!r}")
     if "id" in ev:

@@ -21,6 +21,13 @@ Rules (issue 3):
   for inside them.
 * Without a quote: ``located`` with the range (or the whole text); nothing is
   verified.
+* A match never starts or ends inside a user-perceived character (an extended
+  grapheme cluster, Unicode UAX #29, in the approximation of
+  :func:`cluster_break_problem`): ``cafe`` is not in ``cafe\u0301`` (NFD
+  "café"), nor is an emoji without its skin-tone modifier, variation selector
+  or zero-width-joiner sequence. Such an occurrence, searched or at the cited
+  range, is not a match; the reason says the quote starts or ends inside a
+  character sequence.
 
 Offsets in results are end-exclusive code points of ``SourceText.text`` (and,
 from :func:`check_quote`, bytes of ``SourceText.data``, BOM included).
@@ -29,16 +36,17 @@ from :func:`check_quote`, bytes of ``SourceText.data``, BOM included).
 from __future__ import annotations
 
 import re
+import unicodedata
 from dataclasses import dataclass
 from typing import Any
 
 from . import ids
 from .errors import OffsetError, ResolutionError
 from .normalize import EXACT, NormalizedText, Policy, get_policy
-from .offsets import LOCATOR_UNITS, TEXT_UNITS, SourceText
+from .offsets import LOCATOR_UNITS, TEXT_UNITS, SourceText, _char_label
 from .terms import IRI
 
-__all__ = ["Resolution", "Located", "locate", "check_quote", "VERIFIED"]
+__all__ = ["Resolution", "Located", "locate", "check_quote", "cluster_break_problem", "VERIFIED"]
 
 VERIFIED = frozenset({"quote_match", "normalized_match"})
 """The outcomes that verify a quotation (and only these write ``prov:wasQuotedFrom``)."""
@@ -119,6 +127,74 @@ class Located:
     policy: Policy
     reason: str
     in_text: bool | None = None
+
+
+_ZWJ = "\u200d"
+_MARKS = frozenset({"Mn", "Me", "Mc"})
+
+
+def _extends(ch: str) -> bool:
+    """Whether ``ch`` continues the character before it (UAX #29 Extend, SpacingMark
+    and ZWJ): combining marks, the zero width joiner, variation selectors, emoji
+    skin-tone modifiers and emoji tag characters."""
+    if ch < "\u0300":
+        return False
+    cp = ord(ch)
+    return (unicodedata.combining(ch) != 0 or unicodedata.category(ch) in _MARKS or ch == _ZWJ
+            or 0xFE00 <= cp <= 0xFE0F or 0xE0100 <= cp <= 0xE01EF or 0x1F3FB <= cp <= 0x1F3FF
+            or 0xE0020 <= cp <= 0xE007F)
+
+
+def _is_ri(ch: str) -> bool:
+    return "\U0001F1E6" <= ch <= "\U0001F1FF"
+
+
+def _inside_sequence(text: str, i: int) -> str:
+    """Why position ``i`` of ``text`` is inside a character sequence, or ``""``."""
+    if i <= 0 or i >= len(text):
+        return ""
+    a, b = text[i - 1], text[i]
+    if a == "\r" and b == "\n":
+        return "it splits a CR LF line end"
+    if b < "\u0300" and a != _ZWJ:
+        return ""
+    if _extends(b):
+        return f"{_char_label(a)} is followed by {_char_label(b)}"
+    if a == _ZWJ:
+        return f"a zero width joiner (U+200D) joins {_char_label(b)} to the character before it"
+    if "\u1160" <= b <= "\u11ff" or "\ud7b0" <= b <= "\ud7ff":
+        if "\u1100" <= a <= "\u11ff" or "\ua960" <= a <= "\ua97f" or "\uac00" <= a <= "\ud7ff":
+            return f"the Hangul jamo {_char_label(b)} continues the syllable before it"
+    if _is_ri(a) and _is_ri(b):
+        k = i - 1
+        while k > 0 and _is_ri(text[k - 1]):
+            k -= 1
+        if (i - k) % 2 == 1:
+            return "it splits a pair of regional indicator symbols (a flag)"
+    return ""
+
+
+def cluster_break_problem(text: str, start: int, end: int) -> str:
+    """``""`` when ``text[start:end]`` starts and ends between user-perceived characters,
+    else why not (``"it ends inside a character sequence: ..."``).
+
+    The boundaries are those of extended grapheme clusters (Unicode UAX #29), as far
+    as they matter for a quotation: not before a combining mark (any character with a
+    canonical combining class, or of category Mn, Me or Mc), a zero width joiner, a
+    variation selector, an emoji skin-tone modifier or tag character; not after a
+    zero width joiner; not between the parts of a decomposed Hangul syllable, of a
+    regional-indicator pair (a flag) or of a CR LF line end.
+
+    >>> cluster_break_problem("Le cafe\u0301 est bon.", 3, 7)
+    "it ends inside a character sequence: 'e' (U+0065 LATIN SMALL LETTER E) is followed by '\u0301' (U+0301 COMBINING ACUTE ACCENT)"
+    >>> cluster_break_problem("Le cafe\u0301 est bon.", 3, 8)
+    ''
+    """
+    for pos, edge in ((end, "ends"), (start, "starts")):
+        why = _inside_sequence(text, pos)
+        if why:
+            return f"it {edge} inside a character sequence: {why}"
+    return ""
 
 
 def _snip(text: str, limit: int = 60) -> str:
@@ -290,6 +366,16 @@ def search(src: SourceText, quote: str, prefix: str | None = None, suffix: str |
         hi = len(text)
     n = len(quote)
     hits = _find_all(text, quote, lo, hi, src, "exact")
+    split: list[tuple[int, int, str]] = []
+    if hits and (not src._ascii or quote[:1] == "\n" or quote[-1:] == "\r"):
+        kept = []
+        for h in hits:
+            why = cluster_break_problem(text, h, h + n)
+            if why:
+                split.append((h, h + n, why))
+            else:
+                kept.append(h)
+        hits = kept
     if len(hits) == 1:
         first = hits[0]
         note = _context_note(text, first, first + n, prefix, suffix, EXACT) if (prefix or suffix) else ""
@@ -306,12 +392,23 @@ def search(src: SourceText, quote: str, prefix: str | None = None, suffix: str |
             for i in _find_all(nt.text, nq, 0, len(nt.text), src, policy.label):
                 m = nt.to_original(i, i + len(nq))
                 if m is not None and lo <= m[0] and m[1] <= hi:
-                    spans.append((i, i + len(nq), m[0], m[1]))
+                    why = cluster_break_problem(text, m[0], m[1])
+                    if why:
+                        split.append((m[0], m[1], why))
+                    else:
+                        spans.append((i, i + len(nq), m[0], m[1]))
             if spans:
                 return _decide(nt.text, spans, prefix, suffix, policy, "normalized_match",
                                f" under {policy.label} (not exactly)")
     where = " in the text" if (lo, hi) == (0, len(text)) else f" within code points [{lo}, {hi})"
     under = "" if policy is EXACT else f", exactly or under {policy.label}"
+    if split:
+        s0, e0, why = split[0]
+        more = f" (and {len(split) - 1} more such places)" if len(split) > 1 else ""
+        return Located("quote_mismatch", None, None, policy,
+                       f"the quote does not occur{where}{under} as whole characters: the quote "
+                       f"occurs at code points [{s0}, {e0}), but {why}, so the text there is "
+                       f"not the quoted text{more}", in_text=False)
     return Located("quote_mismatch", None, None, policy,
                    f"the quote does not occur{where}{under}", in_text=False)
 
@@ -399,7 +496,15 @@ def locate(src: SourceText, quote: str | None = None, *, start: int | None = Non
         return Located("located", cs, ce, policy,
                        f"no quote given; the range {unit} {shown} is code points [{cs}, {ce})")
     seg = src.text[cs:ce]
-    if seg == quote:
+    exact = seg == quote
+    if exact or (policy is not EXACT and policy.normalize_quote(seg) == policy.normalize_quote(quote)):
+        why = cluster_break_problem(src.text, cs, ce)
+        if why:
+            return Located("quote_mismatch", None, None, policy,
+                           f"the range {unit} {shown} (code points [{cs}, {ce})) holds the quote"
+                           f"{'' if exact else ' under ' + policy.label}, but {why}, so the text "
+                           "there is not the quoted text", in_text=False)
+    if exact:
         note = _context_note(src.text, cs, ce, prefix, suffix, EXACT) if (prefix or suffix) else ""
         return Located("quote_match", cs, ce, EXACT,
                        f"the quote is exactly the text at code points [{cs}, {ce})" + note)

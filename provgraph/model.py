@@ -213,6 +213,8 @@ class CitationRecord:
     prefix: str | None = None
     suffix: str | None = None
     pinned_sha256: str | None = None
+    policy: str | None = None
+    """The normalization policy declared for the quote (``name@version``), or ``None``."""
     extra: dict[str, str] = field(default_factory=dict)
 
 

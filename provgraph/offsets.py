@@ -19,11 +19,12 @@ Every offset provgraph stores carries its unit (DESIGN.md, "Citation outcomes"):
   separated by blank lines; end-exclusive (the convention of ``content_block_location``).
 
 Conversions never round: an offset inside a multi-byte UTF-8 sequence (or
-inside the BOM), inside a surrogate pair, negative, past the end, or a reversed
-range raises :class:`~provgraph.errors.OffsetError` naming the position and
-the two valid neighbours. Ranges are end-exclusive unless ``end_inclusive``
-says the end names the last unit of the range (Amazon Bedrock spans), in which
-case the exclusive end is ``end + 1`` in the same unit.
+inside the BOM), inside a surrogate pair, negative, past the end, a reversed
+range or an empty one raises :class:`~provgraph.errors.OffsetError` naming the
+position (and, inside a character, the two valid neighbours). Ranges are
+end-exclusive unless ``end_inclusive`` says the end names the last unit of the
+range (Amazon Bedrock spans), in which case the exclusive end is ``end + 1`` in
+the same unit; a range is checked as given, before that conversion.
 
 :class:`SourceText` decodes a source once and answers every conversion in
 constant time for ASCII text and in ``O(log n)`` otherwise, so one object can
@@ -37,7 +38,7 @@ import unicodedata
 from array import array
 from bisect import bisect_left
 from itertools import accumulate
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from typing import Any
 
 from .errors import OffsetError, ResolutionError, SourceDecodeError
@@ -142,8 +143,15 @@ class SourceText:
         return cls(data, text, bom)
 
     @classmethod
-    def from_text(cls, text: str) -> "SourceText":
+    def from_text(cls, text: str, *,
+                  blocks: Sequence[tuple[int, int]] | None = None) -> "SourceText":
         """Wrap a ``str``; its ``utf8_byte`` offsets index ``text.encode("utf-8")``.
+
+        Args:
+            text: the text.
+            blocks: the code point ranges of its blocks when the source defines
+                them (a block document, :mod:`provgraph.media`); ``None``: blocks
+                are separated by blank lines (:meth:`block_spans`).
 
         Raises:
             ResolutionError: ``text`` holds a lone surrogate (it has no UTF-8 encoding).
@@ -153,7 +161,10 @@ class SourceText:
         except UnicodeEncodeError as exc:
             raise ResolutionError(f"text holds a lone surrogate at code point {exc.start}; it "
                                   "is not valid Unicode text") from None
-        return cls(data, text, 0)
+        src = cls(data, text, 0)
+        if blocks is not None:
+            src._blocks = tuple((int(s), int(e)) for s, e in blocks)
+        return src
 
     # ------------------------------------------------------------ sizes
     @property
@@ -339,20 +350,35 @@ class SourceText:
             end_inclusive: ``end`` names the last unit of the range, so the
                 exclusive end is ``end + 1``.
 
+        The range is checked as given, before an inclusive end is converted:
+        a negative bound, an end before the start (``[3, 2]`` is reversed, not
+        empty) and an empty exclusive range (``[3, 3)`` names no text) are errors.
+
         Raises:
-            OffsetError: a bad unit, a bound that is not a position (see
-                :meth:`codepoint_of`), or a reversed range.
+            OffsetError: a bad unit, a negative bound (``kind="negative"``), a
+                reversed (``"reversed"``) or empty (``"empty"``) range, or a bound
+                that is not a position (see :meth:`codepoint_of`).
         """
         check_unit(unit)
         for name, value in (("start", start), ("end", end)):
             if type(value) is not int:
                 raise OffsetError(f"range {name} {value!r} is not an integer", offset=None,
                                   unit=unit, kind="not_integer")
-        xend = end + 1 if end_inclusive else end
         shown = f"[{start}, {end}]" if end_inclusive else f"[{start}, {end})"
-        if xend < start:
+        for name, value in (("start", start), ("end", end)):
+            if value < 0:
+                raise OffsetError(f"{unit} range {shown} has a negative {name} ({value}); "
+                                  f"{unit.replace('_', ' ')}s count up from "
+                                  f"{1 if unit == 'page' else 0}", offset=value, unit=unit,
+                                  kind="negative")
+        if end < start:
             raise OffsetError(f"{unit} range {shown} is reversed: the end comes before the start",
                               offset=None, unit=unit, kind="reversed")
+        if end == start and not end_inclusive:
+            raise OffsetError(f"{unit} range {shown} is empty: an end-exclusive range whose end "
+                              "equals its start names no text", offset=start, unit=unit,
+                              kind="empty")
+        xend = end + 1 if end_inclusive else end
         if unit in LOCATOR_UNITS:
             return self._locator_span(start, xend, unit, shown)
         cs = self.codepoint_of(start, unit)
@@ -393,6 +419,7 @@ class SourceText:
     def block_spans(self) -> tuple[tuple[int, int], ...]:
         """Code point ranges of the blocks: runs of non-blank lines, separated by one or
         more blank lines (CRLF, CR or LF line ends); a block excludes its final line end.
+        (A text built with ``from_text(text, blocks=...)`` has the blocks given.)
 
         >>> SourceText.from_text("# Title\\n\\nFirst para\\nstill first.\\r\\n\\r\\nSecond.\\n").block_spans()
         ((0, 7), (9, 32), (36, 43))
@@ -427,9 +454,6 @@ class SourceText:
                               f"{count} {unit}s, numbered from {first})", offset=xend, unit=unit,
                               kind="past_end")
         i, j = start - first, xend - first
-        if j == i:
-            pos = spans[i][0] if i < count else len(self.text)
-            return pos, pos
         return spans[i][0], spans[j - 1][1]
 
 

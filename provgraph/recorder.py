@@ -37,12 +37,13 @@ from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from typing import Any
 
 from . import ids
-from .errors import RecordError
+from .errors import RecordError, ResolutionError
 from .model import (
     Agent, AidRecord, AnswerRecord, ChunkRecord, CitationRecord, ClaimRecord,
     ExtractionRecord, Hit, IndexedRecord, InputRecord, QueryRecord, Ref, RetrievalRecord,
     RunRecord, Segment, SnapshotRecord, iri_of,
 )
+from .normalize import get_policy
 from .originals import sha256_hex
 from .store import ProvStore
 from .terms import IRI, Literal, Quad, lit
@@ -933,7 +934,8 @@ class Recorder:
     def citation(self, claim: Ref, *, target: Ref, start: int | None = None,
                  end: int | None = None, unit: str | None = None, end_inclusive: bool = False,
                  quote: str | None = None, prefix: str | None = None, suffix: str | None = None,
-                 pinned_sha256: str | None = None, iri: str | None = None) -> CitationRecord:
+                 pinned_sha256: str | None = None, policy: str | None = None,
+                 iri: str | None = None) -> CitationRecord:
         """Record what a claim pointed at, as the answer gave it (not yet verified).
 
         Args:
@@ -949,13 +951,23 @@ class Recorder:
                 (exact text and its context).
             pinned_sha256: digest of the bytes the citation was made against, if the
                 answer pinned one.
+            policy: the normalization policy the quote is to be compared under
+                (``exact``, ``nfc``, ``whitespace``, ``fold``, or ``name@version``;
+                :mod:`provgraph.normalize`), when the citation's maker knows it: for
+                example ``whitespace`` for a quotation whose lines a Markdown answer
+                wrapped. Recorded as ``pg:policy "name@version"`` on the quote's
+                ``oa:TextQuoteSelector`` (the citation's own ``pg:policy`` is the
+                resolver's, the policy of its verdict); the resolver applies it to
+                this citation, whatever policy it was asked to use for others.
+                Needs ``quote``.
 
         The resolver (:mod:`provgraph.resolve`) later checks the citation against
         the retained bytes and records the outcome.
 
         Raises:
             RecordError: a range without a unit, one bound without the other, an
-                unknown unit, a negative offset, or an empty quote.
+                unknown unit, a negative offset, an empty quote, or a policy that
+                is unknown or given without a quote.
         """
         if (start is None) != (end is None):
             raise RecordError("citation start and end go together: give both or neither")
@@ -970,6 +982,7 @@ class Recorder:
             raise RecordError("citation quote must not be empty; omit it instead")
         if pinned_sha256 is not None and not _HEX64.match(pinned_sha256):
             raise RecordError(f"pinned_sha256 {pinned_sha256!r} is not 64 hex characters")
+        declared = _declared_policy(policy, quote)
         c = self._require(claim, "claim")
         cit = _given_iri("iri", iri) or ids.new_iri()
         g = self.iri
@@ -991,6 +1004,8 @@ class Recorder:
                 q.append((sel, OA.prefix, lit(prefix), g))
             if suffix:
                 q.append((sel, OA.suffix, lit(suffix), g))
+            if declared:
+                q.append((sel, PG.policy, lit(declared), g))
         if pinned_sha256:
             q.append((cit, PG.pinnedSha256, lit(pinned_sha256.lower()), g))
         if target_iri is not None:
@@ -1004,7 +1019,8 @@ class Recorder:
         return CitationRecord(iri=cit, claim=c, target_id=str(raw), target=target_iri,
                               start=start, end=end, unit=unit, end_inclusive=end_inclusive,
                               quote=quote, prefix=prefix, suffix=suffix,
-                              pinned_sha256=pinned_sha256.lower() if pinned_sha256 else None)
+                              pinned_sha256=pinned_sha256.lower() if pinned_sha256 else None,
+                              policy=declared)
 
     def _as_target(self, raw: str) -> IRI | None:
         """``raw`` as an IRI when it names a recorded resource, else ``None``."""
@@ -1016,6 +1032,19 @@ class Recorder:
         if self._pending and any(qd[0] == iri for qd in self._pending):
             return iri
         return iri if self.store.has_subject(iri) else None
+
+
+def _declared_policy(policy: str | None, quote: str | None) -> str | None:
+    """``name@version`` of a citation's declared normalization policy (``None``: none)."""
+    if policy is None:
+        return None
+    if quote is None:
+        raise RecordError(f"citation policy {policy!r} says how the quote is compared; give "
+                          "quote= as well, or leave the policy out")
+    try:
+        return get_policy(policy).label
+    except ResolutionError as exc:
+        raise RecordError(f"citation policy: {exc}") from None
 
 
 # Support closure of an entity, as SPARQL 1.1 property paths (standard; runs on any endpoint).

@@ -16,6 +16,24 @@ generator input or indexed representation: its ``pg:text``, whose segments say
 which ranges are original (mapped on into the chunk) and which generated. A
 document: its newest revision.
 
+Snapshots by media type (:mod:`provgraph.media`):
+
+* a block document (``application/vnd.provgraph.blocks+json``, the JSON array
+  of block texts an importer retains for Anthropic content-block and search
+  result documents): ``block`` ranges index the array, a quote (with a block
+  range or none) is searched in the blocks' joined text, and the resolved span
+  maps exactly to the bytes of the JSON string literals (the reason says when
+  it crosses the JSON punctuation between two blocks);
+* bytes that are not text (``application/pdf``, images, office documents):
+  never searched as text, even when they happen to decode. A ``page`` or
+  ``block`` range is located in the snapshot's one recorded extraction (form
+  feeds separate its pages), a quote alone is looked for in its extractions, and
+  without any extraction the outcome is ``unresolved_range`` with the reason
+  "no text layer recorded for application/pdf; pages cannot be located" (or
+  "the quote cannot be checked against its bytes"): nothing could be checked,
+  which is not a misquote. A citation with neither range nor quote is
+  ``located`` on the whole bytes.
+
 Outcomes (:data:`provgraph.vocab.OUTCOMES`), beyond those of the matcher:
 
 * ``generated_target`` - the target is a generated aid (or an answer or
@@ -44,6 +62,15 @@ position; other segments (markup rewritten by the parser) map only their
 boundaries, and a span inside one is widened to the segment, which the reason
 says. Text the parser produced (outside every segment) has no source bytes: a
 quote that starts or ends in it does not resolve.
+
+Policies: a citation may declare the normalization policy its quote is to be
+compared under (``pg:policy "name@version"`` on its ``oa:TextQuoteSelector``,
+written by ``Recorder.citation(policy=...)``, the event log's ``policy`` field,
+or an importer: the ``answer`` importer declares ``whitespace`` because a
+Markdown soft line break is not content). The declared policy wins; the policy
+passed to :func:`resolve` or :func:`resolve_run` (``provgraph resolve
+--policy``) applies to the citations that declare none. A declared policy this
+provgraph does not have gives ``unresolved_range`` with the reason.
 
 Write-back (:func:`resolve_run`): the outcome statements of each citation are
 replaced, never added to; only ``quote_match`` and ``normalized_match`` write
@@ -100,7 +127,7 @@ class RunResolution:
 
 
 _CITATIONS = _PREFIXES + """SELECT ?g ?cit ?claim ?kind ?ctext ?tid ?target ?start ?end ?unit ?incl
-       ?exact ?prefix ?suffix ?pin WHERE {
+       ?exact ?prefix ?suffix ?pin ?qpol WHERE {
   GRAPH ?g { ?claim pg:citation ?cit }
   OPTIONAL { ?claim pg:claimKind ?kind }
   OPTIONAL { ?claim pg:text ?ctext }
@@ -110,7 +137,8 @@ _CITATIONS = _PREFIXES + """SELECT ?g ?cit ?claim ?kind ?ctext ?tid ?target ?sta
   OPTIONAL { ?cit pg:offsetUnit ?unit }
   OPTIONAL { ?cit pg:endInclusive ?incl }
   OPTIONAL { ?cit oa:hasSelector ?sel . ?sel a oa:TextQuoteSelector ; oa:exact ?exact .
-             OPTIONAL { ?sel oa:prefix ?prefix } OPTIONAL { ?sel oa:suffix ?suffix } }
+             OPTIONAL { ?sel oa:prefix ?prefix } OPTIONAL { ?sel oa:suffix ?suffix }
+             OPTIONAL { ?sel pg:policy ?qpol } }
   OPTIONAL { ?cit pg:pinnedSha256 ?pin }
 } ORDER BY ?g ?cit"""
 
@@ -142,7 +170,7 @@ def load_citations(store: ProvStore, run: str | None = None, *,
             target=IRI(v["target"]) if v["target"] else None,
             start=v["start"], end=v["end"], unit=v["unit"], end_inclusive=bool(v["incl"]),
             quote=v["exact"], prefix=v["prefix"], suffix=v["suffix"], pinned_sha256=v["pin"],
-            iri=cit, claim=IRI(v["claim"]), claim_kind=v["kind"], claim_text=v["ctext"],
+            policy=v["qpol"], iri=cit, claim=IRI(v["claim"]), claim_kind=v["kind"], claim_text=v["ctext"],
             graph=IRI(v["g"]) if v["g"] else None)
     if citation is not None and not out:
         raise NotFound(citation, "citation")
@@ -158,7 +186,9 @@ def resolve(store: ProvStore, citation: Citation | CitationRecord | str, *,
         citation: a :class:`Citation`, a :class:`~provgraph.model.CitationRecord`,
             or the IRI of a recorded citation (its claim's kind and text are read too).
         policy: normalization policy tried after exact comparison: ``exact``
-            (default), ``nfc``, ``whitespace`` or ``fold`` (``name@version`` accepted).
+            (default), ``nfc``, ``whitespace`` or ``fold`` (``name@version`` accepted),
+            for a citation that declares none; a citation's declared policy
+            (``Recorder.citation(policy=...)``) wins.
 
     Returns:
         :class:`~provgraph.matching.Resolution`: outcome, reason, policy, and the
@@ -214,7 +244,10 @@ def resolve_run(store: ProvStore, run: str | None = None, *,
     Args:
         store: the store; written in one transaction.
         run: a run IRI, or ``None`` for all runs.
-        policy: normalization policy (see :func:`resolve`).
+        policy: normalization policy for the citations that declare none; a
+            citation's declared policy wins (see :func:`resolve`). The
+            ``pg:Resolution`` activity records this one; each citation's
+            ``pg:policy`` is the policy its own verdict was made under.
 
     Returns:
         :class:`RunResolution` with every citation's resolution and the numbers of

@@ -128,3 +128,41 @@ def test_resolve_unknown_run_is_an_error(runner, recorded):
     result = runner.invoke(cli, ["--store", str(recorded), "resolve", "--run", "urn:uuid:nope"])
     assert result.exit_code == 1
     assert "Error: run <urn:uuid:nope> is not in the store" in result.output
+
+
+@pytest.mark.parametrize("args, word", [
+    (["--quote", "H", "--start", "0", "--end", "-1", "--end-inclusive"], "negative"),
+    (["--quote", "H", "--start", "-2", "--end", "-1", "--end-inclusive"], "negative"),
+    (["--quote", "H", "--start", "3", "--end", "2", "--end-inclusive"], "reversed"),
+    (["--quote", "H", "--start", "3", "--end", "3"], "empty"),
+    (["--quote", "H", "--start", "2", "--end", "2", "--unit", "page"], "empty"),
+    (["--quote", "H", "--start", "2", "--end", "1", "--unit", "block", "--end-inclusive"],
+     "reversed"),
+])
+def test_check_quote_negative_reversed_and_empty_ranges_are_unresolved(runner, tmp_path, args, word):
+    # QA 7: validated before an inclusive end is converted, never read as an empty match
+    emoji = tmp_path / "emoji.txt"
+    emoji.write_text("Hi \U0001F600 there.\fPage two.\n", encoding="utf-8")
+    result = _check(runner, tmp_path / "s", emoji, *args)
+    assert result.exit_code == 1, result.output
+    out = json.loads(result.output)
+    assert out["outcome"] == "unresolved_range", out
+    assert word in out["reason"], out["reason"]
+    assert (out["byte_start"], out["codepoint_start"]) == (None, None)
+
+
+def test_check_quote_that_stops_before_a_combining_mark_is_no_match(runner, tmp_path):
+    # QA 8: "cafe" is not in "Le cafe\u0301 est bon.": the word there is "café" (NFD)
+    src = tmp_path / "nfd.txt"
+    src.write_text("Le cafe\u0301 est bon.", encoding="utf-8")
+    result = _check(runner, tmp_path / "s", src, "--quote", "cafe")
+    assert result.exit_code == 1, result.output
+    out = json.loads(result.output)
+    assert out["outcome"] == "quote_mismatch"
+    assert "ends inside a character sequence" in out["reason"]
+    assert "U+0301 COMBINING ACUTE ACCENT" in out["reason"]
+    result = _check(runner, tmp_path / "s", src, "--quote", "cafe", "--start", "3", "--end", "7")
+    assert result.exit_code == 1 and json.loads(result.output)["outcome"] == "quote_mismatch"
+    assert "ends inside a character sequence" in json.loads(result.output)["reason"]
+    result = _check(runner, tmp_path / "s", src, "--quote", "cafe\u0301")
+    assert result.exit_code == 0 and json.loads(result.output)["codepoint_end"] == 8

@@ -102,3 +102,37 @@ def test_empty_log_and_duplicate_chunk_ids_are_errors(store):
         load_events(store, lines)
     assert exc.value.line == 6 and exc.value.field == "ids"
     assert len(store) == 0
+
+
+def _with_citation(**fields):
+    lines = pipeline.events()
+    cit = {"event": "citation", "claim": "cl1", "target": "cp1", "id": "extra", **fields}
+    return lines + [json.dumps(cit)]
+
+
+def test_citation_policy_is_recorded_and_checked_against_the_known_names(store):
+    # QA 4: the event schema's citation event takes the declared normalization policy
+    load_events(store, _with_citation(quote="interval is\nnot specified", policy="whitespace"))
+    from provgraph.vocab import OA, PG
+
+    [sel] = [q[0] for q in store.quads(None, PG.policy) if str(q[0]).endswith("#quote")]
+    assert [q[2] for q in store.quads(sel, OA.exact)][0].value == "interval is\nnot specified"
+
+
+@pytest.mark.parametrize("fields, message", [
+    ({"quote": "x", "policy": "nfkc"}, "does not match"),
+    ({"quote": "x", "policy": "Whitespace"}, "does not match"),
+    ({"policy": "whitespace"}, "'quote' is a dependency of 'policy'"),
+])
+def test_citation_policy_errors(store, fields, message):
+    with pytest.raises(EventLogError, match=message) as exc:
+        load_events(store, _with_citation(**fields), name="events.jsonl")
+    assert exc.value.line == len(pipeline.events()) + 1
+    assert len(store) == 0
+
+
+def test_schema_policy_names_are_the_policies():
+    from provgraph.normalize import POLICIES
+
+    pattern = schema()["allOf"][-1]["then"]["properties"]["policy"]["pattern"]
+    assert pattern == "^(" + "|".join(POLICIES) + ")(@[0-9]+)?$"

@@ -2,15 +2,19 @@
 
 from __future__ import annotations
 
+import json
+import shutil
+
 import pytest
 
 from provgraph import EmbeddedStore
+from provgraph.cli import cli
 from provgraph.errors import ImportFailed
 from provgraph.importers import import_file
 from provgraph.importers.answer import find_quote, quotations
 
 from .conftest import shared_cases
-from .importers_support import answers, citations, claims, snapshot_bytes, snapshots
+from .importers_support import answers, citations, claims, rows, snapshot_bytes, snapshots
 
 
 def _import(store, answer: str, partial: bool = False):
@@ -122,3 +126,95 @@ def test_bad_sources_are_reported(tmp_path):
     with pytest.raises(ImportFailed) as info:
         import_file(EmbeddedStore(), "answer", b"An answer.", "a.md", sources=[pdf])
     assert "source is not UTF-8 text (byte 9)" in str(info.value)
+
+
+def _outcomes(store, run):
+    from provgraph.resolve import resolve_run
+
+    got = resolve_run(store, run)  # the default policy: exact, for citations declaring none
+    return [(c.quote, r.outcome, r.policy) for c, r in got.items]
+
+
+@pytest.mark.shared
+def test_grounded_answer_has_no_mismatch_under_plain_resolve(store):
+    # QA 4: the importer declares the whitespace policy on quotations it takes from a
+    # Markdown answer (a soft line break is not content), and the resolver applies it
+    r = _import(store, "answer_grounded.md")
+    got = _outcomes(store, r.run)
+    assert sorted(o for _, o, _ in got) == ["normalized_match", "normalized_match", "quote_match"]
+    for quote, outcome, policy in got:
+        assert policy == ("exact" if outcome == "quote_match" else "whitespace"), quote
+    [declared] = {row["policy"] for row in rows(store, """SELECT ?run ?policy WHERE { GRAPH ?run {
+        ?cit oa:hasSelector ?sel . ?sel a oa:TextQuoteSelector ; pg:policy ?policy } }""",
+                                               {"run": r.run})}
+    assert declared == "whitespace@1"
+    # a second resolve changes nothing: the declared policy is not an outcome statement
+    from provgraph.resolve import resolve_run
+
+    again = resolve_run(store, r.run)
+    assert (again.added, again.removed) == (0, 0)
+
+
+@pytest.mark.shared
+def test_fabricated_answer_invented_quotation_is_still_a_mismatch(store):
+    r = _import(store, "answer_fabricated.md")
+    got = _outcomes(store, r.run)
+    assert [(q.split()[0], o) for q, o, _ in got] == [
+        ("use", "quote_match"), ("users", "quote_match"), ("audit", "quote_mismatch")]
+    invented = got[2]
+    assert invented[0].startswith("audit trail review shall be completed within 24 hours")
+
+
+@pytest.mark.shared
+def test_cli_resolve_after_importing_the_grounded_answer(runner, tmp_path):
+    # QA 9: --source takes a directory too (searched recursively)
+    base = shared_cases("real-rag/grounded")
+    sources = tmp_path / "sources" / "regulations"
+    sources.mkdir(parents=True)
+    shutil.copyfile(base / "source.md", sources / "source.md")  # a temporary copy, not in the repo
+    store_dir = str(tmp_path / "store")
+    result = runner.invoke(cli, ["--store", store_dir, "import", "--format", "answer",
+                                 str(base / "answer_grounded.md"), "--source",
+                                 str(tmp_path / "sources")], catch_exceptions=False)
+    assert result.exit_code == 0, result.output
+    result = runner.invoke(cli, ["--store", store_dir, "resolve", "--nl"], catch_exceptions=False)
+    assert result.exit_code == 0, result.output
+    counts = {row["outcome"]: row["citations"] for row in map(json.loads, result.stdout.splitlines())}
+    assert (counts["quote_mismatch"], counts["quote_match"], counts["normalized_match"]) == (0, 1, 2)
+
+
+def test_cli_answer_import_without_sources_or_with_an_empty_answer_fails(runner, tmp_path):
+    # QA 17: nothing to check is an error (exit 1), not a successful import
+    answer = tmp_path / "answer.md"
+    answer.write_text('It says "hello".\n', encoding="utf-8")
+    source = tmp_path / "source.txt"
+    source.write_text("It says hello.\n", encoding="utf-8")
+    empty_dir = tmp_path / "empty"
+    empty_dir.mkdir()
+    (empty_dir / ".hidden").write_text("skipped", encoding="utf-8")
+    empty = tmp_path / "empty.md"
+    empty.write_text(" \n\n", encoding="utf-8")
+    store_dir = str(tmp_path / "store")
+    for args, message in (
+            ([str(answer)], "the answer format needs the source files the answer draws on: "
+                            "give --source FILE_OR_DIR (repeatable)"),
+            ([str(empty), "--source", str(source)], "the answer is empty: there is nothing to check"),
+            ([str(answer), "--source", str(empty_dir)], "no source files found")):
+        result = runner.invoke(cli, ["--store", store_dir, "import", "--format", "answer", *args])
+        assert result.exit_code == 1, result.output
+        assert result.output.startswith("Error: ") and message in result.output
+        assert "nothing was stored" in result.output and "Traceback" not in result.output
+    result = runner.invoke(cli, ["--store", store_dir, "import", "--format", "answer", str(answer),
+                                 "--source", str(source)], catch_exceptions=False)
+    assert result.exit_code == 0, result.output
+
+
+def test_answer_import_errors_in_the_library(tmp_path):
+    with pytest.raises(ImportFailed) as info:
+        import_file(EmbeddedStore(), "answer", b"An answer with 12 items.", "a.md")
+    [err] = info.value.report.errors
+    assert (err.item, err.path) == (None, "$")
+    assert err.message.startswith("the answer format needs the source files")
+    with pytest.raises(ImportFailed) as info:
+        import_file(EmbeddedStore(), "answer", b"\xef\xbb\xbf  \n", "a.md", sources=[tmp_path])
+    assert info.value.report.errors[0].message == "the answer is empty: there is nothing to check"

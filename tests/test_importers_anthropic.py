@@ -73,8 +73,9 @@ def test_page_block_search_result_and_web_citations(imported):
     content = payload["request"]["messages"][0]["content"]
     _, creme, oil, tokyo = claims(store, r.run)
     page = [c for c in citations(store, creme["claim"]) if c["unit"] == "page"][0]
-    # page_location 2..3 (1-indexed, exclusive) is the second page: 0-based [1, 2)
-    assert (page["start"], page["end"], page["inclusive"]) == (1, 2, False)
+    # page_location 2..3 (1-indexed, exclusive) is the second page, recorded as given:
+    # provgraph's page unit is numbered from 1 too (it was 0-based [1, 2), page 1 to the resolver)
+    assert (page["start"], page["end"], page["inclusive"]) == (2, 3, False)
     assert snapshot_bytes(store, page["target"]) == base64.b64decode(content[1]["source"]["data"])
     assert snapshots(store)[page["target"]]["media"] == "application/pdf"
     [block] = citations(store, oil["claim"])
@@ -173,4 +174,52 @@ def test_url_documents_have_no_bytes_and_are_cited_by_url(store):
     creme = claims(store, r.run)[1]
     page = [c for c in citations(store, creme["claim"]) if c["unit"] == "page"][0]
     assert (page["tid"], page["target"], page["start"], page["end"]) == (
-        "https://example.org/scan.pdf", None, 1, 2)
+        "https://example.org/scan.pdf", None, 2, 3)
+
+
+def _resolved(store, run):
+    from provgraph.resolve import resolve_run
+
+    return {c.iri: (c, r) for c, r in resolve_run(store, run).items}
+
+
+def test_block_citations_resolve_within_the_cited_blocks(imported):
+    # QA 3: a block document is retained as a JSON array of its blocks' strings, with a
+    # media type that says so; block i is element i, and the quote is searched in the
+    # cited blocks' joined text, mapped back exactly to the bytes of the JSON literals
+    store, r = imported
+    _, _, oil, tokyo = claims(store, r.run)
+    [block] = citations(store, oil["claim"])
+    [result] = [c for c in citations(store, tokyo["claim"]) if c["unit"] == "block"]
+    assert snapshots(store)[block["target"]]["media"] == "application/vnd.provgraph.blocks+json"
+    got = _resolved(store, r.run)
+    _, res = got[block["cit"]]
+    data = snapshot_bytes(store, block["target"])
+    first, second = json.loads(data)
+    assert res.outcome == "quote_match", res.reason
+    assert (res.byte_start, res.byte_end) == (
+        data.index(first.encode()), data.index(second.encode()) + len(second.encode()))
+    assert data[res.byte_start:res.byte_end].decode() == f'{first}", "{second}'
+    assert res.text == first + second == block["exact"]
+    assert "within blocks [0, 2)" in res.reason
+    assert "the byte range includes the JSON punctuation between blocks 0 and 1" in res.reason
+    raw = data.decode()
+    assert (res.codepoint_start, res.codepoint_end) == (raw.index(first), raw.index(second) + len(second))
+    _, res = got[result["cit"]]
+    data = snapshot_bytes(store, result["target"])
+    assert res.outcome == "quote_match", res.reason
+    assert data[res.byte_start:res.byte_end].decode() == "The games cost ¥1.6 trillion."
+    assert "within blocks [1, 2)" in res.reason and "JSON punctuation" not in res.reason
+
+
+def test_pdf_without_a_text_layer_cannot_be_checked(imported):
+    # QA 3: the PDF's raw bytes happen to decode as text; they are not searched as if
+    # they were its text, and the citation is not reported as a misquote
+    store, r = imported
+    creme = claims(store, r.run)[1]
+    [page] = [c for c in citations(store, creme["claim"]) if c["unit"] == "page"]
+    _, res = _resolved(store, r.run)[page["cit"]]
+    assert res.outcome == "unresolved_range"
+    assert ("no text layer recorded for application/pdf; pages cannot be located"
+            in res.reason), res.reason
+    assert (res.byte_start, res.codepoint_start) == (None, None)

@@ -80,6 +80,10 @@ def test_snake_case_sdk_dump_is_accepted(store):
     (lambda s: s[1]["segment"].update(endIndex=90),
      "$.response.candidates[0].groundingMetadata.groundingSupports[1].segment",
      "UTF-8 byte range [0, 90) of part 1: offset 90 is past the text (29 UTF-8 bytes)"),
+    # QA 19: a negative offset is called negative, not "past the text"
+    (lambda s: s[1]["segment"].update(endIndex=-5),
+     "$.response.candidates[0].groundingMetadata.groundingSupports[1].segment",
+     "UTF-8 byte range [0, -5) of part 1: offset -5 is negative"),
     (lambda s: s[0]["segment"].update(endIndex=30),
      "$.response.candidates[0].groundingMetadata.groundingSupports[0].segment",
      "UTF-8 byte range [0, 30) holds 'Der Kölner Dom 🏰 ist 157 m', not the segment text "

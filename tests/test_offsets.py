@@ -88,8 +88,7 @@ def test_byte_order_mark_counts_in_bytes_not_in_code_points():
     (1, 3, "codepoint", True, (1, 4)),
     (1, 9, "utf8_byte", True, (1, 4)),   # inclusive end names the emoji's last byte
     (1, 4, "utf16_unit", True, (1, 4)),  # ... and its low surrogate
-    (2, 2, "codepoint", False, (2, 2)),
-    (2, 1, "codepoint", True, (2, 2)),
+    (2, 2, "codepoint", True, (2, 3)),
 ])
 def test_spans_in_every_unit_and_end_convention(start, end, unit, inclusive, expected):
     assert SourceText.from_text(MIXED).span(start, end, unit, inclusive) == expected
@@ -103,6 +102,13 @@ def test_spans_in_every_unit_and_end_convention(start, end, unit, inclusive, exp
     (1, 3, "utf16_unit", True, "inside_surrogate_pair",
      "the range end is inclusive, so it must name the last utf16 unit of the range"),
     (0, 1, "furlong", False, "unknown_unit", "unknown offset unit 'furlong'"),
+    # checked as given, before an inclusive end is converted (QA 7)
+    (2, 2, "codepoint", False, "empty", "codepoint range [2, 2) is empty"),
+    (2, 1, "codepoint", True, "reversed", "codepoint range [2, 1] is reversed"),
+    (0, -1, "codepoint", True, "negative", "codepoint range [0, -1] has a negative end (-1)"),
+    (-3, -1, "utf8_byte", False, "negative", "utf8_byte range [-3, -1) has a negative start"),
+    (2, 2, "page", False, "empty", "page range [2, 2) is empty"),
+    (1, 0, "block", True, "reversed", "block range [1, 0] is reversed"),
 ])
 def test_bad_ranges(start, end, unit, inclusive, kind, fragment):
     with pytest.raises(OffsetError) as err:
@@ -209,6 +215,10 @@ def test_spans_slice_the_same_text_in_every_unit(text, data):
     us, ue = src.offset_of(a, "utf16_unit"), src.offset_of(b, "utf16_unit")
     assert text.encode("utf-16-le")[2 * us:2 * ue].decode("utf-16-le") == piece
     for unit, (s, e) in (("utf8_byte", (bs, be)), ("utf16_unit", (us, ue)), ("codepoint", (a, b))):
+        if e == s:
+            with pytest.raises(OffsetError) as err:
+                src.span(s, e, unit)
+            assert err.value.kind == "empty"
+            continue
         assert src.span(s, e, unit) == (a, b)
-        if e > s:
-            assert src.span(s, e - 1, unit, end_inclusive=True) == (a, b)
+        assert src.span(s, e - 1, unit, end_inclusive=True) == (a, b)

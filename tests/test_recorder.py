@@ -9,7 +9,7 @@ import pytest
 from provgraph import EmbeddedStore, Recorder, RecordError
 from provgraph.events import load_events
 from provgraph.terms import IRI, lit
-from provgraph.vocab import GRAPH, PG, PROV, RDF
+from provgraph.vocab import GRAPH, OA, PG, PROV, RDF
 
 from . import pipeline
 
@@ -98,6 +98,9 @@ def test_naive_datetime_is_rejected(store):
     ({"start": 0, "end": 4}, "needs its unit"),
     ({"start": 0, "end": 4, "unit": "chars"}, "unknown offset unit"),
     ({"quote": ""}, "must not be empty"),
+    ({"quote": "x", "policy": "nfkc"}, "unknown normalization policy 'nfkc'"),
+    ({"quote": "x", "policy": "whitespace@9"}, "policy whitespace has version 1, not '9'"),
+    ({"policy": "whitespace"}, "says how the quote is compared; give quote= as well"),
 ])
 def test_bad_citations_are_rejected(rag_store, kwargs, message):
     store, r = rag_store
@@ -182,3 +185,26 @@ def test_fixture_pipeline_conforms_to_the_shapes_and_a_targetless_citation_does_
     report = validate_shapes(store)
     assert not report.conforms
     assert {v.path for v in report.violations} == {PG.target.n3()}
+
+
+def test_a_declared_policy_is_recorded_on_the_quote_selector(rag_store):
+    # QA 4: the citation's own pg:policy is the resolver's verdict policy, replaced at
+    # each resolve; the declared one sits on the oa:TextQuoteSelector it qualifies
+    store, r = rag_store
+    rec = Recorder(store, packages=[])
+    cit = rec.citation(r["claim_quote"], target=r["c_interval"],
+                       quote="interval is\nnot specified", policy="whitespace")
+    assert cit.policy == "whitespace@1"
+    sel = IRI(f"{cit.iri}#quote")
+    assert [q[2] for q in store.quads(sel, PG.policy)] == [lit("whitespace@1")]
+    assert list(store.quads(cit.iri, PG.policy)) == []
+    plain = rec.citation(r["claim_quote"], target=r["c_interval"], quote="interval")
+    assert plain.policy is None and list(store.quads(IRI(f"{plain.iri}#quote"), PG.policy)) == []
+    from provgraph.shacl import validate_shapes
+
+    assert validate_shapes(store).conforms
+    store.add([(IRI(f"{plain.iri}#quote"), PG.policy, lit("whitespace"), rec.iri)])
+    report = validate_shapes(store)
+    # the selector's shape is checked through the citation's oa:hasSelector
+    assert not report.conforms
+    assert {(v.focus_node, v.path) for v in report.violations} == {(plain.iri, OA.hasSelector.n3())}

@@ -68,7 +68,13 @@ CASES = [
     ("inside-surrogate-pair", "\U0001F44B\U0001F3FD hello", {"start": 42, "end": 51, "unit": "utf16_unit"},
      "unresolved_range", None, None, "utf16_unit offset 42 falls between the two UTF-16 code units"),
     ("negative", "Menu", {"start": -1, "end": 4}, "unresolved_range", None, None,
-     "codepoint offset -1 is negative"),
+     "codepoint range [-1, 4) has a negative start (-1)"),
+    ("negative-inclusive-end", "M", {"start": 0, "end": -1, "end_inclusive": True},
+     "unresolved_range", None, None, "codepoint range [0, -1] has a negative end (-1)"),
+    ("reversed-inclusive", "M", {"start": 3, "end": 2, "end_inclusive": True},
+     "unresolved_range", None, None, "codepoint range [3, 2] is reversed"),
+    ("empty", "M", {"start": 3, "end": 3}, "unresolved_range", None, None,
+     "codepoint range [3, 3) is empty"),
     ("past-the-end", "Menu", {"start": 200, "end": 300}, "unresolved_range", None, None,
      "codepoint offset 300 is past the end of the text (213 codepoints)"),
     ("reversed", "Menu", {"start": 10, "end": 5}, "unresolved_range", None, None,
@@ -110,6 +116,18 @@ CASES = [
      (143, 159), (125, 141), "exactly"),
     ("range-elsewhere", "The inspection interval", {"start": 0, "end": 23}, "quote_mismatch", None,
      None, "the quote occurs at code points [170, 193)"),
+    # QA 8: a match never starts or ends inside a grapheme cluster
+    ("stops-before-combining-mark", "cafe", {}, "quote_mismatch", None, None,
+     "the quote occurs at code points [23, 27), but it ends inside a character sequence: 'e' "
+     "(U+0065 LATIN SMALL LETTER E) is followed by '\u0301' (U+0301 COMBINING ACUTE ACCENT)"),
+    ("stops-before-combining-mark-whitespace", "cafe", {"policy": "whitespace"},
+     "quote_mismatch", None, None, "ends inside a character sequence"),
+    ("range-stops-before-combining-mark", "cafe", {"start": 23, "end": 27}, "quote_mismatch",
+     None, None, "holds the quote, but it ends inside a character sequence"),
+    ("starts-with-combining-mark", "\u0301 noir", {}, "quote_mismatch", None, None,
+     "it starts inside a character sequence"),
+    ("stops-before-skin-tone-modifier", "Wave \U0001F44B", {}, "quote_mismatch", None, None,
+     "(U+1F3FD EMOJI MODIFIER FITZPATRICK TYPE-4)"),
     ("single-occurrence-context-disagrees", "interval is not", {"prefix": "The boiler "},
      "quote_match", (203, 218), (185, 200), "does not match the text around it"),
 ]
@@ -143,7 +161,7 @@ PAGED = "Cover page.\fSection 2. The valve is rated 10 bar.\fSection 3. The valv
 
 @pytest.mark.parametrize("quote, start, end, unit, outcome, cp_span, reason", [
     ("The valve is rated", 2, 3, "page", "quote_match", (23, 41), "within pages [2, 3)"),
-    ("The valve is rated", 3, 3, "page", "quote_mismatch", None, "does not occur within pages [3, 3)"),
+    ("The valve is rated", 3, 3, "page", "unresolved_range", None, "page range [3, 3) is empty"),
     ("The valve is rated", 2, 4, "page", "ambiguous", None, "occurs 2 times"),
     ("Cover page", 2, 3, "page", "quote_mismatch", None, "it does occur elsewhere in the source"),
     ("The valve is rated", 0, 1, "page", "unresolved_range", None, "pages are numbered from 1"),
@@ -392,14 +410,18 @@ def test_bom_crlf_source_through_an_extraction(fx):
     snap = rec.snapshot(SOURCE, uri="file:///menu.txt", media_type="text/plain; charset=utf-8")
     ext = rec.extraction(snap, parser=("plain", "1"), text=TEXT, offset_map=[(0, len(TEXT), 3, len(SOURCE))])
     chunks = rec.chunking(ext, chunker=("lines", "1"), ranges=[(0, 35), (35, 59), (59, 81)])
-    res = _resolve(store, rec, target=chunks[1], start=6, end=8, unit="utf16_unit",
-                   quote="\U0001F44B")  # the hand is units [6, 8) of the chunk
+    res = _resolve(store, rec, target=chunks[1], start=6, end=10, unit="utf16_unit",
+                   quote="\U0001F44B\U0001F3FD")  # the hand and its skin tone: units [6, 10)
     assert (res.outcome, res.byte_start, res.byte_end, res.codepoint_start, res.codepoint_end) == (
-        "quote_match", 46, 50, 41, 42)
+        "quote_match", 46, 54, 41, 43)
     res = _resolve(store, rec, target=chunks[1], start=7, end=8, unit="utf16_unit", quote="\U0001F44B")
     assert res.outcome == "unresolved_range" and "surrogate pair" in res.reason
-    res = _resolve(store, rec, target=snap, start=46, end=50, unit="utf8_byte", quote="\U0001F44B")
+    res = _resolve(store, rec, target=snap, start=46, end=54, unit="utf8_byte",
+                   quote="\U0001F44B\U0001F3FD")
     assert (res.outcome, res.codepoint_start) == ("quote_match", 41)
+    # the hand without its modifier is not the character the source has (QA 8)
+    res = _resolve(store, rec, target=snap, start=46, end=50, unit="utf8_byte", quote="\U0001F44B")
+    assert res.outcome == "quote_mismatch" and "ends inside a character sequence" in res.reason
     res = resolve(store, Citation(target_id=chunks[2].iri, target=chunks[2].iri,
                                   quote="final office"), policy="fold")
     assert (res.outcome, res.byte_start, res.byte_end, res.policy) == (
@@ -567,3 +589,70 @@ def test_word_index_finds_exactly_the_occurrences_a_scan_finds(text, quote, data
         assert first != -1 and long.text.find(quote, first + 1) != -1
     else:
         assert res.outcome == "quote_mismatch" and first == -1
+
+
+@pytest.mark.parametrize("text, quote, fragment", [
+    ("Le cafe\u0301 est bon.", "cafe", "'e' (U+0065 LATIN SMALL LETTER E) is followed by"),
+    ("Family: \U0001F468\u200d\U0001F469\u200d\U0001F467 here", "Family: \U0001F468",
+     "(U+1F468 MAN) is followed by '\\u200d' (U+200D ZERO WIDTH JOINER)"),
+    ("Family: \U0001F468\u200d\U0001F469\u200d\U0001F467 here", "\U0001F469\u200d\U0001F467 here",
+     "starts inside a character sequence: a zero width joiner (U+200D) joins"),
+    ("Coffee \u2615\ufe0f now", "Coffee \u2615", "(U+FE0F VARIATION SELECTOR-16)"),
+    ("Flags \U0001F1EB\U0001F1F7\U0001F1E9\U0001F1EA end", "\U0001F1F7\U0001F1E9",
+     "it ends inside a character sequence: it splits a pair of regional indicator symbols"),
+    ("\u1112\u1161\u11ab\u1100\u116e\u11a8", "\u1112\u1161", "the Hangul jamo"),
+    ("\u0915\u093f\u0924\u093e\u092c", "\u0915", "(U+093F DEVANAGARI VOWEL SIGN I)"),
+    ("line one\r\nline two", "line one\r", "it splits a CR LF line end"),
+])
+def test_a_match_never_splits_a_user_perceived_character(text, quote, fragment):
+    res = check_quote(text, quote)
+    assert res.outcome == "quote_mismatch", res.reason
+    assert fragment in res.reason
+    assert res.byte_start is None
+
+
+@pytest.mark.parametrize("text, quote, span", [
+    ("Family: \U0001F468\u200d\U0001F469\u200d\U0001F467 here",
+     "\U0001F468\u200d\U0001F469\u200d\U0001F467", (8, 13)),
+    ("Flags \U0001F1EB\U0001F1F7\U0001F1E9\U0001F1EA end", "\U0001F1E9\U0001F1EA", (8, 10)),
+    ("Coffee \u2615\ufe0f now", "\u2615\ufe0f now", (7, 13)),
+    ("line one\r\nline two", "line one\r\n", (0, 10)),
+    ("Le cafe\u0301 est bon. Un cafe noir.", "cafe", (21, 25)),  # the other, whole, "cafe"
+])
+def test_whole_character_sequences_match(text, quote, span):
+    res = check_quote(text, quote)
+    assert (res.outcome, res.codepoint_start, res.codepoint_end) == ("quote_match", *span), res.reason
+
+
+def test_a_citations_declared_policy_wins_over_the_resolvers(fx):
+    # QA 4: the policy a citation declares is applied to it; the resolver's policy (CLI
+    # --policy) applies to the citations that declare none
+    store, r, rec = fx
+    wrapped = "The inspection interval\nis not specified."  # the source has a space there
+    claim = _claim(rec, kind="quotation")
+    declared = rec.citation(claim, target=r["c_interval"], quote=wrapped, policy="whitespace")
+    plain = rec.citation(claim, target=r["c_interval"], quote=wrapped)
+    strict = rec.citation(claim, target=r["c_interval"], quote=wrapped, policy="exact")
+    got = {c.iri: res for c, res in resolve_run(store, rec.iri).items}
+    assert (got[declared.iri].outcome, got[declared.iri].policy) == ("normalized_match", "whitespace")
+    assert got[plain.iri].outcome == "quote_mismatch"
+    assert got[strict.iri].outcome == "quote_mismatch"
+    got = {c.iri: res for c, res in resolve_run(store, rec.iri, policy="whitespace").items}
+    assert got[plain.iri].outcome == "normalized_match"
+    assert (got[strict.iri].outcome, got[strict.iri].policy) == ("quote_mismatch", "exact")
+    assert got[declared.iri].outcome == "normalized_match"
+    # the declared policy survives the write-back, so resolving again changes nothing
+    again = resolve_run(store, rec.iri, policy="whitespace")
+    assert (again.added, again.removed) == (0, 0)
+    assert resolve(store, declared).outcome == "normalized_match"
+    assert load_citations(store, citation=declared.iri)[0].policy == "whitespace@1"
+
+
+def test_a_declared_policy_this_provgraph_lacks_is_unresolved(fx):
+    store, r, rec = fx
+    cit = rec.citation(_claim(rec), target=r["c_interval"], quote="interval")
+    store.add([(IRI(f"{cit.iri}#quote"), PG.policy, lit("fold@7"), rec.iri)])  # e.g. imported PROV
+    res = resolve(store, cit.iri)
+    assert res.outcome == "unresolved_range"
+    assert res.reason == ("the citation declares the normalization policy 'fold@7', which "
+                          "cannot be applied: policy fold has version 1, not '7'")

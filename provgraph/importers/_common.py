@@ -133,7 +133,9 @@ class Doc:
 
 @dataclass(eq=False)
 class Cite:
-    """A citation: a target document (or raw id), an optional range in ``unit`` and a quote."""
+    """A citation: a target document (or raw id), an optional range in ``unit``, a quote,
+    and the normalization policy the quote is to be compared under (``None``: the
+    resolver's default)."""
 
     target: Doc | str
     start: int | None = None
@@ -141,6 +143,7 @@ class Cite:
     unit: str | None = None
     end_inclusive: bool = False
     quote: str | None = None
+    policy: str | None = None
 
 
 @dataclass(eq=False)
@@ -448,7 +451,8 @@ def _record_one(rec: _ImportRecorder, fmt: str, spec: ItemSpec) -> tuple[int, in
                 target = ct.target.key if isinstance(ct.target, Doc) else ct.target
                 rec.raw_ids.add(target)
             rec.citation(claim, target=target, start=ct.start, end=ct.end, unit=ct.unit,
-                         end_inclusive=ct.end_inclusive, quote=ct.quote or None)
+                         end_inclusive=ct.end_inclusive, quote=ct.quote or None,
+                         policy=ct.policy if ct.quote else None)
             n_cit += 1
     return 1, len(spec.claims), n_cit, snap_iris
 

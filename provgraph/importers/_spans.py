@@ -57,7 +57,9 @@ def _to_cp(text: str, offset: int, unit: str) -> int:
     size = unit_length(text, unit)
     if not isinstance(offset, int) or isinstance(offset, bool):
         raise SpanError(f"offset {offset!r} is not an integer")
-    if not 0 <= offset <= size:
+    if offset < 0:
+        raise SpanError(f"offset {offset} is negative")
+    if offset > size:
         raise SpanError(f"offset {offset} is past the text ({size} {_unit_words(unit)})")
     if unit == "codepoint":
         return offset

@@ -21,11 +21,21 @@ a ``oa:TextQuoteSelector`` whose ``exact`` is the quoted text as written, the
 sources that contain it (or, when none does, every source, so that the
 resolver reports the mismatch against each).
 
-Preliminary status (the resolver gives the official outcomes): a quotation found
-verbatim in a source, or found when runs of white space count as equal (Markdown
-wraps lines, so a quotation and its source often break lines at different
-places), is ``supported``; otherwise ``unsupported``. :func:`find_quote` tells
-the two apart.
+Each quotation's citation declares the normalization policy
+:data:`QUOTE_POLICY` (``whitespace``: NFC, runs of white space equal): Markdown
+and plain text wrap lines, and a soft line break is not content, so a
+quotation and its source often break lines at different places. The resolver
+applies a citation's declared policy (:mod:`provgraph.resolve`), so plain
+``provgraph resolve`` reports such a quotation as ``normalized_match``, not as
+a misquote.
+
+Preliminary status (the resolver gives the official outcomes): a quotation that
+the resolver's own matcher (:func:`provgraph.matching.search`) finds in a source
+under that policy is ``supported``; otherwise ``unsupported``. So the importer
+and the resolver agree. :func:`find_quote` tells verbatim from white-space-equal.
+
+An empty answer, or an answer with no source file, is an error: there would be
+nothing to check.
 
 Number claims (kind ``paraphrase``): every number written outside quotations,
 code and URLs (digits with ``,`` or ``.`` separators, not glued to a word: ``2.3``,
@@ -42,10 +52,17 @@ import re
 from collections.abc import Sequence
 from pathlib import Path
 
+from ..matching import search
+from ..normalize import EXACT, get_policy
+from ..offsets import SourceText
 from ._common import Cite, ClaimSpec, Doc, ItemSpec, Parsed, PayloadError
-from ._spans import NUMBER, find_normalized, number_key
+from ._spans import NUMBER, number_key
 
-__all__ = ["parse", "GENERATOR_INPUT", "find_quote", "quotations", "source_files"]
+__all__ = ["parse", "GENERATOR_INPUT", "QUOTE_POLICY", "find_quote", "quotations",
+           "source_files"]
+
+QUOTE_POLICY = "whitespace"
+"""The normalization policy the answer importer declares on each quotation's citation."""
 
 GENERATOR_INPUT = ("reconstructed: the given source files in the order given, joined by a blank "
                    "line; the answer file does not record the prompt")
@@ -153,16 +170,22 @@ def quotations(text: str) -> list[tuple[int, int, str]]:
     return sorted(out)
 
 
-def find_quote(quote: str, source: str) -> str | None:
+def find_quote(quote: str, source: str | SourceText) -> str | None:
     """``"verbatim"`` when ``quote`` occurs in ``source`` as written, ``"whitespace"``
-    when it occurs once runs of white space count as equal, else ``None``.
+    when it occurs under the :data:`QUOTE_POLICY` policy (NFC, runs of white space
+    equal), else ``None``. Decided by the resolver's matcher, so the importer's
+    status and the resolver's outcome agree (a quote that stops before a combining
+    mark is not found, for example).
 
     >>> find_quote("use of\\nsecure", "the use of secure trails")
     'whitespace'
+    >>> find_quote("cafe", "un cafe\\u0301") is None
+    True
     """
-    if quote in source:
+    src = source if isinstance(source, SourceText) else SourceText.from_text(source)
+    if search(src, quote, policy=EXACT).outcome != "quote_mismatch":
         return "verbatim"
-    if find_normalized(source, quote) is not None:
+    if search(src, quote, policy=get_policy(QUOTE_POLICY)).outcome != "quote_mismatch":
         return "whitespace"
     return None
 
@@ -179,14 +202,26 @@ def parse(data: bytes, name: str, sources: Sequence[Path] = ()) -> Parsed:
     """Parse an answer file and its sources into one item spec (nothing stored).
 
     Raises:
-        PayloadError: the answer or a source is not UTF-8 text, or a source is missing.
+        PayloadError: the answer is empty or not UTF-8 text, no source is given (or a
+            given directory holds no file), or a source is missing or not UTF-8 text.
     """
     try:
         answer = data.decode("utf-8-sig")
     except UnicodeDecodeError as exc:
         raise PayloadError("$", f"the answer is not UTF-8 text (byte {exc.start})") from None
+    if not answer.strip():
+        raise PayloadError("$", "the answer is empty: there is nothing to check")
+    if not sources:
+        raise PayloadError("$", "the answer format needs the source files the answer draws "
+                                "on: give --source FILE_OR_DIR (repeatable)")
+    files = source_files(sources)
+    if not files:
+        raise PayloadError(", ".join(str(s) for s in sources),
+                           "no source files found (directories are searched recursively; "
+                           "names starting with '.' are skipped)")
     docs: list[Doc] = []
-    for path in source_files(sources):
+    texts: list[SourceText] = []
+    for path in files:
         raw = path.read_bytes()
         try:
             text = raw.decode("utf-8-sig")
@@ -195,15 +230,16 @@ def parse(data: bytes, name: str, sources: Sequence[Path] = ()) -> Parsed:
                                           "answer importer checks text sources only") from None
         docs.append(Doc(key=str(path), data=raw, uri=path.resolve().as_uri(),
                         media_type=_media_type(path), text=text))
+        texts.append(SourceText.from_text(text))
     claims: list[ClaimSpec] = []
     quoted = [False] * (len(answer) + 1)
     for s, e, quote in quotations(answer):
         for i in range(s, e):
             quoted[i] = True
-        found = [d for d in docs if find_quote(quote, d.text or "")]
+        found = [d for d, t in zip(docs, texts) if find_quote(quote, t)]
         claim = ClaimSpec(start=s, end=e, kind="quotation",
                           status="supported" if found else "unsupported")
-        claim.cites = [Cite(target=d, quote=quote) for d in (found or docs)]
+        claim.cites = [Cite(target=d, quote=quote, policy=QUOTE_POLICY) for d in (found or docs)]
         claims.append(claim)
     present = {number_key(m.group(0)) for d in docs for m in NUMBER.finditer(d.text or "")}
     masked = _URL.sub(lambda m: " " * len(m.group(0)), _mask(answer))

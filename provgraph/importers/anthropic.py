@@ -11,7 +11,10 @@ order across messages, including those inside ``tool_result`` content):
 * ``source.type == "text"``: retained as the UTF-8 bytes of ``source.data``;
 * ``"base64"`` (PDF): retained as the decoded bytes, media type as given;
 * ``"content"`` (custom content) and ``search_result`` blocks: retained as a
-  UTF-8 JSON array of the text blocks' strings (``block`` offsets index it);
+  block document, the UTF-8 JSON array of the text blocks' strings, with media
+  type ``application/vnd.provgraph.blocks+json`` (:mod:`provgraph.media`): the
+  resolver's ``block`` unit then indexes that array, and checks the quote
+  within the cited blocks;
 * ``"url"`` and ``"file"`` sources carry no bytes: citations to them keep the URL
   or file id as a raw target.
 
@@ -30,8 +33,10 @@ opens a block with; kind ``paraphrase``), with one citation per entry:
   service count otherwise, the resolver's check of ``cited_text`` at the range
   shows it as a ``quote_mismatch`` rather than a silently shifted span.
 * ``page_location``: ``start_page_number`` 1-indexed, ``end_page_number``
-  exclusive (same page); recorded as unit ``page`` with 0-based offsets
-  (number minus one), end-exclusive.
+  exclusive; recorded as given, unit ``page`` (numbered from 1, end-exclusive,
+  as :mod:`provgraph.offsets` counts pages). The PDF's pages can be located
+  only through a recorded extraction of it (text with form feeds between
+  pages); without one the resolver reports that no text layer is recorded.
 * ``content_block_location``: ``start_block_index`` 0-based,
   ``end_block_index`` exclusive into the custom content document's blocks
   (anthropic-sdk-python ``CitationContentBlockLocation``: ``cited_text`` "always
@@ -53,11 +58,11 @@ from __future__ import annotations
 
 import base64
 import binascii
-import json
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
+from ..media import BLOCKS_MEDIA_TYPE, encode_blocks
 from ._common import (
     Cite, ClaimSpec, DOCUMENTS_INPUT, Doc, ItemFailed, ItemSpec, Parsed, exchange_parts,
     exchanges, get, jpath, load_json, parse_items, passage_uri, text_doc,
@@ -209,8 +214,7 @@ def _block_texts(blocks: list[Any], path: str) -> list[str]:
 
 
 def _blocks_doc(key: str, texts: list[str], uri: str) -> _Blocks:
-    raw = json.dumps(texts, ensure_ascii=False)
-    doc = _Blocks(key=key, data=raw.encode("utf-8"), uri=uri, media_type="application/json",
+    doc = _Blocks(key=key, data=encode_blocks(texts), uri=uri, media_type=BLOCKS_MEDIA_TYPE,
                   text="".join(texts))
     doc.blocks = texts
     return doc
@@ -243,7 +247,7 @@ def _citation(cit: Any, path: str, docs: list[Doc], results: list[Doc]) -> Cite:
         s, e = get(cit, "start_page_number", path, int), get(cit, "end_page_number", path, int)
         if not 1 <= s < e:
             raise ItemFailed(path, f"page range [{s}, {e}) is not 1-indexed with an exclusive end")
-        return Cite(target=doc, start=s - 1, end=e - 1, unit="page", quote=quote)
+        return Cite(target=doc, start=s, end=e, unit="page", quote=quote)
     if kind in ("content_block_location", "search_result_location"):
         if kind == "content_block_location":
             doc = _index(cit, "document_index", path, docs, "documents")
