@@ -43,6 +43,7 @@ from typing import Any, ClassVar
 
 from . import ids
 from .errors import AgentNotFound, NotFound, OriginalMissingError
+from .normalize import get_policy
 from .queries import Param, QueryCatalog, bind_value
 from .store import ProvStore
 from .terms import IRI, Literal, Term, term_value
@@ -344,27 +345,34 @@ class StaleRow(_Row):
     span_unchanged: bool | None
 
 
-def _snapshot_text(store: ProvStore, snapshot: IRI) -> str | None:
-    """The newest snapshot's text: its retained bytes as UTF-8, else the text
-    extracted from it (retained under the ExtractedText's pg:sha256), else ``None``."""
+_SPAN_POLICY = get_policy("whitespace")
+
+
+def _snapshot_texts(store: ProvStore, snapshot: IRI) -> list[str]:
+    """Every rendering of the newest snapshot a cited text can be found in: its retained
+    bytes decoded as UTF-8 (when they are UTF-8), then each text extracted from it
+    (retained under the ExtractedText's ``pg:sha256``), in a stable order. A chunk's
+    text is extracted text, so a span cited through a chunk of a markup source is found
+    in the new version's extraction even when the markup wraps it differently."""
+    out: list[str] = []
     digest = ids.digest_of_snapshot_iri(snapshot)
     if digest is None:
         digest = next((str(q[2].value) for q in store.quads(snapshot, PG.sha256)  # type: ignore[union-attr]
                        if isinstance(q[2], Literal)), None)
     if digest is not None:
         try:
-            return store.originals.get(digest).decode("utf-8")
+            out.append(store.originals.get(digest).decode("utf-8"))
         except UnicodeDecodeError:
             pass
-    for q in store.quads(None, PROV.wasDerivedFrom, snapshot):
-        text = q[0]
-        if store.contains((text, RDF.type, PG.ExtractedText, q[3])):
-            for s in store.quads(text, PG.sha256):  # type: ignore[arg-type]
-                try:
-                    return store.originals.get(str(s[2].value)).decode("utf-8")  # type: ignore[union-attr]
-                except (UnicodeDecodeError, OriginalMissingError):
-                    continue
-    return None
+    texts = sorted({q[0] for q in store.quads(None, PROV.wasDerivedFrom, snapshot)
+                    if store.contains((q[0], RDF.type, PG.ExtractedText, q[3]))})
+    for text in texts:
+        for s in store.quads(text, PG.sha256):  # type: ignore[arg-type]
+            try:
+                out.append(store.originals.get(str(s[2].value)).decode("utf-8"))  # type: ignore[union-attr]
+            except (UnicodeDecodeError, OriginalMissingError):
+                continue
+    return out
 
 
 def _first(store: ProvStore, s: IRI, p: IRI) -> Any:
@@ -414,10 +422,12 @@ def stale(store: ProvStore, *, run: str | None = None) -> list[StaleRow]:
     ``pg:citedSnapshot`` shortcut to the claims; it returns the cited text of each
     updated citation. Whether that text is still present, unchanged, in the newest
     snapshot needs the retained bytes, which SPARQL cannot read, so it is decided
-    here: the newest snapshot's retained bytes (``store.originals``) decoded as
-    UTF-8, or, for non-UTF-8 sources, the text extracted from that snapshot, is
-    searched for the cited text as an exact substring (no normalization). Ranges in
-    units other than code points are sliced here as well.
+    here: the cited text counts as unchanged when it occurs in a rendering of the
+    newest snapshot (its retained bytes, ``store.originals``, decoded as UTF-8, or
+    any text extracted from it) under the ``whitespace`` normalization policy
+    (:mod:`provgraph.normalize`: NFC and collapsed runs of whitespace, nothing else),
+    so a paragraph that was only re-wrapped counts as unchanged and any change of a
+    character does not. Ranges in units other than code points are sliced here as well.
 
     Args:
         store: the store to read.
@@ -437,7 +447,7 @@ def stale(store: ProvStore, *, run: str | None = None) -> list[StaleRow]:
     run_iri = _check_run(store, run)
     rows = _run_query(store, "stale", {"run": run_iri})
     best: dict[tuple[Any, ...], StaleRow] = {}
-    texts: dict[IRI, str | None] = {}
+    texts: dict[IRI, list[str]] = {}
     for r in rows:
         kind = _str(r["kind"]) or ""
         newest = _iri(r["newest"])
@@ -448,9 +458,10 @@ def stale(store: ProvStore, *, run: str | None = None) -> list[StaleRow]:
             if cited is None and citation is not None and target is not None:
                 cited = _cited_text_fallback(store, citation, target)
             if newest is not None and newest not in texts:
-                texts[newest] = _snapshot_text(store, newest)
-            body = texts.get(newest) if newest is not None else None
-            unchanged = None if cited is None or body is None else cited in body
+                texts[newest] = [_SPAN_POLICY.normalize_quote(b) for b in _snapshot_texts(store, newest)]
+            bodies = texts.get(newest, []) if newest is not None else []
+            unchanged = None if cited is None or not bodies else any(
+                _SPAN_POLICY.normalize_quote(cited) in b for b in bodies)
         row = StaleRow(run=IRI(r["run"]), claim=IRI(r["claim"]), citation=citation,  # type: ignore[arg-type]
                        target=target, snapshot=IRI(r["snapshot"]), kind=kind,  # type: ignore[arg-type]
                        newest=newest, changed_at=_time(r["changed_at"]),

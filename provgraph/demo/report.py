@@ -233,7 +233,7 @@ def _stale(console: Console, demo: DemoResult) -> None:
                     key=lambda c: (demo.claim_question.get(c, "?"), c))
     t = Table(title="Stale claims after Flask 3.0.3: provgraph.analytics.stale, and the demo's "
                     "own check", header_style="bold")
-    for h in ("claim", "library: stale", "library: cited text in the new raw bytes",
+    for h in ("claim", "library: stale", "library: cited span in the newest snapshot",
               "demo: cited text in the new extracted text"):
         t.add_column(h, overflow="fold")
     for c in claims:
@@ -246,11 +246,11 @@ def _stale(console: Console, demo: DemoResult) -> None:
         t.add_row(_claim_label(demo, c, 24), kinds, span, demo.stale.get(c, "not stale"))
     console.print(t)
     if finding.available:
-        console.print("  The library compares the cited text exactly with the newest snapshot's raw "
-                      "bytes; the demo compares it, whitespace-normalized, with the text the same "
-                      "parser extracts from the newest snapshot. In reStructuredText, line wraps "
-                      "and inline markup (``GET``) make an unchanged sentence differ from the raw "
-                      "bytes.", highlight=False)
+        console.print("  The library looks for the cited text, whitespace-normalized, in the newest "
+                      "snapshot's bytes and in every text extracted from it; the demo compares it "
+                      "with the text the same parser extracts from the newest snapshot. A derivation "
+                      "claim cites no text of its own (its operands do), so its span is unknown.",
+                      highlight=False)
 
 
 def _parser(console: Console, demo: DemoResult) -> None:
