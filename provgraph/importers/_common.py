@@ -480,6 +480,21 @@ DOCUMENTS_INPUT = ("reconstructed: the documents given to the model, in the orde
 """The run configuration's ``generator_input`` for importers that reconstruct it."""
 
 
+def last_user_text(messages: Any) -> str | None:
+    """The text of the last ``{"role": "user"}`` message of a chat request (its
+    ``content`` string, or its text parts joined), or ``None`` when there is none."""
+    for msg in reversed(messages if isinstance(messages, list) else []):
+        if isinstance(msg, dict) and msg.get("role") == "user":
+            content = msg.get("content")
+            if isinstance(content, str):
+                return content
+            if isinstance(content, list):
+                texts = [c.get("text") for c in content if isinstance(c, dict)
+                         and isinstance(c.get("text"), str)]
+                return "".join(texts) or None
+    return None
+
+
 def passage_uri(name: str, path: str) -> str:
     """The source URI of a passage that carries none: the imported file's name and the
     passage's JSONPath, e.g. ``checking_inputs.json#$.results[0].retrieved_context[2]``."""

@@ -41,7 +41,7 @@ from typing import Any
 
 from ._common import (
     Cite, ClaimSpec, DOCUMENTS_INPUT, Doc, ItemFailed, ItemSpec, Parsed, exchanges, get, jpath,
-    json_doc, load_json, parse_items, passage_uri, text_doc,
+    json_doc, last_user_text, load_json, parse_items, passage_uri, text_doc,
 )
 from ._spans import SpanError, match_span
 
@@ -105,16 +105,7 @@ def _request_docs(request: dict[str, Any], rpath: str, name: str, v1: bool) -> d
 def _query(request: dict[str, Any]) -> str | None:
     if isinstance(request.get("message"), str):
         return request["message"]
-    for msg in reversed(request.get("messages") or []):
-        if isinstance(msg, dict) and msg.get("role") == "user":
-            content = msg.get("content")
-            if isinstance(content, str):
-                return content
-            if isinstance(content, list):
-                texts = [c.get("text") for c in content if isinstance(c, dict)
-                         and isinstance(c.get("text"), str)]
-                return "".join(texts) or None
-    return None
+    return last_user_text(request.get("messages"))
 
 
 def _claims_for(answer: str, offsets: list[int], cits: list[tuple[str, dict[str, Any], list[Doc]]]

@@ -47,7 +47,7 @@ from typing import Any
 
 from ._common import (
     Cite, ClaimSpec, DOCUMENTS_INPUT, Doc, ItemFailed, ItemSpec, Parsed, exchanges, get, jpath,
-    load_json, parse_items, passage_uri, text_doc,
+    last_user_text, load_json, parse_items, passage_uri, text_doc,
 )
 from ._spans import SpanError, claim_before, to_codepoints
 
@@ -75,17 +75,7 @@ def _input_text(request: dict[str, Any]) -> str | None:
     inp = request.get("input")
     if isinstance(inp, str):
         return inp
-    if isinstance(inp, list):
-        for msg in reversed(inp):
-            if isinstance(msg, dict) and msg.get("role") == "user":
-                content = msg.get("content")
-                if isinstance(content, str):
-                    return content
-                if isinstance(content, list):
-                    texts = [c.get("text") for c in content if isinstance(c, dict)
-                             and isinstance(c.get("text"), str)]
-                    return "".join(texts) or None
-    return None
+    return last_user_text(inp)
 
 
 def _item(obj: Any, path: str, name: str) -> ItemSpec:
