@@ -262,30 +262,27 @@ def _spawn(*args: str) -> dict[str, Any]:
 # --------------------------------------------------------------------------- provgraph hook
 
 def find_exporter() -> tuple[Any, str]:
-    """``(provgraph.io.export, "")`` when it exists, else ``(None, reason)``."""
+    """``(provgraph.io.bundle.export, "")`` when it exists, else ``(None, reason)``."""
     try:
-        mod = importlib.import_module("provgraph.io")
+        mod = importlib.import_module("provgraph.io.bundle")
     except ImportError as exc:
-        return None, f"provgraph.io is not importable ({exc}); branch interchange"
+        return None, f"provgraph.io.bundle is not importable ({exc})"
     fn = getattr(mod, "export", None)
     if not callable(fn):
-        return None, "provgraph.io has no export function yet"
+        return None, "provgraph.io.bundle has no export function"
     return fn, ""
 
 
 def _call_export(fn: Any, store: Any, out: Any, *, claim: str | None = None,
                  run: str | None = None) -> None:
-    """Adapter to provgraph's exporter. Expected shape (interchange branch, issue 5):
-    ``export(store, "prov-json", claim=IRI | run=IRI, output=binary stream)``.
-    Adjust here, in one place, if the landed signature differs."""
-    from provgraph.terms import IRI
-
-    kwargs: dict[str, Any] = {"output": out}
+    """Adapter to provgraph's exporter, ``provgraph.io.bundle.export(store, "prov-json",
+    claim=IRI | run=IRI) -> ExportResult`` (issue 5): the bundle's bytes go to ``out``."""
+    kwargs: dict[str, Any] = {}
     if claim is not None:
-        kwargs["claim"] = IRI(claim)
+        kwargs["claim"] = str(claim)
     if run is not None:
-        kwargs["run"] = IRI(run)
-    fn(store, "prov-json", **kwargs)
+        kwargs["run"] = str(run)
+    out.write(fn(store, "prov-json", **kwargs).data)
 
 
 def _provgraph_side(answers: int, n_claims: int, workdir: str | None) -> dict[str, Any]:
