@@ -5,7 +5,8 @@ Quick mode (``make bench``, under 2 minutes on 2 cores): 1,000 answers, a
 Full mode (``make bench-full``): 10,000 answers recorded from empty stores, and
 100,000 answers (the last 1,000 timed into stores prefilled with the first 99,000;
 ``--max-answers`` caps the scales), the 10-million-statement import, PROV-JSON
-export of 10,000 answers. Imports run twice, alternating, and keep the faster of each.
+export of 10,000 answers. Full-mode imports run twice, alternating, and keep the
+faster of each.
 
 ``--results bench/RESULTS.md`` replaces this mode's section of that file (between
 ``<!-- bench:MODE:start -->`` and ``<!-- bench:MODE:end -->``) with the report.
@@ -182,8 +183,9 @@ def render_import(r: dict[str, Any]) -> str:
             f"{f['answers']:,} answers of the workload)\n\n{t.render()}\n\n"
             f"Library path `EmbeddedStore.bulk_load(path, \"nquads\")` into an empty on-disk store, "
             f"each load in its own process (peak = `VmHWM` of that process, interpreter included: "
-            f"{pgi['maxrss_before_mb']:.0f} MB before loading). Seconds per load, alternating, "
-            f"the faster kept: provgraph {', '.join(f'{x:.1f}' for x in r['runs']['provgraph'])}; "
+            f"{pgi['maxrss_before_mb']:.0f} MB before loading). Seconds per load"
+            f"{' (alternating; the faster kept)' if len(r['runs']['provgraph']) > 1 else ''}: "
+            f"provgraph {', '.join(f'{x:.1f}' for x in r['runs']['provgraph'])}; "
             f"pyoxigraph {', '.join(f'{x:.1f}' for x in r['runs']['pyoxigraph'])}. Quads stored: provgraph "
             f"{pgi['quads']:,}, pyoxigraph {oxi['quads']:,}. The `provgraph import` command "
             "(branch `interchange`) calls this path.\n")
@@ -296,7 +298,7 @@ def main(argv: list[str] | None = None) -> int:
     if "import" in parts:
         n = args.import_statements or (1_000_000 if quick else 10_000_000)
         _log(f"importing {n:,} statements ...")
-        r = bench_import.run(n, workdir=args.workdir, repeat=2, log=_log)
+        r = bench_import.run(n, workdir=args.workdir, repeat=1 if quick else 2, log=_log)
         raw["import"] = r
         sections.append(render_import(r))
     if "export" in parts:
