@@ -52,7 +52,10 @@ class _Names:
         got = self.cache.get(iri)
         if got is not None:
             return got
-        cut = max(iri.rfind("#"), iri.rfind(";"), iri.rfind(":"), iri.rfind("/")) + 1
+        # split before any fragment, so <run-activity#hit-3> shares the namespace of its
+        # activity: one namespace per answer would make the prov package quadratic
+        head = iri.split("#", 1)[0]
+        cut = max(head.rfind(";"), head.rfind(":"), head.rfind("/")) + 1
         base, local = iri[:cut], iri[cut:]
         ns = self.spaces.get(base)
         if ns is None:

@@ -140,12 +140,14 @@ def run(statements: int, *, workdir: str | None = None, repeat: int = 1,
         say(f"  import: wrote {statements:,} statements ({gen['bytes'] / 1e6:.0f} MB) "
             f"in {gen['seconds']:.1f} s")
         best: dict[str, dict[str, Any]] = {}
+        runs: dict[str, list[float]] = {"pyoxigraph": [], "provgraph": []}
         for k in range(repeat):
             for mode in ("pyoxigraph", "provgraph"):
                 d = root / f"{mode}-{k}"
                 r = _spawn(mode, str(path), str(d))
                 shutil.rmtree(d, ignore_errors=True)
                 say(f"  import {mode}: {r['seconds']:.1f} s, {r['maxrss_mb']:.0f} MB peak")
+                runs[mode].append(r["seconds"])
                 prev = best.get(mode)
                 if prev is None or r["seconds"] < prev["seconds"]:
                     if prev is not None:
@@ -155,7 +157,7 @@ def run(statements: int, *, workdir: str | None = None, repeat: int = 1,
                     prev["maxrss_mb"] = max(r["maxrss_mb"], prev["maxrss_mb"])
         for r in best.values():
             r["rate"] = statements / r["seconds"]
-        return {"statements": statements, "file": gen, **best,
+        return {"statements": statements, "file": gen, **best, "runs": runs,
                 "ratio": best["provgraph"]["rate"] / best["pyoxigraph"]["rate"]}
     finally:
         shutil.rmtree(root, ignore_errors=True)

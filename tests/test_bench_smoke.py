@@ -94,3 +94,18 @@ def test_recorded_store_holds_the_captured_statements():
     assert store.contains((chunk.iri, PROV.wasDerivedFrom, chunk.text_iri, w.GRAPH_INGESTION))
     assert store.contains((wl.iri("claim", 0, 0), RDF.type, PG.Claim, run))
     store.close()
+
+
+def test_build_store_holds_what_the_recorder_writes(tmp_path):
+    wl = w.Workload(5)
+    fast = w.build_store(tmp_path / "fast", wl)
+    slow = EmbeddedStore()
+    w.record_workload(slow, wl)
+    assert len(fast) == len(slow)
+    assert fast.canonical_nquads() == slow.canonical_nquads()
+    snap = wl.corpus.texts[0].encode("utf-8")
+    from provgraph.originals import sha256_hex
+
+    assert fast.originals.get(sha256_hex(snap)) == snap
+    fast.close()
+    slow.close()
