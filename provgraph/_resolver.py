@@ -164,17 +164,23 @@ class _Resolver:
     def types(self, iri: str) -> set[str]:
         return {str(o) for o in self.props(iri).get(RDF.type, [])}
 
-    def snapshot(self, iri: IRI) -> _Snap:
-        got = self._snaps.get(iri)
+    @staticmethod
+    def _memo(cache: dict[str, Any], iri: IRI, load: Any) -> Any:
+        """``load(iri)`` once per IRI; a :class:`_Stop` it raises is remembered and
+        raised again, so a broken snapshot is diagnosed once per run."""
+        got = cache.get(iri)
         if got is None:
             try:
-                got = self._load_snapshot(iri)
+                got = load(iri)
             except _Stop as stop:
                 got = stop
-            self._snaps[iri] = got
+            cache[iri] = got
         if isinstance(got, _Stop):
             raise got
         return got
+
+    def snapshot(self, iri: IRI) -> _Snap:
+        return self._memo(self._snaps, iri, self._load_snapshot)  # type: ignore[no-any-return]
 
     def _load_snapshot(self, iri: IRI) -> _Snap:
         sha = self.one(iri, PG.sha256)
@@ -201,16 +207,7 @@ class _Resolver:
                         f"{exc}") from None
 
     def extraction(self, iri: IRI) -> _Ext:
-        got = self._exts.get(iri)
-        if got is None:
-            try:
-                got = self._load_extraction(iri)
-            except _Stop as stop:
-                got = stop
-            self._exts[iri] = got
-        if isinstance(got, _Stop):
-            raise got
-        return got
+        return self._memo(self._exts, iri, self._load_extraction)  # type: ignore[no-any-return]
 
     def _load_extraction(self, iri: IRI) -> _Ext:
         sha = self.one(iri, PG.sha256)
