@@ -1,6 +1,7 @@
 """``python -m bench --quick | --full``: run the provgraph benchmarks and print a report.
 
-Quick mode (``make bench``, under 2 minutes on 2 cores): 1,000 answers, a
+Quick mode (``make bench``; budget 2 minutes on 2 cores, about 2.5 measured while
+provgraph's PROV-JSON export is slow, see RESULTS.md): 1,000 answers, a
 1-million-statement N-Quads import, PROV-JSON export of 1,000 answers.
 Full mode (``make bench-full``): 10,000 answers recorded from empty stores, and
 100,000 answers (the last 1,000 timed into stores prefilled with the first 99,000;
@@ -260,7 +261,7 @@ def run_hook(module: str, quick: bool) -> tuple[str, Any]:
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(prog="python -m bench", description=__doc__.split("\n\n")[0])
     mode = ap.add_mutually_exclusive_group(required=True)
-    mode.add_argument("--quick", action="store_true", help="1,000 answers; under 2 minutes")
+    mode.add_argument("--quick", action="store_true", help="1,000 answers; budget 2 minutes")
     mode.add_argument("--full", action="store_true", help="10,000 and 100,000 answers; long")
     ap.add_argument("--only", default="record,import,export,queries,resolver,profile",
                     help="comma-separated parts to run")
