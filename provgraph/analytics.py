@@ -124,6 +124,9 @@ def _time(t: Term | None) -> _dt.datetime | None:
     return v if isinstance(v, _dt.datetime) else None
 
 
+_MIN = _dt.datetime.min.replace(tzinfo=_dt.timezone.utc)
+
+
 def _check_iri(name: str, value: str) -> IRI:
     return IRI(bind_value(name, Param(name, "iri"), value))  # raises QueryParameterError
 
@@ -313,57 +316,53 @@ class StaleRow(_Row):
     Attributes:
         run: the run (named graph) the claim was recorded in.
         claim: the claim.
-        citation: the citation whose target derives from ``snapshot``; ``None``
-            when the claim reaches it through derivation operands only.
-        target: that citation's target (chunk, extracted text, snapshot ...).
-        snapshot: the cited snapshot.
+        snapshot: the cited snapshot (reached through a citation's target or a
+            derivation operand: the ``pg:citedSnapshot`` shortcut).
         kind: ``"updated"`` (a newer revision exists) or ``"deleted"`` (the
             snapshot or its document was invalidated; this wins over updated).
-        newest: the newest revision (end of the ``prov:wasRevisionOf`` chain); ``None``
-            for deleted rows.
+        newest: the newest revision: the last snapshot of the
+            ``prov:wasRevisionOf`` chain, the latest observed one where it branches;
+            ``None`` for deleted rows.
         changed_at: when the newest revision was observed, or when the snapshot or
-            document was invalidated (timezone-aware), if recorded.
-        cited_text: the text the citation points at (its quote, else its range of
-            the target's text, else the target's whole text), for updated rows.
-        span_unchanged: ``True`` when ``cited_text`` still occurs, character for
-            character, in the newest snapshot's retained bytes decoded as UTF-8 (or,
-            when they are not UTF-8, in the text extracted from it); ``False`` when it
-            does not, and always for deleted rows; ``None`` when it cannot be told
-            (no citation text, or the newest snapshot has no decodable text).
+            its document was invalidated (timezone-aware), if recorded.
+        span_unchanged: whether every span of ``snapshot`` the claim rests on still
+            occurs, character for character, in ``newest`` (see :func:`stale`);
+            always ``False`` for deleted rows; ``None`` when it cannot be told.
     """
 
     run: IRI
     claim: IRI
-    citation: IRI | None
-    target: IRI | None
     snapshot: IRI
     kind: str
     newest: IRI | None
     changed_at: _dt.datetime | None
-    cited_text: str | None
     span_unchanged: bool | None
 
 
+def _digest_text(store: ProvStore, digest: str) -> str | None:
+    try:
+        return store.originals.get(digest).decode("utf-8")
+    except (UnicodeDecodeError, OriginalMissingError):
+        return None
+
+
 def _snapshot_text(store: ProvStore, snapshot: IRI) -> str | None:
-    """The newest snapshot's text: its retained bytes as UTF-8, else the text
-    extracted from it (retained under the ExtractedText's pg:sha256), else ``None``."""
-    digest = ids.digest_of_snapshot_iri(snapshot)
-    if digest is None:
-        digest = next((str(q[2].value) for q in store.quads(snapshot, PG.sha256)  # type: ignore[union-attr]
-                       if isinstance(q[2], Literal)), None)
+    """A snapshot's text: its retained bytes as UTF-8, else the text extracted from
+    it (retained under the ExtractedText's pg:sha256), else ``None``.
+
+    Raises:
+        OriginalCorruptError: the retained bytes no longer match their digest.
+    """
+    digest = ids.digest_of_snapshot_iri(snapshot) or _first(store, snapshot, PG.sha256)
     if digest is not None:
         try:
-            return store.originals.get(digest).decode("utf-8")
+            return store.originals.get(str(digest)).decode("utf-8")
         except UnicodeDecodeError:
             pass
     for q in store.quads(None, PROV.wasDerivedFrom, snapshot):
-        text = q[0]
-        if store.contains((text, RDF.type, PG.ExtractedText, q[3])):
-            for s in store.quads(text, PG.sha256):  # type: ignore[arg-type]
-                try:
-                    return store.originals.get(str(s[2].value)).decode("utf-8")  # type: ignore[union-attr]
-                except (UnicodeDecodeError, OriginalMissingError):
-                    continue
+        sha = _first(store, q[0], PG.sha256)  # type: ignore[arg-type]
+        if sha is not None and (text := _digest_text(store, str(sha))) is not None:
+            return text
     return None
 
 
@@ -373,60 +372,67 @@ def _first(store: ProvStore, s: IRI, p: IRI) -> Any:
     return None
 
 
-def _cited_text_fallback(store: ProvStore, citation: IRI, target: IRI) -> str | None:
-    """The cited text when the query could not slice it: a range in a unit other
-    than code points, or a target whose text lives in the originals store."""
-    text: str | None = _first(store, target, PG.text)
-    raw: bytes | None = None
-    if text is None:
-        digest = ids.digest_of_snapshot_iri(target) or _first(store, target, PG.sha256)
-        if digest is None:
+def _cited_span(row: Mapping[str, Term | None], text: str, raw: bytes | None) -> str | None:
+    """The text a citation row of ``citations-of.rq`` points at within its target's
+    ``text`` (``raw``: the target's bytes, for utf8_byte ranges of a snapshot).
+
+    The range when one is given (code points, UTF-8 bytes or UTF-16 units; an
+    offset inside a character gives ``None``), else the quote when it occurs in the
+    target, else the whole target text. Page and block ranges give ``None``.
+    """
+    unit = _str(row["unit"])
+    if unit is not None:
+        if row["start"] is None or row["end"] is None:
             return None
+        start = _int(row["start"])
+        end = _int(row["end"]) + (1 if term_value(row["end_inclusive"]) is True else 0)
         try:
-            raw = store.originals.get(str(digest))
-            text = raw.decode("utf-8")
-        except (UnicodeDecodeError, OriginalMissingError):
+            if unit == "codepoint":
+                return text[start:end]
+            if unit == "utf8_byte":
+                return (raw if raw is not None else text.encode("utf-8"))[start:end].decode("utf-8")
+            if unit == "utf16_unit":
+                return text.encode("utf-16-le")[2 * start:2 * end].decode("utf-16-le")
+        except UnicodeDecodeError:
             return None
-    unit = _first(store, citation, PG.offsetUnit)
-    if unit is None:
-        return text
-    start, end = _first(store, citation, PG.start), _first(store, citation, PG.end)
-    if start is None or end is None:
         return None
-    end = int(end) + (1 if _first(store, citation, PG.endInclusive) else 0)
-    start = int(start)
-    try:
-        if unit == "codepoint":
-            return text[start:end]
-        if unit == "utf8_byte":
-            return (raw if raw is not None else text.encode("utf-8"))[start:end].decode("utf-8")
-        if unit == "utf16_unit":
-            return text.encode("utf-16-le")[2 * start:2 * end].decode("utf-16-le")
-    except UnicodeDecodeError:
-        return None  # an offset inside a multi-byte sequence: not a span
-    return None  # page and block units need the resolver's document model
+    quote = _str(row["quote"])
+    if quote is not None and quote in text:
+        return quote
+    return text
 
 
 def stale(store: ProvStore, *, run: str | None = None) -> list[StaleRow]:
     """Claims whose cited snapshot has a newer revision or was invalidated (``stale.rq``).
 
-    The query starts from the revision and invalidation statements and follows the
-    ``pg:citedSnapshot`` shortcut to the claims; it returns the cited text of each
-    updated citation. Whether that text is still present, unchanged, in the newest
-    snapshot needs the retained bytes, which SPARQL cannot read, so it is decided
-    here: the newest snapshot's retained bytes (``store.originals``) decoded as
-    UTF-8, or, for non-UTF-8 sources, the text extracted from that snapshot, is
-    searched for the cited text as an exact substring (no normalization). Ranges in
-    units other than code points are sliced here as well.
+    ``stale.rq`` starts from the revision and invalidation statements and follows
+    the ``pg:citedSnapshot`` shortcut back to the claims, one index scan per
+    snapshot. Whether a claim's cited span is still present, unchanged, in the
+    newest snapshot needs the retained bytes, which SPARQL cannot read, so it is
+    decided here, per revised snapshot rather than per claim:
+
+    1. the newest revision (``revisions.rq``) is read from ``store.originals`` and
+       decoded as UTF-8 (for non-UTF-8 sources, the text extracted from it is used);
+    2. each extracted text and chunk of the old snapshot (``stale-texts.rq``)
+       whose whole text still occurs verbatim in it is unchanged, and so is every
+       span of it: claims resting only on such targets get ``True``;
+    3. for the old snapshot itself and each target that changed, the claims resting
+       on it (``citations-of.rq``) are checked span by span: the citation's range
+       (code points, UTF-8 bytes or UTF-16 units), else its quote if the target
+       contains it, else the whole target text must occur verbatim (no
+       normalization). A derivation from a changed target counts as changed; a
+       citation of a generator input or indexed text derived from it cannot be
+       mapped back and gives ``None``.
+
+    A claim's ``span_unchanged`` is ``False`` if any of its spans in the snapshot
+    changed, else ``None`` if any could not be told, else ``True``.
 
     Args:
         store: the store to read.
         run: restrict to claims recorded in this run; ``None`` means all runs.
 
     Returns:
-        ``list[StaleRow]`` sorted by run, claim, snapshot, citation. When a
-        revision chain branches, the row names the newest branch tip by
-        observation time.
+        ``list[StaleRow]`` sorted by run, claim, snapshot.
 
     Raises:
         QueryParameterError: ``run`` is not an absolute IRI.
@@ -435,35 +441,119 @@ def stale(store: ProvStore, *, run: str | None = None) -> list[StaleRow]:
             bytes are missing or altered.
     """
     run_iri = _check_run(store, run)
-    rows = _run_query(store, "stale", {"run": run_iri})
-    best: dict[tuple[Any, ...], StaleRow] = {}
-    texts: dict[IRI, str | None] = {}
-    for r in rows:
+    found: dict[tuple[IRI, IRI, IRI], dict[str, Any]] = {}
+    for r in _run_query(store, "stale", {"run": run_iri}):
+        key = (IRI(r["run"]), IRI(r["claim"]), IRI(r["snapshot"]))  # type: ignore[arg-type]
         kind = _str(r["kind"]) or ""
-        newest = _iri(r["newest"])
-        citation, target = _iri(r["citation"]), _iri(r["target"])
-        cited = _str(r["cited_text"])
-        unchanged: bool | None = False
-        if kind == "updated":
-            if cited is None and citation is not None and target is not None:
-                cited = _cited_text_fallback(store, citation, target)
-            if newest is not None and newest not in texts:
-                texts[newest] = _snapshot_text(store, newest)
-            body = texts.get(newest) if newest is not None else None
-            unchanged = None if cited is None or body is None else cited in body
-        row = StaleRow(run=IRI(r["run"]), claim=IRI(r["claim"]), citation=citation,  # type: ignore[arg-type]
-                       target=target, snapshot=IRI(r["snapshot"]), kind=kind,  # type: ignore[arg-type]
-                       newest=newest, changed_at=_time(r["changed_at"]),
-                       cited_text=cited if kind == "updated" else None, span_unchanged=unchanged)
-        key = (row.run, row.claim, row.snapshot, row.citation, row.kind)
-        old = best.get(key)
-        if old is None or (row.changed_at or _MIN) > (old.changed_at or _MIN) or (
-                row.changed_at == old.changed_at and (row.newest or "") < (old.newest or "")):
-            best[key] = row
-    return sorted(best.values(), key=lambda x: (x.run, x.claim, x.snapshot, x.citation or "", x.kind))
+        if key in found and found[key]["kind"] == "deleted":
+            continue
+        found[key] = {"kind": kind, "changed_at": _time(r["changed_at"])}
+    updated = {k[2] for k, v in found.items() if v["kind"] == "updated"}
+    newest = _newest_revisions(store) if updated else {}
+    verdicts = _span_verdicts(store, {s: newest[s][0] for s in updated if s in newest})
+    rows = []
+    for (run_, claim, snap), v in found.items():
+        if v["kind"] == "deleted":
+            rows.append(StaleRow(run=run_, claim=claim, snapshot=snap, kind="deleted", newest=None,
+                                 changed_at=v["changed_at"], span_unchanged=False))
+            continue
+        tip, when = newest.get(snap, (None, None))
+        rows.append(StaleRow(run=run_, claim=claim, snapshot=snap, kind="updated", newest=tip,
+                             changed_at=when, span_unchanged=verdicts.get(snap, {}).get(claim, True)
+                             if snap in verdicts else None))
+    return sorted(rows, key=lambda x: (x.run, x.claim, x.snapshot))
 
 
-_MIN = _dt.datetime.min.replace(tzinfo=_dt.timezone.utc)
+def _newest_revisions(store: ProvStore) -> dict[IRI, tuple[IRI, _dt.datetime | None]]:
+    """For every revised snapshot, the tip of its revision chain (latest observed
+    where the chain branches) and that tip's observation time (``revisions.rq``)."""
+    newer: dict[IRI, list[IRI]] = {}
+    observed: dict[IRI, _dt.datetime | None] = {}
+    for r in _run_query(store, "revisions", {}):
+        old, new = IRI(r["snapshot"]), IRI(r["newer"])  # type: ignore[arg-type]
+        newer.setdefault(old, []).append(new)
+        observed[new] = _time(r["observed_at"])
+    out: dict[IRI, tuple[IRI, _dt.datetime | None]] = {}
+    for start in newer:
+        tips, seen, todo = [], {start}, list(newer[start])
+        while todo:
+            n = todo.pop()
+            if n in seen:
+                continue  # a revision cycle: malformed provenance, not followed twice
+            seen.add(n)
+            if n in newer:
+                todo.extend(newer[n])
+            else:
+                tips.append(n)
+        if tips:
+            tip = max(tips, key=lambda t: (observed.get(t) or _MIN, t))
+            out[start] = (tip, observed.get(tip))
+    return out
+
+
+def _span_verdicts(store: ProvStore, newest: Mapping[IRI, IRI]) -> dict[IRI, dict[IRI, bool | None]]:
+    """Per revised snapshot, the claims with at least one span that changed (or could
+    not be told); claims not listed rest only on unchanged targets."""
+    if not newest:
+        return {}
+    texts = {tip: _snapshot_text(store, tip) for tip in set(newest.values())}
+    targets: dict[IRI, list[tuple[IRI, str | None, str | None]]] = {}
+    for r in _run_query(store, "stale-texts", {}):
+        snap = IRI(r["snapshot"])  # type: ignore[arg-type]
+        if snap in newest:
+            targets.setdefault(snap, []).append((IRI(r["target"]), _str(r["text"]),  # type: ignore[arg-type]
+                                                 _str(r["sha256"])))
+    out: dict[IRI, dict[IRI, bool | None]] = {}
+    for snap, tip in newest.items():
+        body = texts[tip]
+        verdict: dict[IRI, bool | None] = {}
+        out[snap] = verdict
+        digest = ids.digest_of_snapshot_iri(snap)
+        raw = store.originals.get(digest) if digest is not None and digest in store.originals else None
+        try:
+            old_text = raw.decode("utf-8") if raw is not None else None
+        except UnicodeDecodeError:
+            old_text = None
+        checks: list[tuple[IRI, str | None, bytes | None]] = [(snap, old_text, raw)]
+        for target, text, sha in targets.get(snap, ()):
+            if text is None and sha is not None:
+                text = _digest_text(store, sha)
+            if text is not None and body is not None and text in body:
+                continue  # the whole target is unchanged, so is every span of it
+            checks.append((target, text, None))
+        for target, text, tbytes in checks:
+            for r in _run_query(store, "citations-of", {"target": target}):
+                claim = IRI(r["claim"])  # type: ignore[arg-type]
+                via = _str(r["via"])
+                if via == "derivation":
+                    ok: bool | None = None if (text is None or body is None) else text in body
+                elif via == "citation" and text is not None and body is not None:
+                    span = _cited_span(r, text, tbytes)
+                    ok = None if span is None else span in body
+                else:
+                    ok = None
+                verdict[claim] = _worse(verdict.get(claim, True), ok)
+        # a claim derived from a claim whose span changed rests on that span too
+        todo = [c for c, v in verdict.items() if v is not True]
+        while todo:
+            c = todo.pop()
+            for q in store.quads(None, PROV.wasDerivedFrom, c):
+                d = IRI(q[0])
+                new = _worse(verdict.get(d, True), verdict[c])
+                if new != verdict.get(d, True) or d not in verdict:
+                    verdict[d] = new
+                    if new is not True:
+                        todo.append(d)
+    return out
+
+
+def _worse(a: bool | None, b: bool | None) -> bool | None:
+    """Combine two span verdicts: any change wins, then any unknown."""
+    if a is False or b is False:
+        return False
+    if a is None or b is None:
+        return None
+    return True
 
 
 # --------------------------------------------------------------------- impact

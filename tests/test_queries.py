@@ -23,8 +23,8 @@ from provgraph.vocab import PROV
 
 from . import pipeline, query_scenarios as sc
 
-QUERY_NAMES = ["claims", "coverage", "exposure", "generated-evidence", "impact", "lineage",
-               "stale", "unsupported"]
+QUERY_NAMES = ["citations-of", "claims", "coverage", "exposure", "generated-evidence", "impact",
+               "lineage", "revisions", "stale", "stale-texts", "unsupported"]
 
 
 @pytest.fixture(scope="module")
@@ -79,6 +79,8 @@ def _params(r, name):
         return {"entity": r["claim_quote"].iri}
     if name == "impact":
         return {"agent_name": "plain-utf8"}
+    if name == "citations-of":
+        return {"target": r["c_interval"].iri}
     return {}
 
 
@@ -94,7 +96,7 @@ def test_each_query_gives_the_same_rows_on_a_second_engine(world, name):
     ours = [{k: _plain(v) for k, v in row.items()} for row in cat.run(store, name, params)]
     ds = rdflib.Dataset(default_union=True)
     ds.parse(data=store.serialize("nquads"), format="nquads")
-    bindings = {k: rdflib.URIRef(v) if k in ("entity", "run") else rdflib.Literal(v)
+    bindings = {k: rdflib.URIRef(v) if k in ("entity", "run", "target") else rdflib.Literal(v)
                 for k, v in params.items()}
     theirs = [{v: _plain(row[v]) for v in q.returns} for row in ds.query(q.text, initBindings=bindings)]
     key = lambda row: repr(sorted(row.items()))  # noqa: E731
