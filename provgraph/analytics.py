@@ -106,12 +106,13 @@ def lineage_subgraph(store: ProvStore, entity: str) -> tuple[
         NotFound: ``entity`` is not mentioned in the store.
     """
     iri = _check_iri("entity", entity)
-    if not store.mentions(iri):
+    rows = _run_query(store, "lineage", {"entity": iri})
+    if not rows and not store.mentions(iri):  # checked only when nothing came back
         raise NotFound(iri, "entity")
     edges: dict[IRI, list[tuple[IRI, IRI]]] = {}
     types: dict[IRI, set[str]] = {}
     attrs: dict[IRI, dict[IRI, str]] = {}
-    for row in _run_query(store, "lineage", {"entity": iri}):
+    for row in rows:
         node, rel, value = IRI(row["node"]), IRI(row["relation"]), row["value"]  # type: ignore[arg-type]
         if rel == RDF.type:
             types.setdefault(node, set()).add(str(value)[len(PREFIXES["pg"]):])

@@ -183,6 +183,15 @@ def test_lineage_and_networkx_exclusions_are_the_same_list():
     assert set(pgraph.NOT_UPSTREAM) <= in_path
 
 
+def test_lineage_lists_every_pg_class():
+    from provgraph.vocab import PG
+
+    text = (data_dir("queries") / "lineage.rq").read_text(encoding="utf-8")
+    listed = text[text.index("?relation = rdf:type && ?value IN ("):]
+    listed = listed[:listed.index("))")]
+    assert re.findall(r"pg:(\w+)", listed) == [t for t in PG._terms if t[0].isupper()]
+
+
 # ------------------------------------------------------------------ networkx projection
 
 def _nodes_of(store, cls):
