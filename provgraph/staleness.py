@@ -216,12 +216,13 @@ def _span_verdicts(store: ProvStore, newest: Mapping[IRI, IRI]) -> dict[IRI, dic
     if not newest:
         return {}
     texts = {tip: _snapshot_text(store, tip) for tip in set(newest.values())}
-    targets: dict[IRI, list[tuple[IRI, str | None, str | None, bool]]] = {}
+    targets: dict[IRI, list[tuple[IRI, str | None, str | None, bool, bool]]] = {}
     for r in _run_query(store, "stale-texts", {}):
         snap = IRI(r["snapshot"])  # type: ignore[arg-type]
         if snap in newest:
-            targets.setdefault(snap, []).append((IRI(r["target"]), _str(r["text"]),  # type: ignore[arg-type]
-                                                 _str(r["sha256"]), term_value(r["cited"]) is True))
+            targets.setdefault(snap, []).append((
+                IRI(r["target"]), _str(r["text"]), _str(r["sha256"]),  # type: ignore[arg-type]
+                term_value(r["cited"]) is True, term_value(r["quoted"]) is True))
     out: dict[IRI, dict[IRI, bool | None]] = {}
     for snap, tip in newest.items():
         body = texts[tip]
@@ -239,13 +240,13 @@ def _span_verdicts(store: ProvStore, newest: Mapping[IRI, IRI]) -> dict[IRI, dic
                 direct = _str(r["via"]) == "derivation" and text is not None and body is not None
                 verdict[claim] = _worse(verdict.get(claim, True), (text in body) if direct else None)  # type: ignore[operator]
 
-        for target, text, sha, cited in targets.get(snap, ()):
+        for target, text, sha, cited, quoted in targets.get(snap, ()):
             if text is not None:  # a chunk: checked only when its text changed
                 if body is None or text not in body:
                     check(target, text, None, True, True)
                 continue  # else the whole chunk is unchanged, and so is every span of it
             # the snapshot itself or an extracted text: rarely cited or derived from
-            derived = _derived_by_claim(store, target)
+            derived = _derived_by_claim(store, target) if (target == snap or quoted) else False
             if not (cited or derived):
                 continue
             raw = None

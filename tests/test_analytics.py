@@ -203,13 +203,16 @@ def test_stale_spans_are_checked_citation_by_citation(recorded):
     # a derivation from the changed chunk, and one from a claim that cites it: changed
     d1 = claim("cls5", kind="derivation", derived_from=[r["c_interval"]], warrant="restated")
     d2 = claim("cls6", kind="derivation", derived_from=[r["claim_quote"]], warrant="restated")
+    # derivations from the extracted text and from the snapshot itself: changed
+    d3 = claim("cls8", kind="derivation", derived_from=[r["ext_policy"].text_iri], warrant="sum")
+    d4 = claim("cls9", kind="derivation", derived_from=[r["policy_v1"]], warrant="sum")
     # a citation of the prompt, which derives from the changed chunk: cannot be told
     gi = claim("cls7", kind="paraphrase")
     rec.citation(gi, target=r["input"], start=30, end=40, unit="codepoint", iri=sc.iri("cts7"))
     got = {x.claim: x.span_unchanged for x in analytics.stale(store)}
     assert got == {r["claim_quote"].iri: False, r["claim_para"].iri: True, same.iri: True,
                    rng.iri: False, raw.iri: True, ext.iri: False, d1.iri: False, d2.iri: False,
-                   gi.iri: None}
+                   d3.iri: False, d4.iri: False, gi.iri: None}
 
 
 def test_stale_run_filter_and_unknown_run(recorded):
