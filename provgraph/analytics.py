@@ -35,18 +35,17 @@ Example:
 from __future__ import annotations
 
 import dataclasses
-import datetime as _dt
 from collections import deque
 from collections.abc import Iterable, Mapping
-from functools import lru_cache
-from typing import Any, ClassVar
+from typing import Any
 
-from . import ids
-from .errors import AgentNotFound, NotFound, OriginalMissingError
-from .normalize import get_policy
-from .queries import Param, QueryCatalog, bind_value
+from ._rows import (
+    PREFIXES, _check_iri, _check_run, _int, _iri, _Row, _run_query, _str, curie,
+)
+from .errors import AgentNotFound, NotFound
+from .staleness import StaleRow, stale
 from .store import ProvStore
-from .terms import IRI, Literal, Term, term_value
+from .terms import IRI, Literal, Term
 from .vocab import OUTCOMES, PG, PROV, RDF
 
 __all__ = [
@@ -57,86 +56,6 @@ __all__ = [
 
 SUCCESS_OUTCOMES = ("quote_match", "normalized_match")
 """Resolver outcomes that keep a citation eligible evidence; every other outcome is a failure."""
-
-PREFIXES = {
-    "prov": "http://www.w3.org/ns/prov#",
-    "pg": "https://w3id.org/provgraph/ns#",
-    "rdf": "http://www.w3.org/1999/02/22-rdf-syntax-ns#",
-    "rdfs": "http://www.w3.org/2000/01/rdf-schema#",
-    "oa": "http://www.w3.org/ns/oa#",
-}
-"""Prefixes used to shorten relation names in rows (``prov:wasDerivedFrom``)."""
-
-
-@lru_cache(maxsize=1)
-def _catalog() -> QueryCatalog:
-    return QueryCatalog()
-
-
-def _run_query(store: ProvStore, name: str, params: Mapping[str, Any]) -> list[dict[str, Term | None]]:
-    return _catalog().run(store, name, params)
-
-
-def curie(iri: str) -> str:
-    """``iri`` shortened with :data:`PREFIXES` (``prov:used``), or unchanged."""
-    for prefix, base in PREFIXES.items():
-        if iri.startswith(base):
-            return f"{prefix}:{iri[len(base):]}"
-    return iri
-
-
-class _Row:
-    """Shared behaviour of the row types: column names and a JSON-friendly dict."""
-
-    __slots__ = ()
-
-    @classmethod
-    def columns(cls) -> tuple[str, ...]:
-        """The field names, in order (the CSV/table columns)."""
-        return tuple(f.name for f in dataclasses.fields(cls))  # type: ignore[arg-type]
-
-    def to_dict(self) -> dict[str, Any]:
-        """The row as a dict of JSON values: IRIs as text, times as ISO 8601 strings."""
-        out: dict[str, Any] = {}
-        for name in self.columns():
-            v = getattr(self, name)
-            if isinstance(v, _dt.datetime):
-                v = v.isoformat()
-            elif isinstance(v, str):
-                v = str(v)
-            out[name] = v
-        return out
-
-
-def _iri(t: Term | None) -> IRI | None:
-    return None if t is None else IRI(t)
-
-
-def _str(t: Term | None) -> str | None:
-    return None if t is None else str(t.value if isinstance(t, Literal) else t)
-
-
-def _int(t: Term | None) -> int:
-    return 0 if t is None else int(t.value if isinstance(t, Literal) else t)
-
-
-def _time(t: Term | None) -> _dt.datetime | None:
-    v = term_value(t)
-    return v if isinstance(v, _dt.datetime) else None
-
-
-def _check_iri(name: str, value: str) -> IRI:
-    return IRI(bind_value(name, Param(name, "iri"), value))  # raises QueryParameterError
-
-
-def _check_run(store: ProvStore, run: str | None) -> IRI | None:
-    if run is None:
-        return None
-    iri = _check_iri("run", run)
-    if not store.has_subject(iri):
-        raise NotFound(iri, "run")
-    return iri
-
 
 # --------------------------------------------------------------------- lineage
 
@@ -187,12 +106,13 @@ def lineage_subgraph(store: ProvStore, entity: str) -> tuple[
         NotFound: ``entity`` is not mentioned in the store.
     """
     iri = _check_iri("entity", entity)
-    if not store.mentions(iri):
+    rows = _run_query(store, "lineage", {"entity": iri})
+    if not rows and not store.mentions(iri):  # checked only when nothing came back
         raise NotFound(iri, "entity")
     edges: dict[IRI, list[tuple[IRI, IRI]]] = {}
     types: dict[IRI, set[str]] = {}
     attrs: dict[IRI, dict[IRI, str]] = {}
-    for row in _run_query(store, "lineage", {"entity": iri}):
+    for row in rows:
         node, rel, value = IRI(row["node"]), IRI(row["relation"]), row["value"]  # type: ignore[arg-type]
         if rel == RDF.type:
             types.setdefault(node, set()).add(str(value)[len(PREFIXES["pg"]):])
@@ -303,178 +223,6 @@ def lineage(store: ProvStore, entity: str, *, max_depth: int | None = None) -> l
                                label=_label(node, kind, attrs.get(node, {}), sorted(agents))))
     rows.sort(key=lambda r: (r.depth, r.kind, r.node))
     return rows
-
-
-# --------------------------------------------------------------------- stale
-
-@dataclasses.dataclass(frozen=True, slots=True, kw_only=True)
-class StaleRow(_Row):
-    """A claim whose cited snapshot changed or went away.
-
-    Attributes:
-        run: the run (named graph) the claim was recorded in.
-        claim: the claim.
-        citation: the citation whose target derives from ``snapshot``; ``None``
-            when the claim reaches it through derivation operands only.
-        target: that citation's target (chunk, extracted text, snapshot ...).
-        snapshot: the cited snapshot.
-        kind: ``"updated"`` (a newer revision exists) or ``"deleted"`` (the
-            snapshot or its document was invalidated; this wins over updated).
-        newest: the newest revision (end of the ``prov:wasRevisionOf`` chain); ``None``
-            for deleted rows.
-        changed_at: when the newest revision was observed, or when the snapshot or
-            document was invalidated (timezone-aware), if recorded.
-        cited_text: the text the citation points at (its quote, else its range of
-            the target's text, else the target's whole text), for updated rows.
-        span_unchanged: ``True`` when ``cited_text`` still occurs, character for
-            character, in the newest snapshot's retained bytes decoded as UTF-8 (or,
-            when they are not UTF-8, in the text extracted from it); ``False`` when it
-            does not, and always for deleted rows; ``None`` when it cannot be told
-            (no citation text, or the newest snapshot has no decodable text).
-    """
-
-    run: IRI
-    claim: IRI
-    citation: IRI | None
-    target: IRI | None
-    snapshot: IRI
-    kind: str
-    newest: IRI | None
-    changed_at: _dt.datetime | None
-    cited_text: str | None
-    span_unchanged: bool | None
-
-
-_SPAN_POLICY = get_policy("whitespace")
-
-
-def _snapshot_texts(store: ProvStore, snapshot: IRI) -> list[str]:
-    """Every rendering of the newest snapshot a cited text can be found in: its retained
-    bytes decoded as UTF-8 (when they are UTF-8), then each text extracted from it
-    (retained under the ExtractedText's ``pg:sha256``), in a stable order. A chunk's
-    text is extracted text, so a span cited through a chunk of a markup source is found
-    in the new version's extraction even when the markup wraps it differently."""
-    out: list[str] = []
-    digest = ids.digest_of_snapshot_iri(snapshot)
-    if digest is None:
-        digest = next((str(q[2].value) for q in store.quads(snapshot, PG.sha256)  # type: ignore[union-attr]
-                       if isinstance(q[2], Literal)), None)
-    if digest is not None:
-        try:
-            out.append(store.originals.get(digest).decode("utf-8"))
-        except UnicodeDecodeError:
-            pass
-    texts = sorted({q[0] for q in store.quads(None, PROV.wasDerivedFrom, snapshot)
-                    if store.contains((q[0], RDF.type, PG.ExtractedText, q[3]))})
-    for text in texts:
-        for s in store.quads(text, PG.sha256):  # type: ignore[arg-type]
-            try:
-                out.append(store.originals.get(str(s[2].value)).decode("utf-8"))  # type: ignore[union-attr]
-            except (UnicodeDecodeError, OriginalMissingError):
-                continue
-    return out
-
-
-def _first(store: ProvStore, s: IRI, p: IRI) -> Any:
-    for q in store.quads(s, p):
-        return term_value(q[2])
-    return None
-
-
-def _cited_text_fallback(store: ProvStore, citation: IRI, target: IRI) -> str | None:
-    """The cited text when the query could not slice it: a range in a unit other
-    than code points, or a target whose text lives in the originals store."""
-    text: str | None = _first(store, target, PG.text)
-    raw: bytes | None = None
-    if text is None:
-        digest = ids.digest_of_snapshot_iri(target) or _first(store, target, PG.sha256)
-        if digest is None:
-            return None
-        try:
-            raw = store.originals.get(str(digest))
-            text = raw.decode("utf-8")
-        except (UnicodeDecodeError, OriginalMissingError):
-            return None
-    unit = _first(store, citation, PG.offsetUnit)
-    if unit is None:
-        return text
-    start, end = _first(store, citation, PG.start), _first(store, citation, PG.end)
-    if start is None or end is None:
-        return None
-    end = int(end) + (1 if _first(store, citation, PG.endInclusive) else 0)
-    start = int(start)
-    try:
-        if unit == "codepoint":
-            return text[start:end]
-        if unit == "utf8_byte":
-            return (raw if raw is not None else text.encode("utf-8"))[start:end].decode("utf-8")
-        if unit == "utf16_unit":
-            return text.encode("utf-16-le")[2 * start:2 * end].decode("utf-16-le")
-    except UnicodeDecodeError:
-        return None  # an offset inside a multi-byte sequence: not a span
-    return None  # page and block units need the resolver's document model
-
-
-def stale(store: ProvStore, *, run: str | None = None) -> list[StaleRow]:
-    """Claims whose cited snapshot has a newer revision or was invalidated (``stale.rq``).
-
-    The query starts from the revision and invalidation statements and follows the
-    ``pg:citedSnapshot`` shortcut to the claims; it returns the cited text of each
-    updated citation. Whether that text is still present, unchanged, in the newest
-    snapshot needs the retained bytes, which SPARQL cannot read, so it is decided
-    here: the cited text counts as unchanged when it occurs in a rendering of the
-    newest snapshot (its retained bytes, ``store.originals``, decoded as UTF-8, or
-    any text extracted from it) under the ``whitespace`` normalization policy
-    (:mod:`provgraph.normalize`: NFC and collapsed runs of whitespace, nothing else),
-    so a paragraph that was only re-wrapped counts as unchanged and any change of a
-    character does not. Ranges in units other than code points are sliced here as well.
-
-    Args:
-        store: the store to read.
-        run: restrict to claims recorded in this run; ``None`` means all runs.
-
-    Returns:
-        ``list[StaleRow]`` sorted by run, claim, snapshot, citation. When a
-        revision chain branches, the row names the newest branch tip by
-        observation time.
-
-    Raises:
-        QueryParameterError: ``run`` is not an absolute IRI.
-        NotFound: ``run`` is not in the store.
-        OriginalMissingError, OriginalCorruptError: the newest snapshot's retained
-            bytes are missing or altered.
-    """
-    run_iri = _check_run(store, run)
-    rows = _run_query(store, "stale", {"run": run_iri})
-    best: dict[tuple[Any, ...], StaleRow] = {}
-    texts: dict[IRI, list[str]] = {}
-    for r in rows:
-        kind = _str(r["kind"]) or ""
-        newest = _iri(r["newest"])
-        citation, target = _iri(r["citation"]), _iri(r["target"])
-        cited = _str(r["cited_text"])
-        unchanged: bool | None = False
-        if kind == "updated":
-            if cited is None and citation is not None and target is not None:
-                cited = _cited_text_fallback(store, citation, target)
-            if newest is not None and newest not in texts:
-                texts[newest] = [_SPAN_POLICY.normalize_quote(b) for b in _snapshot_texts(store, newest)]
-            bodies = texts.get(newest, []) if newest is not None else []
-            unchanged = None if cited is None or not bodies else any(
-                _SPAN_POLICY.normalize_quote(cited) in b for b in bodies)
-        row = StaleRow(run=IRI(r["run"]), claim=IRI(r["claim"]), citation=citation,  # type: ignore[arg-type]
-                       target=target, snapshot=IRI(r["snapshot"]), kind=kind,  # type: ignore[arg-type]
-                       newest=newest, changed_at=_time(r["changed_at"]),
-                       cited_text=cited if kind == "updated" else None, span_unchanged=unchanged)
-        key = (row.run, row.claim, row.snapshot, row.citation, row.kind)
-        old = best.get(key)
-        if old is None or (row.changed_at or _MIN) > (old.changed_at or _MIN) or (
-                row.changed_at == old.changed_at and (row.newest or "") < (old.newest or "")):
-            best[key] = row
-    return sorted(best.values(), key=lambda x: (x.run, x.claim, x.snapshot, x.citation or "", x.kind))
-
-
-_MIN = _dt.datetime.min.replace(tzinfo=_dt.timezone.utc)
 
 
 # --------------------------------------------------------------------- impact

@@ -255,12 +255,11 @@ class AgentNotFound(NotFound):
         self.name = name
         self.version = version
         self.known = list(known)
-        ProvgraphError.__init__(self)
         self.iri = ""
         if known:
-            hint = "recorded versions: " + ", ".join(repr(v) for v in known)
             what = f"agent {name!r} at version {version!r}"
+            hint = "recorded versions: " + ", ".join(repr(v) for v in known)
         else:
-            hint = "check the name (agent names are recorded with pg:agentName)"
             what = f"agent {name!r}"
-        self.args = (f"{what} is not in the store; {hint}",)
+            hint = "check the name (agent names are recorded with pg:agentName)"
+        ProvgraphError.__init__(self, f"{what} is not in the store; {hint}")

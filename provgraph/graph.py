@@ -6,8 +6,9 @@ whose edges are the upstream relations that ``queries/lineage.rq`` follows
 from effect to cause as PROV does. It answers the same lineage and impact
 questions as the SPARQL queries, independently of them (the tests compare the
 two), and checks the graph for cycles, which well-formed provenance never has
-(PROV-CONSTRAINTS §5: an entity cannot be derived, through any chain, from
-itself; generation precedes use).
+(PROV-CONSTRAINTS §5.2, ordering constraints: an entity is generated before
+anything derived from it, so no chain of derivations, generations and usages
+returns to where it started).
 
 Node attributes: ``types`` (set of ``pg:`` and ``prov:`` class local names,
 e.g. ``{"Chunk", "Entity"}``), ``name`` and ``version`` for agents,
@@ -204,7 +205,7 @@ def find_cycle(g: nx.DiGraph) -> list[tuple[IRI, IRI, str]] | None:
 
     Returns:
         The cycle as ``(node, upstream node, relation CURIE)`` steps, in order, or
-        ``None``. Well-formed provenance is acyclic (PROV-CONSTRAINTS §5), so a
+        ``None``. Well-formed provenance is acyclic (PROV-CONSTRAINTS §5.2), so a
         cycle means a recording or import error.
     """
     from .analytics import curie

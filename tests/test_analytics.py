@@ -134,31 +134,34 @@ def test_stale_tells_the_changed_span_from_the_unchanged_one(recorded):
     store, _, r = recorded
     v2_time = dt.datetime(2026, 3, 1, 10, 0, tzinfo=UTC)
     assert analytics.stale(store) == [
-        StaleRow(run=RUN, claim=r["claim_quote"].iri, citation=r["cit1"].iri,
-                 target=r["c_interval"].iri, snapshot=r["policy_v1"].iri, kind="updated",
-                 newest=r["policy_v2"].iri, changed_at=v2_time,
-                 cited_text="The inspection interval is not specified.", span_unchanged=False),
-        StaleRow(run=RUN, claim=r["claim_para"].iri, citation=r["cit2"].iri,
-                 target=r["c_engineer"].iri, snapshot=r["policy_v1"].iri, kind="updated",
-                 newest=r["policy_v2"].iri, changed_at=v2_time,
-                 cited_text="Boilers are inspected by a certified engineer.\n",
-                 span_unchanged=True),
+        StaleRow(run=RUN, claim=r["claim_quote"].iri, snapshot=r["policy_v1"].iri, kind="updated",
+                 newest=r["policy_v2"].iri, changed_at=v2_time, span_unchanged=False),
+        StaleRow(run=RUN, claim=r["claim_para"].iri, snapshot=r["policy_v1"].iri, kind="updated",
+                 newest=r["policy_v2"].iri, changed_at=v2_time, span_unchanged=True),
     ]
 
 
 def test_deletion_makes_exactly_the_citing_claims_stale(recorded):
     store, rec, r = recorded
     sc.deletion(rec, r)
-    rows = analytics.stale(store)
-    deleted = [x for x in rows if x.kind == "deleted"]
-    assert deleted == [
-        StaleRow(run=RUN, claim=r["claim_para"].iri, citation=r["cit3"].iri,
-                 target=r["c_faq_a"].iri, snapshot=r["faq"].iri, kind="deleted", newest=None,
-                 changed_at=pipeline.t(200), cited_text=None, span_unchanged=False),
+    v2_time = dt.datetime(2026, 3, 1, 10, 0, tzinfo=UTC)
+    assert analytics.stale(store) == [
+        StaleRow(run=RUN, claim=r["claim_quote"].iri, snapshot=r["policy_v1"].iri, kind="updated",
+                 newest=r["policy_v2"].iri, changed_at=v2_time, span_unchanged=False),
+        StaleRow(run=RUN, claim=r["claim_para"].iri, snapshot=r["policy_v1"].iri, kind="updated",
+                 newest=r["policy_v2"].iri, changed_at=v2_time, span_unchanged=True),
+        StaleRow(run=RUN, claim=r["claim_para"].iri, snapshot=r["faq"].iri, kind="deleted",
+                 newest=None, changed_at=pipeline.t(200), span_unchanged=False),
     ]
-    # the revision rows are still there, unchanged
-    assert [(x.claim, x.kind) for x in rows if x.kind == "updated"] == [
-        (r["claim_quote"].iri, "updated"), (r["claim_para"].iri, "updated")]
+
+
+def test_deleting_a_revised_document_makes_its_claims_deleted_not_updated(recorded):
+    store, rec, r = recorded
+    rec.deletion(r["policy_v2"], at=pipeline.t(400))
+    assert [(x.claim, x.snapshot, x.kind, x.newest, x.changed_at, x.span_unchanged)
+            for x in analytics.stale(store)] == [
+        (r["claim_quote"].iri, r["policy_v1"].iri, "deleted", None, pipeline.t(400), False),
+        (r["claim_para"].iri, r["policy_v1"].iri, "deleted", None, pipeline.t(400), False)]
 
 
 def test_stale_over_a_revision_chain_names_the_newest_snapshot(recorded):
@@ -174,24 +177,50 @@ def test_stale_over_a_revision_chain_names_the_newest_snapshot(recorded):
     ]
 
 
-def test_stale_span_of_a_byte_range_citation_is_sliced_from_the_retained_bytes(recorded):
+def test_stale_spans_are_checked_citation_by_citation(recorded):
     store, rec, r = recorded
-    # a claim cites policy_v1 itself by UTF-8 byte range: "Boilers are inspected" is unchanged
-    c = rec.claim(r["answer"].iri, start=0, end=1, text='"', kind="paraphrase", iri=sc.iri("clb"))
-    start = pipeline.POLICY_V1.index("Boilers")
-    rec.citation(c, target=r["policy_v1"], start=start, end=start + 21, unit="utf8_byte",
-                 iri=sc.iri("ctb"))
-    row = [x for x in analytics.stale(store) if x.claim == c.iri]
-    assert [(x.citation, x.target, x.cited_text, x.span_unchanged) for x in row] == [
-        (sc.iri("ctb"), r["policy_v1"].iri, "Boilers are inspected", True)]
+    ans = r["answer"].iri
+
+    def claim(name, **kw):
+        return rec.claim(ans, start=0, end=1, text='"', iri=sc.iri(name), **kw)
+
+    # the changed chunk, quoted where it did not change: unchanged
+    same = claim("cls1", kind="quotation")
+    rec.citation(same, target=r["c_interval"], quote="The inspection interval is", iri=sc.iri("cts1"))
+    # the changed chunk by code point range over the changed words: changed
+    rng = claim("cls2", kind="paraphrase")
+    rec.citation(rng, target=r["c_interval"], start=27, end=40, unit="codepoint", iri=sc.iri("cts2"))
+    # the snapshot itself by UTF-8 byte range over an unchanged sentence: unchanged
+    raw = claim("cls3", kind="paraphrase")
+    at = pipeline.POLICY_V1.index("Boilers")
+    rec.citation(raw, target=r["policy_v1"], start=at, end=at + 21, unit="utf8_byte",
+                 iri=sc.iri("cts3"))
+    # the extracted text by an inclusive code point range over the changed sentence: changed
+    ext = claim("cls4", kind="paraphrase")
+    at = pipeline.POLICY_V1.index("The inspection")
+    rec.citation(ext, target=r["ext_policy"].text_iri, start=at, end=at + 40, unit="codepoint",
+                 end_inclusive=True, iri=sc.iri("cts4"))
+    # a derivation from the changed chunk, and one from a claim that cites it: changed
+    d1 = claim("cls5", kind="derivation", derived_from=[r["c_interval"]], warrant="restated")
+    d2 = claim("cls6", kind="derivation", derived_from=[r["claim_quote"]], warrant="restated")
+    # derivations from the extracted text and from the snapshot itself: changed
+    d3 = claim("cls8", kind="derivation", derived_from=[r["ext_policy"].text_iri], warrant="sum")
+    d4 = claim("cls9", kind="derivation", derived_from=[r["policy_v1"]], warrant="sum")
+    # a citation of the prompt, which derives from the changed chunk: cannot be told
+    gi = claim("cls7", kind="paraphrase")
+    rec.citation(gi, target=r["input"], start=30, end=40, unit="codepoint", iri=sc.iri("cts7"))
+    got = {x.claim: x.span_unchanged for x in analytics.stale(store)}
+    assert got == {r["claim_quote"].iri: False, r["claim_para"].iri: True, same.iri: True,
+                   rng.iri: False, raw.iri: True, ext.iri: False, d1.iri: False, d2.iri: False,
+                   d3.iri: False, d4.iri: False, gi.iri: None}
 
 
 def test_stale_run_filter_and_unknown_run(recorded):
     store, _, r = recorded
     upgrade = sc.parser_upgrade(store, r)
     # run 2's claim y cites c_engineer of policy_v1, so it is stale too
-    assert [(x.run, x.claim) for x in analytics.stale(store, run=sc.RUN2)] == [
-        (IRI(sc.RUN2), upgrade["y"].iri)]
+    assert [(x.run, x.claim, x.span_unchanged) for x in analytics.stale(store, run=sc.RUN2)] == [
+        (IRI(sc.RUN2), upgrade["y"].iri, True)]
     assert {x.claim for x in analytics.stale(store, run=pipeline.RUN)} == {
         r["claim_quote"].iri, r["claim_para"].iri}
     with pytest.raises(NotFound, match="run <urn:uuid:nope>"):
@@ -362,8 +391,8 @@ def test_exposure_reports_labels_and_unlabelled_aids(recorded):
 def test_rows_have_stable_columns_and_json_values(recorded):
     store, _, r = recorded
     row = analytics.stale(store)[0]
-    assert StaleRow.columns() == ("run", "claim", "citation", "target", "snapshot", "kind", "newest",
-                                  "changed_at", "cited_text", "span_unchanged")
+    assert StaleRow.columns() == ("run", "claim", "snapshot", "kind", "newest", "changed_at",
+                                  "span_unchanged")
     d = row.to_dict()
     assert d["changed_at"] == "2026-03-01T10:00:00+00:00" and type(d["claim"]) is str
     assert d["span_unchanged"] is False

@@ -23,8 +23,9 @@ from provgraph.vocab import PROV
 
 from . import pipeline, query_scenarios as sc
 
-QUERY_NAMES = ["claims", "coverage", "exposure", "generated-evidence", "impact", "lineage",
-               "stale", "unsupported"]
+QUERY_NAMES = ["citations-of", "claims", "coverage", "derived-from", "exposure",
+               "generated-evidence", "impact", "invalidations", "lineage", "revisions", "stale",
+               "stale-texts", "unsupported"]
 
 
 @pytest.fixture(scope="module")
@@ -79,6 +80,10 @@ def _params(r, name):
         return {"entity": r["claim_quote"].iri}
     if name == "impact":
         return {"agent_name": "plain-utf8"}
+    if name == "citations-of":
+        return {"target": r["c_interval"].iri}
+    if name == "derived-from":
+        return {"target": r["c_interval"].iri}
     return {}
 
 
@@ -94,7 +99,7 @@ def test_each_query_gives_the_same_rows_on_a_second_engine(world, name):
     ours = [{k: _plain(v) for k, v in row.items()} for row in cat.run(store, name, params)]
     ds = rdflib.Dataset(default_union=True)
     ds.parse(data=store.serialize("nquads"), format="nquads")
-    bindings = {k: rdflib.URIRef(v) if k in ("entity", "run") else rdflib.Literal(v)
+    bindings = {k: rdflib.URIRef(v) if k in ("entity", "run", "target") else rdflib.Literal(v)
                 for k, v in params.items()}
     theirs = [{v: _plain(row[v]) for v in q.returns} for row in ds.query(q.text, initBindings=bindings)]
     key = lambda row: repr(sorted(row.items()))  # noqa: E731
@@ -178,6 +183,15 @@ def test_lineage_and_networkx_exclusions_are_the_same_list():
     assert set(pgraph.NOT_UPSTREAM) <= in_path
 
 
+def test_lineage_lists_every_pg_class():
+    from provgraph.vocab import PG
+
+    text = (data_dir("queries") / "lineage.rq").read_text(encoding="utf-8")
+    listed = text[text.index("?relation = rdf:type && ?value IN ("):]
+    listed = listed[:listed.index("))")]
+    assert re.findall(r"pg:(\w+)", listed) == [t for t in PG._terms if t[0].isupper()]
+
+
 # ------------------------------------------------------------------ networkx projection
 
 def _nodes_of(store, cls):
@@ -250,3 +264,23 @@ def test_lineage_graph_and_dot(world):
     assert {n.get_name().strip('"') for n in parsed.get_nodes()} == set(g.nodes)
     assert len(parsed.get_edges()) == g.number_of_edges()
 
+
+
+def test_the_benchmark_workload_has_the_ground_truth_the_queries_give():
+    """bench/bench_queries.py's generator states which claims are stale and which
+    went through the parser upgrade; on a small in-memory workload the queries and
+    the networkx projection give exactly those sets."""
+    from bench.bench_queries import PARSER_V2, build_workload
+
+    s = EmbeddedStore()
+    truth = build_workload(s, 120, runs=4)
+    assert truth.stale_updated and truth.stale_deleted and truth.parser_v2_claims
+    rows = analytics.stale(s)
+    assert {x.claim for x in rows if x.kind == "updated"} == truth.stale_updated
+    assert {x.claim for x in rows if x.kind == "deleted"} == truth.stale_deleted
+    assert {x.claim for x in analytics.impact(s, *PARSER_V2[:1], version=PARSER_V2[1])} == (
+        truth.parser_v2_claims)
+    g = pgraph.project(s)
+    assert pgraph.impact_claims(g, pgraph.agents_named(g, *PARSER_V2)) == truth.parser_v2_claims
+    assert set(pgraph.stale_claims(g)) == truth.stale_updated | truth.stale_deleted
+    s.close()

@@ -1,0 +1,323 @@
+"""Staleness: claims whose cited source snapshot was revised or deleted, and
+whether the span each claim rests on is still there (``provgraph stale``).
+
+Re-exported by :mod:`provgraph.analytics`; see :func:`stale`.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import datetime as _dt
+from collections.abc import Mapping
+from typing import Any
+
+from . import ids
+from ._rows import _MIN, _Row, _check_run, _run_query, _str, _int, _time
+from .normalize import get_policy
+from .errors import OriginalMissingError
+from .store import ProvStore
+from .terms import IRI, Term, term_value
+from .vocab import PG, PROV
+
+__all__ = ["StaleRow", "stale"]
+
+
+@dataclasses.dataclass(frozen=True, slots=True, kw_only=True)
+class StaleRow(_Row):
+    """A claim whose cited snapshot changed or went away.
+
+    Attributes:
+        run: the run (named graph) the claim was recorded in.
+        claim: the claim.
+        snapshot: the cited snapshot (reached through a citation's target or a
+            derivation operand: the ``pg:citedSnapshot`` shortcut).
+        kind: ``"updated"`` (a newer revision exists) or ``"deleted"`` (the
+            snapshot or its document was invalidated; this wins over updated).
+        newest: the newest revision: the last snapshot of the
+            ``prov:wasRevisionOf`` chain, the latest observed one where it branches;
+            ``None`` for deleted rows.
+        changed_at: when the newest revision was observed, or when the snapshot or
+            its document was invalidated (timezone-aware), if recorded.
+        span_unchanged: whether every span of ``snapshot`` the claim rests on still
+            occurs in ``newest``, whitespace-normalized (see :func:`stale`);
+            always ``False`` for deleted rows; ``None`` when it cannot be told.
+    """
+
+    run: IRI
+    claim: IRI
+    snapshot: IRI
+    kind: str
+    newest: IRI | None
+    changed_at: _dt.datetime | None
+    span_unchanged: bool | None
+
+
+def _digest_text(store: ProvStore, digest: str) -> str | None:
+    try:
+        return store.originals.get(digest).decode("utf-8")
+    except (UnicodeDecodeError, OriginalMissingError):
+        return None
+
+
+class _Renderings:
+    """The newest snapshot as text a cited span can be found in: its retained bytes
+    decoded as UTF-8 (when they are) and every text extracted from it, compared under
+    the ``whitespace`` normalization policy (NFC, runs of whitespace collapsed, nothing
+    else), so a paragraph that was only re-wrapped counts as unchanged and any change
+    of a character does not. ``span in renderings`` is the test."""
+
+    __slots__ = ("texts",)
+
+    def __init__(self, texts: list[str]) -> None:
+        self.texts = [_SPAN_POLICY.normalize_quote(t) for t in texts]
+
+    def __contains__(self, span: object) -> bool:
+        if not isinstance(span, str):
+            return False
+        needle = _SPAN_POLICY.normalize_quote(span)
+        return any(needle in t for t in self.texts)
+
+
+_SPAN_POLICY = get_policy("whitespace")
+
+
+def _snapshot_text(store: ProvStore, snapshot: IRI) -> _Renderings | None:
+    """The renderings of a snapshot (see :class:`_Renderings`), or ``None`` when it has
+    no decodable text at all.
+
+    Raises:
+        OriginalCorruptError: the retained bytes no longer match their digest.
+    """
+    texts: list[str] = []
+    digest = ids.digest_of_snapshot_iri(snapshot) or _first(store, snapshot, PG.sha256)
+    if digest is not None:
+        try:
+            texts.append(store.originals.get(str(digest)).decode("utf-8"))
+        except UnicodeDecodeError:
+            pass
+    for q in sorted(store.quads(None, PROV.wasDerivedFrom, snapshot), key=lambda q: str(q[0])):
+        sha = _first(store, q[0], PG.sha256)  # type: ignore[arg-type]
+        if sha is not None and (text := _digest_text(store, str(sha))) is not None:
+            texts.append(text)
+    return _Renderings(texts) if texts else None
+
+
+def _first(store: ProvStore, s: IRI, p: IRI) -> Any:
+    for q in store.quads(s, p):
+        return term_value(q[2])
+    return None
+
+
+def _cited_span(row: Mapping[str, Term | None], text: str, raw: bytes | None) -> str | None:
+    """The text a citation row of ``citations-of.rq`` points at within its target's
+    ``text`` (``raw``: the target's bytes, for utf8_byte ranges of a snapshot).
+
+    The range when one is given (code points, UTF-8 bytes or UTF-16 units; an
+    offset inside a character gives ``None``), else the quote when it occurs in the
+    target, else the whole target text. Page and block ranges give ``None``.
+    """
+    unit = _str(row["unit"])
+    if unit is not None:
+        if row["start"] is None or row["end"] is None:
+            return None
+        start = _int(row["start"])
+        end = _int(row["end"]) + (1 if term_value(row["end_inclusive"]) is True else 0)
+        try:
+            if unit == "codepoint":
+                return text[start:end]
+            if unit == "utf8_byte":
+                return (raw if raw is not None else text.encode("utf-8"))[start:end].decode("utf-8")
+            if unit == "utf16_unit":
+                return text.encode("utf-16-le")[2 * start:2 * end].decode("utf-16-le")
+        except UnicodeDecodeError:
+            return None
+        return None
+    quote = _str(row["quote"])
+    if quote is not None and quote in text:
+        return quote
+    return text
+
+
+def stale(store: ProvStore, *, run: str | None = None) -> list[StaleRow]:
+    """Claims whose cited snapshot has a newer revision or was invalidated (``stale.rq``).
+
+    ``stale.rq`` starts from the revision and invalidation statements and follows
+    the ``pg:citedSnapshot`` shortcut back to the claims, one index scan per
+    snapshot. Whether a claim's cited span is still present, unchanged, in the
+    newest snapshot needs the retained bytes, which SPARQL cannot read, so it is
+    decided here, per revised snapshot rather than per claim:
+
+    1. the newest revision (``revisions.rq``) is read from ``store.originals``:
+       its bytes decoded as UTF-8 (when they are) and every text extracted from it;
+       a text "occurs" in it when it is found in one of these renderings under the
+       ``whitespace`` normalization policy (NFC and collapsed whitespace only: a
+       re-wrapped paragraph is unchanged, a changed character is not);
+    2. each extracted text and chunk of the old snapshot (``stale-texts.rq``)
+       whose whole text still occurs in it is unchanged, and so is every
+       span of it: claims resting only on such targets get ``True``;
+    3. for the old snapshot itself and each target that changed, the claims resting
+       on it (``citations-of.rq``, ``derived-from.rq``) are checked span by
+       span: the citation's range (code points, UTF-8 bytes or UTF-16 units),
+       else its quote if the target contains it, else the whole target text must
+       occur. A derivation from a changed target counts as changed; a
+       citation of a generator input or indexed text derived from it cannot be
+       mapped back and gives ``None``.
+
+    A claim's ``span_unchanged`` is ``False`` if any of its spans in the snapshot
+    changed, else ``None`` if any could not be told, else ``True``.
+
+    Args:
+        store: the store to read.
+        run: restrict to claims recorded in this run; ``None`` means all runs.
+
+    Returns:
+        ``list[StaleRow]`` sorted by run, claim, snapshot.
+
+    Raises:
+        QueryParameterError: ``run`` is not an absolute IRI.
+        NotFound: ``run`` is not in the store.
+        OriginalMissingError, OriginalCorruptError: the newest snapshot's retained
+            bytes are missing or altered.
+    """
+    run_iri = _check_run(store, run)
+    kinds: dict[tuple[IRI, IRI, IRI], str] = {}
+    for r in _run_query(store, "stale", {"run": run_iri}):
+        key = (r["run"], r["claim"], r["snapshot"])  # IRIs already
+        if kinds.get(key) != "deleted":  # type: ignore[arg-type]
+            kinds[key] = _str(r["kind"]) or ""  # type: ignore[index]
+    if not kinds:
+        return []
+    deleted_at: dict[IRI, _dt.datetime | None] = {}
+    if "deleted" in kinds.values():
+        for r in _run_query(store, "invalidations", {}):
+            snap, when = IRI(r["snapshot"]), _time(r["invalidated_at"])  # type: ignore[arg-type]
+            prev = deleted_at.get(snap)
+            deleted_at[snap] = when if prev is None or (when is not None and when < prev) else prev
+    updated = {k[2] for k, v in kinds.items() if v == "updated"}
+    newest = _newest_revisions(store) if updated else {}
+    verdicts = _span_verdicts(store, {s: newest[s][0] for s in updated if s in newest})
+    rows = []
+    for (run_, claim, snap), kind in kinds.items():
+        if kind == "deleted":
+            rows.append(StaleRow(run=run_, claim=claim, snapshot=snap, kind=kind, newest=None,
+                                 changed_at=deleted_at.get(snap), span_unchanged=False))
+        else:
+            tip, when = newest.get(snap, (None, None))
+            unchanged = verdicts[snap].get(claim, True) if snap in verdicts else None
+            rows.append(StaleRow(run=run_, claim=claim, snapshot=snap, kind=kind, newest=tip,
+                                 changed_at=when, span_unchanged=unchanged))
+    rows.sort(key=lambda x: (x.run, x.claim, x.snapshot))
+    return rows
+
+
+def _newest_revisions(store: ProvStore) -> dict[IRI, tuple[IRI, _dt.datetime | None]]:
+    """For every revised snapshot, the tip of its revision chain (latest observed
+    where the chain branches) and that tip's observation time (``revisions.rq``)."""
+    newer: dict[IRI, list[IRI]] = {}
+    observed: dict[IRI, _dt.datetime | None] = {}
+    for r in _run_query(store, "revisions", {}):
+        old, new = IRI(r["snapshot"]), IRI(r["newer"])  # type: ignore[arg-type]
+        newer.setdefault(old, []).append(new)
+        observed[new] = _time(r["observed_at"])
+    out: dict[IRI, tuple[IRI, _dt.datetime | None]] = {}
+    for start in newer:
+        tips, seen, todo = [], {start}, list(newer[start])
+        while todo:
+            n = todo.pop()
+            if n in seen:
+                continue  # a revision cycle: malformed provenance, not followed twice
+            seen.add(n)
+            if n in newer:
+                todo.extend(newer[n])
+            else:
+                tips.append(n)
+        if tips:
+            tip = max(tips, key=lambda t: (observed.get(t) or _MIN, t))
+            out[start] = (tip, observed.get(tip))
+    return out
+
+
+def _span_verdicts(store: ProvStore, newest: Mapping[IRI, IRI]) -> dict[IRI, dict[IRI, bool | None]]:
+    """Per revised snapshot, the claims with at least one span that changed (or could
+    not be told); claims not listed rest only on unchanged targets."""
+    if not newest:
+        return {}
+    texts = {tip: _snapshot_text(store, tip) for tip in set(newest.values())}
+    targets: dict[IRI, list[tuple[IRI, str | None, str | None, bool, bool]]] = {}
+    for r in _run_query(store, "stale-texts", {}):
+        snap = IRI(r["snapshot"])  # type: ignore[arg-type]
+        if snap in newest:
+            targets.setdefault(snap, []).append((
+                IRI(r["target"]), _str(r["text"]), _str(r["sha256"]),  # type: ignore[arg-type]
+                term_value(r["cited"]) is True, term_value(r["quoted"]) is True))
+    out: dict[IRI, dict[IRI, bool | None]] = {}
+    for snap, tip in newest.items():
+        body = texts[tip]
+        verdict: dict[IRI, bool | None] = {}
+        out[snap] = verdict
+
+        def check(target: IRI, text: str | None, raw: bytes | None, cited: bool, derived: bool) -> None:
+            for r in _run_query(store, "citations-of", {"target": target}) if cited else ():
+                span = _cited_span(r, text, raw) if text is not None else None
+                ok = None if span is None or body is None else span in body
+                claim = IRI(r["claim"])  # type: ignore[arg-type]
+                verdict[claim] = _worse(verdict.get(claim, True), ok)
+            for r in _run_query(store, "derived-from", {"target": target}) if derived else ():
+                claim = IRI(r["claim"])  # type: ignore[arg-type]
+                direct = _str(r["via"]) == "derivation" and text is not None and body is not None
+                verdict[claim] = _worse(verdict.get(claim, True), (text in body) if direct else None)  # type: ignore[operator]
+
+        for target, text, sha, cited, quoted in targets.get(snap, ()):
+            if text is not None:  # a chunk: checked only when its text changed
+                if body is None or text not in body:
+                    check(target, text, None, True, True)
+                continue  # else the whole chunk is unchanged, and so is every span of it
+            # the snapshot itself or an extracted text: rarely cited or derived from
+            derived = _derived_by_claim(store, target) if (target == snap or quoted) else False
+            if not (cited or derived):
+                continue
+            raw = None
+            if target == snap:
+                digest = ids.digest_of_snapshot_iri(snap) or sha
+                raw = store.originals.get(str(digest)) if digest is not None else None
+                try:
+                    text = raw.decode("utf-8") if raw is not None else None
+                except UnicodeDecodeError:
+                    text = None
+            else:
+                text = _digest_text(store, sha) if sha is not None else None
+            if text is not None and body is not None and text in body:
+                continue
+            check(target, text, raw, cited, derived)
+        # a claim derived from a claim whose span changed rests on that span too
+        todo = [c for c, v in verdict.items() if v is not True]
+        while todo:
+            c = todo.pop()
+            for q in store.quads(None, PROV.wasDerivedFrom, c):
+                d = IRI(q[0])
+                new = _worse(verdict.get(d, True), verdict[c])
+                if new != verdict.get(d, True) or d not in verdict:
+                    verdict[d] = new
+                    if new is not True:
+                        todo.append(d)
+    return out
+
+
+def _has(store: ProvStore, s: Any, p: IRI, o: Any) -> bool:
+    return next(iter(store.quads(s, p, o)), None) is not None
+
+
+def _derived_by_claim(store: ProvStore, target: IRI) -> bool:
+    """Whether a claim is derived from ``target`` (index lookups: the entities derived
+    from it, each checked for ``pg:claimKind``)."""
+    return any(_has(store, q[0], PG.claimKind, None)
+               for q in store.quads(None, PROV.wasDerivedFrom, target))
+
+
+def _worse(a: bool | None, b: bool | None) -> bool | None:
+    """Combine two span verdicts: any change wins, then any unknown."""
+    if a is False or b is False:
+        return False
+    if a is None or b is None:
+        return None
+    return True
