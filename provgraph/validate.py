@@ -338,16 +338,24 @@ def check_graph(triples: Iterable[tuple[Any, Any, Any]], graph: IRI | None = Non
     return out
 
 
-def _gen_times(by_sp: Any, by_p: Any) -> dict[Any, list[tuple[_dt.datetime, str]]]:
+def _event_times(by_sp: Any, by_p: Any, binary: Any,
+                 qualified: Any) -> dict[Any, list[tuple[_dt.datetime, str]]]:
+    """Per entity, the times of one kind of event (generation or invalidation) with the
+    statement giving each: the binary property (``prov:generatedAtTime``) and the
+    qualified node's ``prov:atTime``."""
     out: dict[Any, list[tuple[_dt.datetime, str]]] = defaultdict(list)
-    for e, t in by_p.get(PROV.generatedAtTime, ()):
+    for e, t in by_p.get(binary, ()):
         if (tt := _time(t)) is not None:
-            out[e].append((tt, _st(e, PROV.generatedAtTime, t)))
-    for e, node in by_p.get(PROV.qualifiedGeneration, ()):
+            out[e].append((tt, _st(e, binary, t)))
+    for e, node in by_p.get(qualified, ()):
         for t in by_sp.get((node, PROV.atTime), []):
             if (tt := _time(t)) is not None:
                 out[e].append((tt, _st(node, PROV.atTime, t)))
     return out
+
+
+def _gen_times(by_sp: Any, by_p: Any) -> dict[Any, list[tuple[_dt.datetime, str]]]:
+    return _event_times(by_sp, by_p, PROV.generatedAtTime, PROV.qualifiedGeneration)
 
 
 def _ordering(by_sp: Any, by_p: Any, v: Any) -> None:
@@ -358,14 +366,7 @@ def _ordering(by_sp: Any, by_p: Any, v: Any) -> None:
         if st and en and en[0] and _before(en[0], st):
             v("C30 start-precedes-end", f"activity {_n3(a)} ends before it starts", sst, en[1])
     gens = _gen_times(by_sp, by_p)
-    invs: dict[Any, list[tuple[_dt.datetime, str]]] = defaultdict(list)
-    for e, t in by_p.get(PROV.invalidatedAtTime, ()):
-        if (tt := _time(t)) is not None:
-            invs[e].append((tt, _st(e, PROV.invalidatedAtTime, t)))
-    for e, node in by_p.get(PROV.qualifiedInvalidation, ()):
-        for t in by_sp.get((node, PROV.atTime), []):
-            if (tt := _time(t)) is not None:
-                invs[e].append((tt, _st(node, PROV.atTime, t)))
+    invs = _event_times(by_sp, by_p, PROV.invalidatedAtTime, PROV.qualifiedInvalidation)
     uses: dict[Any, list[tuple[_dt.datetime, str]]] = defaultdict(list)
     for a, node in by_p.get(PROV.qualifiedUsage, ()):
         for e in by_sp.get((node, PROV.entity), []):
