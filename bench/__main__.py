@@ -197,32 +197,42 @@ def render_export(r: dict[str, Any]) -> str:
     n = r["answers"]
     t = Table()
     base_s = p["build_s"] + p["write_s"]
-    if g.get("available"):
-        sp = base_s / g["run_s"]
-        t.add(f"whole run ({n:,} answers) to PROV-JSON", g["run_s"], "prov: build + serialize",
-              base_s, f"{sp:.1f}× faster", f"≥ {TARGETS['export_speedup']}× faster",
-              sp >= TARGETS["export_speedup"], "s")
-        t.add("one claim bundle to PROV-JSON, median", g["claim_ms_median"], "prov",
-              p["claim_ms_median"], g["claim_ms_median"] / p["claim_ms_median"],
-              f"≤ {TARGETS['claim_ms']} ms", g["claim_ms_median"] <= TARGETS["claim_ms"], "ms")
-    else:
-        t.add(f"whole run ({n:,} answers) to PROV-JSON", None, "prov: build + serialize",
-              base_s, "not available", f"≥ {TARGETS['export_speedup']}× faster", None, "s")
-        t.add("peak memory of that export", None, "prov", p["maxrss_mb"], "not available",
-              f"< {TARGETS['export_rss_mb']} MB", None, "MB")
-        t.add("one claim bundle to PROV-JSON, median", None, "prov", p["claim_ms_median"],
-              "not available", f"≤ {TARGETS['claim_ms']} ms", None, "ms")
-        t.add("PROV-JSON import of that document", None, "prov: `ProvDocument.deserialize`",
-              p["read_s"], "not available", "", None, "s")
-    text = (f"#### PROV-JSON ({n:,} answers)\n\n{t.render()}\n\n"
+    if not g.get("available"):
+        return (f"#### PROV-JSON ({n:,} answers)\n\nprov baseline: build + serialize "
+                f"{base_s:.2f} s; provgraph: not available ({g.get('reason')}).\n")
+    sp = base_s / g["run_s"]
+    t.add(f"whole run ({n:,} answers) to PROV-JSON, streamed to a file", g["run_s"],
+          "prov: build + serialize", base_s, f"{sp:.2f}× faster",
+          f"≥ {TARGETS['export_speedup']}× faster", sp >= TARGETS["export_speedup"], "s")
+    t.add("peak resident memory of that export", g["maxrss_mb"], "prov: build + serialize",
+          p["maxrss_mb"], g["maxrss_mb"] / p["maxrss_mb"], f"< {TARGETS['export_rss_mb']} MB",
+          g["maxrss_mb"] < TARGETS["export_rss_mb"], "MB")
+    t.add("read floor: pyoxigraph alone iterating the same statements from the store",
+          g["scan_s"], "prov: build + serialize", base_s,
+          f"{base_s / g['scan_s']:.2f}× faster (the most any exporter on this store can be)",
+          "", None, "s")
+    t.add("whole-run export against that read floor", g["run_s"], "pyoxigraph read floor",
+          g["scan_s"], g["run_s"] / g["scan_s"], "", None, "s")
+    t.add("one claim bundle to PROV-JSON, median", g["claim_ms_median"], "prov: build + serialize",
+          p["claim_ms_median"], g["claim_ms_median"] / p["claim_ms_median"],
+          f"≤ {TARGETS['claim_ms']} ms", g["claim_ms_median"] <= TARGETS["claim_ms"], "ms")
+    t.add("one claim bundle to PROV-JSON, p95", g["claim_ms_p95"], "prov: build + serialize",
+          p["claim_ms_p95"], g["claim_ms_p95"] / p["claim_ms_p95"], "", None, "ms")
+    t.add("import of the prov package's PROV-JSON document into an on-disk store",
+          g["import_s"], "prov: `ProvDocument.deserialize` alone", p["read_s"],
+          g["import_s"] / p["read_s"], "", None, "s")
+    t.add("peak resident memory of that import", g["import_maxrss_mb"], "prov: deserialize",
+          p["read_maxrss_mb"], g["import_maxrss_mb"] / p["read_maxrss_mb"], "", None, "MB")
+    return (f"#### PROV-JSON ({n:,} answers)\n\n{t.render()}\n\n"
             f"prov package baseline: build {p['build_s']:.2f} s + serialize {p['write_s']:.2f} s, "
             f"{p['bytes'] / 1e6:.1f} MB of PROV-JSON, {p['records']:,} records, peak "
             f"{p['maxrss_mb']:.0f} MB (child process); reading it back {p['read_s']:.2f} s, peak "
-            f"{p['read_maxrss_mb']:.0f} MB; one claim bundle {p['claim_ms_median']:.1f} ms median, "
-            f"{p['claim_ms_p95']:.1f} ms p95.")
-    if not g.get("available"):
-        text += f" provgraph: not available ({g.get('reason')})."
-    return text + "\n"
+            f"{p['read_maxrss_mb']:.0f} MB. provgraph's run bundle: {g['statements']:,} "
+            f"statements, {g['bytes'] / 1e6:.1f} MB, digest included, written by a child process "
+            f"(interpreter and store opened: {g['maxrss_before_mb']:.0f} MB before exporting); "
+            f"the read floor iterated {g['scan_quads']:,} quads. The import "
+            f"stores {g['import_quads']:,} quads (the prov package's records as PROV-O, "
+            "entailments included).\n")
 
 
 def render_hook(name: str, res: Any) -> str:

@@ -9,10 +9,14 @@ for the shared ingestion, then ``serialize(format="json")``. Each whole-run
 measurement runs in a child process so that its peak resident memory
 (``resource.getrusage``) is its own.
 
-provgraph's exporter is written on the ``interchange`` branch
-(``provgraph/io``). When ``provgraph.io`` has an ``export`` function the
-benchmark records the workload into an on-disk store and times it through
-:func:`_call_export`; until then it reports "not available".
+provgraph's side records the workload into an on-disk store and times
+:func:`provgraph.io.bundle.export` (through :func:`_call_export`): claim bundles
+in process, the whole run in a child process writing to a file, with that
+process's peak resident memory (``VmHWM``). Two more measurements put the run
+export in context: the *read floor*, pyoxigraph alone iterating the same
+statements out of the same store (no conversion, no output), and provgraph
+importing the prov package's PROV-JSON document (``provgraph.io.load.
+import_document``) against the prov package reading it.
 """
 
 from __future__ import annotations
@@ -251,6 +255,60 @@ def _child_read(path: str) -> dict[str, Any]:
     return {"read_s": t1 - t0, "records": n, "maxrss_mb": _maxrss_mb(), "maxrss_before_mb": base}
 
 
+def _child_export(store_path: str, run_iri: str, out: str) -> dict[str, Any]:
+    from provgraph.io.bundle import export
+    from provgraph.store import EmbeddedStore
+
+    from .bench_import import peak_rss_mb
+
+    st = EmbeddedStore(store_path)
+    base = peak_rss_mb()
+    t0 = time.perf_counter()
+    with open(out, "wb") as fh:
+        res = export(st, "prov-json", run=run_iri, out=fh)
+    t1 = time.perf_counter()
+    st.close()
+    return {"run_s": t1 - t0, "maxrss_mb": peak_rss_mb(), "maxrss_before_mb": base,
+            "bytes": os.path.getsize(out), "statements": res.statements}
+
+
+def _child_scan(store_path: str, run_iri: str) -> dict[str, Any]:
+    """pyoxigraph alone reading every statement of the run graph and of the
+    ingestion graph (the run bundle's content) from the on-disk store."""
+    import pyoxigraph as ox
+
+    st = ox.Store(str(Path(store_path) / "rdf"))
+    t0 = time.perf_counter()
+    n = 0
+    for g in (run_iri, "urn:provgraph:graph:ingestion"):
+        for q in st.quads_for_pattern(None, None, None, ox.NamedNode(g)):
+            q.subject, q.predicate, q.object  # noqa: B018 - touch every term, as a reader must
+            n += 1
+    return {"scan_s": time.perf_counter() - t0, "scan_quads": n}
+
+
+def _child_pgimport(path: str, workdir: str) -> dict[str, Any]:
+    from provgraph.io.load import import_document
+    from provgraph.store import EmbeddedStore
+
+    from .bench_import import peak_rss_mb
+
+    root = Path(tempfile.mkdtemp(prefix="provgraph-bench-pgimport-", dir=workdir or None))
+    try:
+        st = EmbeddedStore(root / "store")
+        base = peak_rss_mb()
+        t0 = time.perf_counter()
+        data = Path(path).read_bytes()
+        res = import_document(st, data, "prov-json", name=path)
+        t1 = time.perf_counter()
+        n = len(st)
+        st.close()
+        return {"import_s": t1 - t0, "maxrss_mb": peak_rss_mb(), "maxrss_before_mb": base,
+                "quads": n, "stored": getattr(res, "stored", None)}
+    finally:
+        shutil.rmtree(root, ignore_errors=True)
+
+
 def _spawn(*args: str) -> dict[str, Any]:
     env = dict(os.environ)
     root = str(Path(__file__).resolve().parents[1])
@@ -288,7 +346,8 @@ def _call_export(fn: Any, store: Any, out: Any, *, claim: str | None = None,
     out.write(fn(store, "prov-json", **kwargs).data)
 
 
-def _provgraph_side(answers: int, n_claims: int, workdir: str | None) -> dict[str, Any]:
+def _provgraph_side(answers: int, n_claims: int, workdir: str | None,
+                    provjson: Path) -> dict[str, Any]:
     fn, why = find_exporter()
     if fn is None:
         return {"available": False, "reason": why}
@@ -300,28 +359,23 @@ def _provgraph_side(answers: int, n_claims: int, workdir: str | None) -> dict[st
         st = EmbeddedStore(root / "store")
         w.record_workload(st, wl)
         res: dict[str, Any] = {"available": True}
-        try:
-            times = []
-            for i in range(n_claims):
-                a = i * max(1, answers // n_claims) % answers
-                buf = io.BytesIO()
-                t0 = time.perf_counter()
-                _call_export(fn, st, buf, claim=wl.iri("claim", a, i % w.CLAIMS_PER_ANSWER))
-                times.append(time.perf_counter() - t0)
-            res["claim_ms_median"] = 1000 * statistics.median(times)
-            res["claim_ms_p95"] = 1000 * _p95(times)
-            path = root / "run.json"
+        times = []
+        for i in range(n_claims):
+            a = i * max(1, answers // n_claims) % answers
+            buf = io.BytesIO()
             t0 = time.perf_counter()
-            with open(path, "wb") as fh:
-                _call_export(fn, st, fh, run=wl.run_iri)
-            res["run_s"] = time.perf_counter() - t0
-            res["run_bytes"] = path.stat().st_size
-        except TypeError as exc:
-            return {"available": False,
-                    "reason": f"provgraph.io.export exists but the adapter in bench/bench_export.py "
-                              f"(_call_export) does not match its signature: {exc}"}
-        finally:
-            st.close()
+            _call_export(fn, st, buf, claim=wl.iri("claim", a, i % w.CLAIMS_PER_ANSWER))
+            times.append(time.perf_counter() - t0)
+        res["claim_ms_median"] = 1000 * statistics.median(times)
+        res["claim_ms_p95"] = 1000 * _p95(times)
+        st.close()
+        out = root / "run.json"
+        res.update(_spawn("export", str(root / "store"), wl.run_iri, str(out)))
+        res.update(_spawn("scan", str(root / "store"), wl.run_iri))
+        out.unlink()
+        got = _spawn("pgimport", str(provjson), str(root))
+        res.update({"import_s": got["import_s"], "import_maxrss_mb": got["maxrss_mb"],
+                    "import_quads": got["quads"]})
         return res
     finally:
         shutil.rmtree(root, ignore_errors=True)
@@ -360,7 +414,7 @@ def run(answers: int, *, workdir: str | None = None, n_claims: int = 100) -> dic
             "read_s": read["read_s"], "read_maxrss_mb": read["maxrss_mb"],
             "records": read["records"]}}}
         res["prov"].update(claim_bundle_baseline(answers, n_claims))
-        res["provgraph"] = _provgraph_side(answers, n_claims, workdir)
+        res["provgraph"] = _provgraph_side(answers, n_claims, workdir, path)
         return res
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
@@ -368,9 +422,12 @@ def run(answers: int, *, workdir: str | None = None, n_claims: int = 100) -> dic
 
 if __name__ == "__main__":
     if len(sys.argv) > 2 and sys.argv[1] == "--child":
-        kind = sys.argv[2]
-        result = (_child_build(int(sys.argv[3]), sys.argv[4]) if kind == "build"
-                  else _child_read(sys.argv[3]))
-        print(json.dumps(result))
+        kind, args = sys.argv[2], sys.argv[3:]
+        children = {"build": lambda: _child_build(int(args[0]), args[1]),
+                    "read": lambda: _child_read(args[0]),
+                    "export": lambda: _child_export(*args),
+                    "scan": lambda: _child_scan(*args),
+                    "pgimport": lambda: _child_pgimport(*args)}
+        print(json.dumps(children[kind]()))
     else:  # manual use: python -m bench.bench_export [ANSWERS]
         print(json.dumps(run(int(sys.argv[1]) if len(sys.argv) > 1 else 1000), indent=1))

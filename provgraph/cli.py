@@ -8,7 +8,9 @@ output; progress and notes go to standard error.
 
 from __future__ import annotations
 
+import os
 import sys
+import tempfile
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -344,12 +346,24 @@ def export(obj: _Ctx, claim: str | None, run_iri: str | None, everything: bool, 
         if output == "-":
             raise click.UsageError("--format is required when writing to standard output")
         fmt = format_for_path(output)
-    result = do_export(obj.store(), fmt, claim=claim, run=run_iri, everything=everything)
     if output == "-":
-        sys.stdout.buffer.write(result.data)
+        result = do_export(obj.store(), fmt, claim=claim, run=run_iri, everything=everything,
+                           out=sys.stdout.buffer)
         sys.stdout.buffer.flush()
     else:
-        Path(output).write_bytes(result.data)
+        target = Path(output)
+        # written beside the target and renamed into place: never a half-written file
+        with tempfile.NamedTemporaryFile("wb", dir=target.parent,
+                                         prefix=f".{target.name}.", suffix=".partial",
+                                         delete=False) as fh:
+            try:
+                result = do_export(obj.store(), fmt, claim=claim, run=run_iri,
+                                   everything=everything, out=fh)
+            except BaseException:
+                fh.close()
+                os.unlink(fh.name)
+                raise
+        os.replace(fh.name, target)
     what = f"bundle <{result.bundle}>" if result.bundle else "store"
     digest = f", sha256 {result.digest}" if result.digest else ""
     click.echo(f"exported {what}: {result.statements} statements as {fmt} to {output}{digest}",

@@ -320,6 +320,7 @@ def _graph_from_ox(graph: Any) -> IRI | None:
 
 
 _DEFAULT_GRAPH_OX = ox.DefaultGraph()
+_MISSING = object()
 
 
 def _quad_to_ox(q: Quad) -> ox.Quad:
@@ -506,6 +507,7 @@ class EmbeddedStore(ProvStore):
 
     def __init__(self, path: str | os.PathLike[str] | None = None) -> None:
         self._tmp: Any = None
+        self._names: dict[Any, Any] = {}  # pyoxigraph predicate/graph -> provgraph term
         try:
             if path is None:
                 import tempfile
@@ -671,8 +673,25 @@ class EmbeddedStore(ProvStore):
                 None if object is None else _to_ox(object),
                 g,
             )
+            # The read hot path (exports, closures): terms the pattern fixes are not
+            # converted again, and predicates and graphs (few distinct values) come
+            # from a small cache; the objects are converted as they come.
+            names = self._names
+            fixed_s = subject if type(subject) in (IRI, BNode) else None
+            fixed_p = predicate if type(predicate) is IRI else None
+            fixed_o = object if type(object) in (IRI, BNode, Literal) else None
             for q in it:
-                yield _quad_from_ox(q)
+                p, g = q.predicate, q.graph_name
+                pv = fixed_p if fixed_p is not None else names.get(p)
+                if pv is None:
+                    pv = names[p] = IRI(p.value)
+                gv = names.get(g, _MISSING)
+                if gv is _MISSING:
+                    gv = names[g] = _graph_from_ox(g)
+                yield (fixed_s if fixed_s is not None else _from_ox(q.subject), pv,
+                       fixed_o if fixed_o is not None else _from_ox(q.object), gv)
+            if len(names) > 4096:
+                names.clear()
 
     def _query(self, sparql: str, bindings: Mapping[str, Term] | None, source: str) -> Any:
         subs = {ox.Variable(k): _to_ox(v) for k, v in (bindings or {}).items()} or None

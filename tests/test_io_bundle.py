@@ -105,7 +105,7 @@ def test_claim_bundle_keeps_attributes_and_qualified_relations(rag_store):
     (content,) = doc["bundle"].values()
     usages = [u for u in content["used"].values() if "pg:rank" in u]
     assert sorted((u["pg:rank"]["$"], u["pg:score"]["$"]) for u in usages) == [
-        ("1", "3.5"), ("2", "2.25"), ("3", "1.0")]
+        ("1", "3.5"), ("2", "2.25"), ("3", "1")]  # the stored lexical form (the store keeps 1.0 as "1")
     assert {u["pg:score"]["type"] for u in usages} == {"xsd:double"}
     snapshot = content["entity"][r["policy_v1"].iri.replace("ni:///sha-256;", "ni:")]
     assert snapshot["pg:observedAt"] == {"$": "2026-03-01T09:00:00Z", "type": "xsd:dateTime"}
@@ -192,6 +192,24 @@ def test_cli_export_and_verify_bundle(rag_store, runner, tmp_path, monkeypatch):
     res = runner.invoke(cli, ["export", "--all", "--claim", "urn:x:c", "--format", "nquads"])
     assert res.exit_code == 2 and "exactly one of" in res.stderr
 
+
+def test_cli_export_writes_the_whole_file_or_nothing(rag_store, runner, tmp_path, monkeypatch):
+    store, r = rag_store
+    import provgraph.cli as cli_mod
+
+    monkeypatch.setattr(cli_mod._Ctx, "store", lambda self: store)
+    monkeypatch.setattr(cli_mod._Ctx, "close", lambda self: None)
+    out = tmp_path / "claim.json"
+    out.write_bytes(b"an earlier export")
+    res = runner.invoke(cli, ["export", "--claim", "urn:x:no-such-claim", "-o", str(out)])
+    assert res.exit_code == 1 and "urn:x:no-such-claim" in res.stderr
+    assert out.read_bytes() == b"an earlier export" and sorted(tmp_path.iterdir()) == [out]
+    res = runner.invoke(cli, ["export", "--run", r["run"], "-o", str(out)], catch_exceptions=False)
+    assert res.exit_code == 0 and sorted(tmp_path.iterdir()) == [out]
+    assert verify_bundle(out.read_bytes()).ok
+    res = runner.invoke(cli, ["export", "--claim", r["claim_quote"].iri, "--format", "prov-json"],
+                        catch_exceptions=False)
+    assert res.exit_code == 0 and verify_bundle(res.stdout_bytes).ok
 
 def _claim_json(store, r):
     result = export(store, "prov-json", claim=r["claim_quote"].iri)

@@ -47,16 +47,22 @@ DOT and SVG drawings carry no digest.
 from __future__ import annotations
 
 import hashlib
-from collections.abc import Iterable
+import heapq
+import io
+import tempfile
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
+from typing import Any, BinaryIO
 
 from ..errors import NotFound, SerializationError
 from ..ids import content_iri
 from ..store import ANY_GRAPH, ProvStore, iri_error, rdfc_canonical_nquads
-from ..terms import IRI, BNode, Literal, Quad
+from ..terms import IRI, BNode, Literal, Quad, Term
 from ..vocab import GRAPH, OA, PG, PROV, RDF, RDFS
 from ..xsd import canonical
 from . import get, read, write
+from .provjson_stream import NotStreamable, PROVJSONStream, nt_line
+from .provo import _QUAL_TO_BINARY, _QUALIFIED
 
 __all__ = ["ExportResult", "BundleCheck", "export", "lineage_closure", "bundle_digest",
            "verify_bundle", "LINEAGE_PROPERTIES"]
@@ -176,7 +182,7 @@ def bundle_digest(quads: Iterable[Quad], bundle: IRI) -> tuple[str, int]:
 
 
 def export(store: ProvStore, format: str, *, claim: str | None = None, run: str | None = None,
-           everything: bool = False) -> ExportResult:
+           everything: bool = False, out: BinaryIO | None = None) -> ExportResult:
     """Export a claim bundle, a run bundle, or the whole store.
 
     Args:
@@ -185,6 +191,10 @@ def export(store: ProvStore, format: str, *, claim: str | None = None, run: str 
         claim: IRI of a claim (or any recorded resource): export its lineage bundle.
         run: IRI of a run: export the run's lineage bundle.
         everything: export every graph except the ontology graph, as stored.
+        out: a binary stream to write the file to; then :attr:`ExportResult.data`
+            is empty. PROV-JSON claim and run bundles are written to it in bounded
+            memory (:mod:`provgraph.io.provjson_stream`); the other formats, and
+            statements outside that module's shapes, are built in memory first.
 
     Exactly one of ``claim``, ``run``, ``everything`` must be given.
 
@@ -209,7 +219,7 @@ def export(store: ProvStore, format: str, *, claim: str | None = None, run: str 
     spec = get(format)
     if everything:
         quads = [q for q in store.quads() if q[3] != GRAPH.ONTOLOGY]
-        return ExportResult(write(quads, format), format, len(quads))
+        return _deliver(ExportResult(write(quads, format), format, len(quads)), out)
     for option, value in (("claim", claim), ("run", run)):
         if value is not None and (why := iri_error(str(value))) is not None:
             raise ValueError(f"{option} {value!r} is not an absolute IRI ({why})")
@@ -217,30 +227,241 @@ def export(store: ProvStore, format: str, *, claim: str | None = None, run: str 
         seed = IRI(claim)
         if not store.has_subject(seed):
             raise NotFound(seed, "claim")
-        seeds = [seed]
         kind = "claim"
     else:
         seed = IRI(str(run))
         if seed not in store.named_graphs():
             raise NotFound(seed, "run graph")
-        seeds = sorted({q[0] for q in store.quads(graph=seed) if isinstance(q[0], IRI)})
-        seeds += sorted({q[0] for q in store.quads(graph=seed) if isinstance(q[0], BNode)})
         kind = "run"
     bundle = content_iri("bundle", kind, seed)
-    content_graph = bundle if spec.datasets else None
-    content = [(s, p, o, content_graph) for s, p, o, _ in lineage_closure(store, seeds)]
-    content = list(dict.fromkeys(content))
     describe = [(bundle, RDF.type, PROV.Entity, None), (bundle, RDF.type, PROV.Bundle, None),
                 (bundle, RDFS.label, Literal(f"lineage of {kind} <{seed}>"), None),
                 (bundle, RDFS.seeAlso, seed, None)]
+    if format == "prov-json":
+        try:
+            return _stream_provjson(store, kind, seed, bundle, describe, out)
+        except NotStreamable:
+            pass  # the general mapping below handles every shape
+    if kind == "claim":
+        seeds = [seed]
+    else:
+        seeds = _run_subjects(store, seed)
+    content_graph = bundle if spec.datasets else None
+    content = [(s, p, o, content_graph) for s, p, o, _ in lineage_closure(store, seeds)]
+    content = list(dict.fromkeys(content))
     if spec.kind == "image":
-        return ExportResult(write(content + describe, format), format, len(content), bundle)
+        return _deliver(ExportResult(write(content + describe, format), format, len(content),
+                                     bundle), out)
     readback = read(write(content + describe, format), format, name="(export)")
     digest, _ = bundle_digest(readback.quads, bundle)
     n = len({(s, p, o) for s, p, o, _ in readback.quads if s != bundle})
     describe.append((bundle, PG.sha256, Literal(digest), None))
     data = write(content + describe, format)
-    return ExportResult(data, format, n, bundle, digest)
+    return _deliver(ExportResult(data, format, n, bundle, digest), out)
+
+
+def _deliver(result: ExportResult, out: BinaryIO | None) -> ExportResult:
+    if out is not None:
+        out.write(result.data)
+        result.data = b""
+    return result
+
+
+def _run_subjects(store: ProvStore, run: IRI) -> list[IRI | BNode]:
+    rows = store.select("SELECT DISTINCT ?g ?s WHERE { GRAPH ?g { ?s ?p ?o } }", {"g": run},
+                        source="(run bundle subjects)")
+    subjects = [r["s"] for r in rows]
+    return sorted(s for s in subjects if isinstance(s, IRI)) + sorted(
+        s for s in subjects if isinstance(s, BNode))  # type: ignore[type-var]
+
+
+# ---------------------------------------------------------------------------
+# streaming PROV-JSON (provgraph.io.provjson_stream): claim and run bundles
+
+_QUALIFIED_PROPS = frozenset(_QUALIFIED)
+_FOLLOW = LINEAGE_PROPERTIES | _DESCRIBING
+
+
+def _pos(store: ProvStore, s: IRI) -> list[tuple[IRI, Term]]:
+    """The (predicate, object) pairs of ``s`` a bundle holds: every graph but the
+    ontology's, without invalidations, distinct, in a stable order."""
+    got = {(p, o) for _, p, o, g in store.quads(s, None, None, ANY_GRAPH)
+           if g != GRAPH.ONTOLOGY and p not in _LEFT_OUT}
+    return sorted(got, key=_pair_key)
+
+
+def _pair_key(po: tuple[IRI, Term]) -> tuple[str, int, str, str, str]:
+    p, o = po
+    if isinstance(o, Literal):
+        return (p, 1, o.value, o.datatype or "", o.language or "")
+    return (p, 0, o, "", "")
+
+
+def _upstream(pos: list[tuple[IRI, Term]]) -> Iterator[Term]:
+    for p, o in pos:
+        if not isinstance(o, Literal) and (p in _FOLLOW or isinstance(o, BNode)):
+            yield o
+
+
+def _claim_walk(store: ProvStore, seeds: list[IRI]) -> Iterator[tuple[IRI, list, dict]]:
+    """A claim's closure in memory, subject by subject in IRI order; a qualified
+    node goes with the subject that qualifies it."""
+    closure: dict[Term, list[tuple[IRI, Term]]] = {}
+    todo: list[Term] = list(seeds)
+    while todo:
+        s = todo.pop()
+        if s in closure:
+            continue
+        if isinstance(s, BNode):
+            raise NotStreamable(f"blank node _:{s} in the closure")
+        pos = closure[s] = _pos(store, s)  # type: ignore[arg-type]
+        todo.extend(o for o in _upstream(pos) if o not in closure)
+    owners: dict[Term, int] = {}
+    for pos in closure.values():
+        for p, o in pos:
+            if p in _QUALIFIED_PROPS and not isinstance(o, Literal):
+                owners[o] = owners.get(o, 0) + 1
+    if any(n > 1 for n in owners.values()):
+        raise NotStreamable("a qualified node qualifies more than one relation")
+    for s in sorted(closure):  # type: ignore[type-var]
+        if s in owners:
+            continue
+        pos = closure[s]
+        yield s, pos, {o: closure[o] for p, o in pos if p in _QUALIFIED_PROPS and o in owners}
+
+
+def _run_walk(store: ProvStore, seeds: list[IRI | BNode]) -> Iterator[tuple[IRI, list, dict]]:
+    """A run's closure streamed from the store, each subject read once, in IRI
+    order (depth first upstream); a qualified node goes with the subject that
+    qualifies it. A subject shaped like a qualified node (typed with an influence
+    class, or holding ``prov:entity``/``activity``/``agent``...) that comes before
+    its owner waits for it; one nobody claims is written on its own at the end."""
+    seen: set[Term] = set(seeds)
+    done: set[Term] = set()
+    waiting: dict[Term, list[tuple[IRI, Term]]] = {}
+    todo: list[Term] = list(reversed(seeds))
+    final = False
+    while True:
+        if not todo:
+            if final or not waiting:
+                break
+            final = True  # only unclaimed nodes are left: write them on their own
+            todo = sorted(waiting, reverse=True)  # type: ignore[type-var]
+            continue
+        s = todo.pop()
+        if s in done:
+            continue
+        if isinstance(s, BNode):
+            raise NotStreamable(f"blank node _:{s} in the closure")
+        pos = waiting.pop(s, None) if final else None
+        if pos is None:
+            pos = _pos(store, s)  # type: ignore[arg-type]
+            if not final and _node_like(pos):
+                waiting[s] = pos
+                continue
+        done.add(s)
+        nodes = {}
+        for p, o in pos:
+            if p in _QUALIFIED_PROPS and not isinstance(o, Literal):
+                if o in done:
+                    raise NotStreamable(f"qualified node <{o}> qualifies more than one relation")
+                done.add(o)
+                got = waiting.pop(o, None)
+                nodes[o] = got if got is not None else _pos(store, o)  # type: ignore[arg-type]
+        yield s, pos, nodes  # type: ignore[misc]
+        for part in (pos, *nodes.values()):
+            for o in _upstream(part):
+                if o not in seen:
+                    seen.add(o)
+                    todo.append(o)
+
+
+_NODE_CLASSES = frozenset(cls for _, _, cls in _QUAL_TO_BINARY.values())
+_NODE_OBJECTS = frozenset(obj for _, obj, _ in _QUAL_TO_BINARY.values())
+
+
+def _node_like(pos: list[tuple[IRI, Term]]) -> bool:
+    return any(p in _NODE_OBJECTS or (p == RDF.type and o in _NODE_CLASSES) for p, o in pos)
+
+
+class _Digest:
+    """The bundle digest (module docstring) over statements fed one at a time, in
+    bounded memory: canonical lines are sorted in runs of ``limit`` lines, spilled
+    to temporary files and merged. Only for blank-node-free statements, whose
+    RDFC-1.0 canonical form is their sorted, distinct N-Quads lines."""
+
+    def __init__(self, bundle: IRI, limit: int = 400_000) -> None:
+        self.bundle = bundle
+        self.limit = limit
+        self.lines: list[str] = []
+        self.runs: list[Any] = []
+        self._skip = f"<{bundle}> <{PG.sha256}> "
+        self._own = f"<{bundle}> "
+        self._literals: dict[Term, str] = {}
+
+    def add(self, t: tuple[Any, IRI, Term]) -> None:
+        s, p, o = t
+        if type(o) is IRI:
+            self.lines.append(f"<{s}> <{p}> <{o}> .")
+        else:
+            text = self._literals.get(o)  # type: ignore[call-overload]
+            if text is None:
+                if len(self._literals) > 65536:
+                    self._literals.clear()
+                text = self._literals[o] = nt_line("", "", canonical(o) if isinstance(
+                    o, Literal) else o)[6:]  # the object after "<> <> "
+            self.lines.append(f"<{s}> <{p}> {text}")
+        if len(self.lines) >= self.limit:
+            self._spill()
+
+    def _spill(self) -> None:
+        f = tempfile.TemporaryFile("w+", encoding="utf-8")
+        f.writelines(line + "\n" for line in sorted(set(self.lines)))
+        f.seek(0)
+        self.runs.append(f)
+        self.lines = []
+
+    def finish(self) -> tuple[str, int]:
+        """``(hex digest, statements not about the bundle itself)``."""
+        mine = sorted(line + "\n" for line in set(self.lines))
+        h = hashlib.sha256()
+        n = 0
+        last = None
+        try:
+            for line in heapq.merge(mine, *self.runs):
+                if line == last or line.startswith(self._skip):
+                    continue
+                last = line
+                h.update(line.encode("utf-8"))
+                n += not line.startswith(self._own)
+        finally:
+            for f in self.runs:
+                f.close()
+        return h.hexdigest(), n
+
+
+def _stream_provjson(store: ProvStore, kind: str, seed: IRI, bundle: IRI,
+                     describe: list[Quad], out: BinaryIO | None) -> ExportResult:
+    digest = _Digest(bundle)
+    stream = PROVJSONStream(bundle, digest.add)
+    try:
+        walk = _claim_walk(store, [seed]) if kind == "claim" else \
+            _run_walk(store, _run_subjects(store, seed))
+        for s, pos, nodes in walk:
+            stream.subject(s, pos, nodes)
+        for _, p, o, _ in describe:
+            digest.add((bundle, p, o))
+        hexdigest, n = digest.finish()
+        stream.describe(bundle, [(p, o) for _, p, o, _ in describe]
+                        + [(PG.sha256, Literal(hexdigest))], emit=False)
+        if out is not None:
+            stream.write(out)
+            return ExportResult(b"", "prov-json", n, bundle, hexdigest)
+        buf = io.BytesIO()
+        stream.write(buf)
+        return ExportResult(buf.getvalue(), "prov-json", n, bundle, hexdigest)
+    finally:
+        stream.close()
 
 
 def verify_bundle(data: bytes, format: str = "auto", *, name: str = "<input>") -> BundleCheck:
