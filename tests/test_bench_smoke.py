@@ -109,3 +109,27 @@ def test_build_store_holds_what_the_recorder_writes(tmp_path):
     assert fast.originals.get(sha256_hex(snap)) == snap
     fast.close()
     slow.close()
+
+
+def test_export_benchmark_runs_end_to_end_on_a_tiny_workload(tmp_path):
+    """bench_export.run on 12 answers: both sides measured, in child processes."""
+    from bench import bench_export
+
+    res = bench_export.run(12, workdir=str(tmp_path), n_claims=3)
+    p, g = res["prov"], res["provgraph"]
+    assert g["available"] and p["records"] > 12 * 10
+    assert g["statements"] == _run_bundle_statements(12) and g["scan_quads"] >= g["statements"]
+    assert g["import_quads"] > p["records"] and g["maxrss_mb"] > 0 and g["claim_ms_median"] > 0
+    assert list(tmp_path.iterdir()) == []  # every temporary store and file removed
+
+
+def _run_bundle_statements(n):
+    """The run bundle's size through the general (read-back) path, in N-Quads."""
+    from provgraph.io.bundle import export
+
+    store = EmbeddedStore()
+    wl = w.Workload(n)
+    w.record_workload(store, wl)
+    got = export(store, "nquads", run=wl.run_iri).statements
+    store.close()
+    return got

@@ -314,3 +314,19 @@ def test_library_lineage_of_the_quoted_claim(demo):
     assert by_node[old.extraction.iri].label == "by provgraph-demo-rst 1.0"
     assert {r.label for r in rows if r.kind == "Parser"} == {"provgraph-demo-rst 1.0"}
     assert demo.pipeline.v2["docs/installation.rst"].snapshot.iri not in by_node
+
+
+def test_demo_bundles_stream_and_agree_with_the_general_path(store, monkeypatch):
+    from .test_io_provjson_stream import Paths
+
+    paths = Paths(monkeypatch)
+    claims = [r["c"] for r in store.select(
+        "SELECT DISTINCT ?c WHERE { ?c a <https://w3id.org/provgraph/ns#Claim> }")]
+    runs = [r["g"] for r in store.select(
+        "SELECT DISTINCT ?g WHERE { GRAPH ?g { ?g a <https://w3id.org/provgraph/ns#Run> } }")]
+    assert len(claims) > 25 and runs
+    for c in sorted(claims):
+        paths.agree(store, c, claim=c)
+    for g in runs:
+        paths.agree(store, g, run=g)
+    assert (paths.streamed, paths.fell_back) == (len(claims) + len(runs), 0)

@@ -42,6 +42,15 @@ bundle's statements and its description share the default graph. In the
 formats that hold named graphs, :func:`verify_bundle` also checks that the
 description is in the default graph and everything else in the bundle's graph.
 DOT and SVG drawings carry no digest.
+
+How a bundle is written: in PROV-JSON, statements of the shapes provgraph itself
+records go through :mod:`provgraph.io.provjson_stream`, subject by subject, in
+bounded memory (record text and the digest's sorted lines spill to temporary
+files), and the digest is computed from the statements as the file reads back
+(that module's docstring says why that is exact); anything else, and every
+other format, is mapped in memory by :func:`provgraph.io.provo.quads_to_document`
+(or serialized by pyoxigraph), written, and read back to compute the digest.
+Both give the same digest for the same bundle (tests/test_io_provjson_stream.py).
 """
 
 from __future__ import annotations
