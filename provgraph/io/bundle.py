@@ -399,7 +399,7 @@ class _Digest:
     to temporary files and merged. Only for blank-node-free statements, whose
     RDFC-1.0 canonical form is their sorted, distinct N-Quads lines."""
 
-    def __init__(self, bundle: IRI, limit: int = 400_000) -> None:
+    def __init__(self, bundle: IRI, limit: int = 200_000) -> None:
         self.bundle = bundle
         self.limit = limit
         self.lines: list[str] = []

@@ -67,7 +67,7 @@ from .provo import (
 
 __all__ = ["NotStreamable", "PROVJSONStream", "SPOOL_BYTES", "nt_line"]
 
-SPOOL_BYTES = 4 * 1024 * 1024
+SPOOL_BYTES = 1024 * 1024
 """Record text kept in memory per PROV-JSON section before it is spooled to a temporary file."""
 
 _P = "http://www.w3.org/ns/prov#"
@@ -130,6 +130,8 @@ class _Names:
         got = self._cache.get(iri)
         if got is not None:
             return got
+        if len(self._cache) > 65536:  # bounded: a run has millions of distinct IRIs
+            self._cache.clear()
         ns, local, hint = split_iri(iri)
         prefix = self._by_uri.get(ns)
         if prefix is None:
