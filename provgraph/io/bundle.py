@@ -393,6 +393,10 @@ def _node_like(pos: list[tuple[IRI, Term]]) -> bool:
     return any(p in _NODE_OBJECTS or (p == RDF.type and o in _NODE_CLASSES) for p, o in pos)
 
 
+_LITERAL_TEXT: dict[Term, str] = {}
+"""Object term -> its canonical N-Quads text, shared by every digest (bounded)."""
+
+
 class _Digest:
     """The bundle digest (module docstring) over statements fed one at a time, in
     bounded memory: canonical lines are sorted in runs of ``limit`` lines, spilled
@@ -406,18 +410,17 @@ class _Digest:
         self.runs: list[Any] = []
         self._skip = f"<{bundle}> <{PG.sha256}> "
         self._own = f"<{bundle}> "
-        self._literals: dict[Term, str] = {}
 
     def add(self, t: tuple[Any, IRI, Term]) -> None:
         s, p, o = t
         if type(o) is IRI:
             self.lines.append(f"<{s}> <{p}> <{o}> .")
         else:
-            text = self._literals.get(o)  # type: ignore[call-overload]
+            text = _LITERAL_TEXT.get(o)  # type: ignore[call-overload]
             if text is None:
-                if len(self._literals) > 65536:
-                    self._literals.clear()
-                text = self._literals[o] = nt_line("", "", canonical(o) if isinstance(
+                if len(_LITERAL_TEXT) > 65536:
+                    _LITERAL_TEXT.clear()
+                text = _LITERAL_TEXT[o] = nt_line("", "", canonical(o) if isinstance(
                     o, Literal) else o)[6:]  # the object after "<> <> "
             self.lines.append(f"<{s}> <{p}> {text}")
         if len(self.lines) >= self.limit:

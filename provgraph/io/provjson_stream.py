@@ -94,9 +94,28 @@ _ESCAPES.update({0x08: "\\b", 0x09: "\\t", 0x0A: "\\n", 0x0C: "\\f", 0x0D: "\\r"
                  0x22: '\\"', 0x5C: "\\\\"})
 
 
+_CACHE_SIZE = 65536
+_SPLIT: dict[str, tuple[str, str, str]] = {}
+"""split_iri results, shared by every export (bounded)."""
+_CHECKED: dict[Literal, str | None] = {}
+"""Literal -> why it has no exact PROV-JSON form (``None``: it has one), shared (bounded)."""
+
+
 class NotStreamable(Exception):
     """The statements have a shape this module does not write (module docstring);
     the exporter uses :func:`provgraph.io.provo.quads_to_document` instead."""
+
+
+def _inexact(o: Literal) -> str | None:
+    """Why the ``prov`` package would not read typed literal ``o`` back as the same value."""
+    dt = o.datatype or ""
+    if dt.startswith(_XSD) and dt not in _SAME_VALUE_XSD:
+        return "a datatype the prov package reads as another value"
+    if dt.startswith(_XSD) and ill_typed(o) is not None:
+        return "ill-typed"
+    if dt == _T_DATETIME and parse_xsd_datetime(o.value) is None:
+        return "an xsd:dateTime the prov package cannot read"
+    return None
 
 
 def nt_line(s: str, p: str, o: Term) -> str:
@@ -130,9 +149,14 @@ class _Names:
         got = self._cache.get(iri)
         if got is not None:
             return got
-        if len(self._cache) > 65536:  # bounded: a run has millions of distinct IRIs
+        if len(self._cache) > _CACHE_SIZE:  # bounded: a run has millions of distinct IRIs
             self._cache.clear()
-        ns, local, hint = split_iri(iri)
+        parts = _SPLIT.get(iri)
+        if parts is None:
+            if len(_SPLIT) > _CACHE_SIZE:
+                _SPLIT.clear()
+            parts = _SPLIT[iri] = split_iri(iri)
+        ns, local, hint = parts
         prefix = self._by_uri.get(ns)
         if prefix is None:
             prefix, n = hint, 1
@@ -242,10 +266,13 @@ class PROVJSONStream:
         dt = o.datatype
         if dt is None or dt == _XSD + "string":
             return o.value
-        if dt.startswith(_XSD) and (dt not in _SAME_VALUE_XSD or ill_typed(o) is not None):
-            raise NotStreamable(f"literal {o.n3()} of <{s}> <{p}>")
-        if dt == _T_DATETIME and parse_xsd_datetime(o.value) is None:
-            raise NotStreamable(f"xsd:dateTime {o.value!r} the prov package cannot read")
+        why = _CHECKED.get(o, "")
+        if why == "":
+            if len(_CHECKED) > _CACHE_SIZE:
+                _CHECKED.clear()
+            why = _CHECKED[o] = _inexact(o)
+        if why is not None:
+            raise NotStreamable(f"literal {o.n3()} of <{s}> <{p}>: {why}")
         return {"$": o.value, "type": self.names(dt)}
 
     def _time(self, s: IRI, p: str, o: Term) -> str:
