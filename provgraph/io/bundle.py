@@ -154,7 +154,7 @@ def lineage_closure(store: ProvStore, seeds: Iterable[IRI]) -> list[Quad]:
     Returns:
         ``list[Quad]`` keeping their graphs, sorted; the ontology graph is never included.
     """
-    todo = list(dict.fromkeys(seeds))
+    todo: list[Any] = list(dict.fromkeys(seeds))
     seen: set[object] = set(todo)
     out: list[Quad] = []
     while todo:
@@ -243,18 +243,16 @@ def export(store: ProvStore, format: str, *, claim: str | None = None, run: str 
             raise NotFound(seed, "run graph")
         kind = "run"
     bundle = content_iri("bundle", kind, seed)
-    describe = [(bundle, RDF.type, PROV.Entity, None), (bundle, RDF.type, PROV.Bundle, None),
-                (bundle, RDFS.label, Literal(f"lineage of {kind} <{seed}>"), None),
-                (bundle, RDFS.seeAlso, seed, None)]
+    describe: list[Quad] = [
+        (bundle, RDF.type, PROV.Entity, None), (bundle, RDF.type, PROV.Bundle, None),
+        (bundle, RDFS.label, Literal(f"lineage of {kind} <{seed}>"), None),
+        (bundle, RDFS.seeAlso, seed, None)]
     if format == "prov-json":
         try:
             return _stream_provjson(store, kind, seed, bundle, describe, out)
         except NotStreamable:
             pass  # the general mapping below handles every shape
-    if kind == "claim":
-        seeds = [seed]
-    else:
-        seeds = _run_subjects(store, seed)
+    seeds: list[Any] = [seed] if kind == "claim" else _run_subjects(store, seed)
     content_graph = bundle if spec.datasets else None
     content = [(s, p, o, content_graph) for s, p, o, _ in lineage_closure(store, seeds)]
     content = list(dict.fromkeys(content))
@@ -312,7 +310,7 @@ def _upstream(pos: list[tuple[IRI, Term]]) -> Iterator[Term]:
             yield o
 
 
-def _claim_walk(store: ProvStore, seeds: list[IRI]) -> Iterator[tuple[IRI, list, dict]]:
+def _claim_walk(store: ProvStore, seeds: list[IRI]) -> Iterator[tuple[Any, list, dict]]:
     """A claim's closure in memory, subject by subject in IRI order; a qualified
     node goes with the subject that qualifies it."""
     closure: dict[Term, list[tuple[IRI, Term]]] = {}
@@ -339,7 +337,7 @@ def _claim_walk(store: ProvStore, seeds: list[IRI]) -> Iterator[tuple[IRI, list,
         yield s, pos, {o: closure[o] for p, o in pos if p in _QUALIFIED_PROPS and o in owners}
 
 
-def _run_walk(store: ProvStore, seeds: list[IRI | BNode]) -> Iterator[tuple[IRI, list, dict]]:
+def _run_walk(store: ProvStore, seeds: list[IRI | BNode]) -> Iterator[tuple[Any, list, dict]]:
     """A run's closure streamed from the store, each subject read once, in IRI
     order (depth first upstream); a qualified node goes with the subject that
     qualifies it. A subject shaped like a qualified node (typed with an influence

@@ -145,7 +145,7 @@ class _Names:
         self._by_uri: dict[str, str] = {}
         self._cache: dict[str, str] = {}
 
-    def __call__(self, iri: str) -> str:
+    def __call__(self, iri: Any) -> str:
         got = self._cache.get(iri)
         if got is not None:
             return got
@@ -275,13 +275,13 @@ class PROVJSONStream:
             raise NotStreamable(f"literal {o.n3()} of <{s}> <{p}>: {why}")
         return {"$": o.value, "type": self.names(dt)}
 
-    def _time(self, s: IRI, p: str, o: Term) -> str:
+    def _time(self, s: Any, p: Any, o: Any) -> str:
         if not (isinstance(o, Literal) and o.datatype == _T_DATETIME and not o.language
                 and parse_xsd_datetime(o.value) is not None):
             raise NotStreamable(f"time {o!r} of <{s}> <{p}> is not an xsd:dateTime prov reads")
         return o.value
 
-    def _attr(self, attrs: dict[str, Any], s: IRI, p: str, o: Term) -> None:
+    def _attr(self, attrs: dict[str, Any], s: Any, p: Any, o: Term) -> None:
         if p == RDF.type or p == PROV_TYPE_PROPERTY:
             if isinstance(o, Literal) is (p == RDF.type) or o == _AUX_TYPE:
                 raise NotStreamable(f"<{s}> <{p}> {o!r} has no exact PROV-DM form")
@@ -302,8 +302,8 @@ class PROVJSONStream:
             attrs[key] = [old, value]
 
     # -- subjects ------------------------------------------------------------------
-    def subject(self, s: IRI, pos: Sequence[tuple[str, Term]],
-                nodes: dict[IRI, Sequence[tuple[str, Term]]]) -> None:
+    def subject(self, s: IRI, pos: Sequence[tuple[Any, Any]],
+                nodes: dict[Any, Sequence[tuple[Any, Any]]]) -> None:
         """Write the records of subject ``s``.
 
         Args:
@@ -318,7 +318,7 @@ class PROVJSONStream:
         if isinstance(s, BNode):
             raise NotStreamable(f"blank node subject _:{s}")
         emit, qn = self.emit, self.names
-        consumed: set[tuple[str, Term]] = set()
+        consumed: set[tuple[Any, Any]] = set()
         for p, node in pos:
             if p not in _QUALIFIED or isinstance(node, Literal):
                 continue
@@ -381,13 +381,13 @@ class PROVJSONStream:
         finally:
             self.emit = saved
 
-    def _name(self, s: IRI, p: str, o: Term) -> str:
+    def _name(self, s: Any, p: Any, o: Any) -> str:
         if not isinstance(o, IRI) or isinstance(o, BNode):
             raise NotStreamable(f"<{s}> <{p}> {o!r}: the object must be an IRI")
         return self.names(o)
 
-    def _element(self, target: dict[str, _Spool], s: IRI, kinds: list[Any],
-                 rest: Sequence[tuple[str, Term]]) -> None:
+    def _element(self, target: dict[str, _Spool], s: Any, kinds: list[Any],
+                 rest: Sequence[tuple[Any, Any]]) -> None:
         attrs: dict[str, Any] = {}
         classes = {v: k for k, v in _ELEMENT_CLASSES.items()}
         for k in kinds:
@@ -412,8 +412,8 @@ class PROVJSONStream:
         for k in kinds[1:]:
             self._record(target, k, ident, {})
 
-    def _qualified(self, s: IRI, qprop: str, node: Term, npos: Sequence[tuple[str, Term]],
-                   consumed: set[tuple[str, Term]]) -> None:
+    def _qualified(self, s: IRI, qprop: str, node: Any, npos: Sequence[tuple[Any, Any]],
+                   consumed: set[tuple[Any, Any]]) -> None:
         if isinstance(node, BNode):
             raise NotStreamable(f"blank qualified node of <{s}> <{qprop}>")
         rtype, subtype = _QUALIFIED[qprop]
