@@ -8,11 +8,11 @@ from __future__ import annotations
 
 import dataclasses
 import datetime as _dt
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
 from typing import Any
 
 from . import ids
-from ._rows import _MIN, _Row, _check_run, _run_query, _str, _int, _time
+from ._rows import _MIN, _Row, _catalog, _check_run, _run_query, _str, _int, _time
 from .normalize import get_policy
 from .errors import OriginalMissingError
 from .store import ProvStore
@@ -66,16 +66,20 @@ class _Renderings:
     else), so a paragraph that was only re-wrapped counts as unchanged and any change
     of a character does not. ``span in renderings`` is the test."""
 
-    __slots__ = ("texts",)
+    __slots__ = ("texts", "_seen")
 
     def __init__(self, texts: list[str]) -> None:
         self.texts = [_SPAN_POLICY.normalize_quote(t) for t in texts]
+        self._seen: dict[str, bool] = {}  # span -> found: each distinct span is looked for once
 
     def __contains__(self, span: object) -> bool:
         if not isinstance(span, str):
             return False
-        needle = _SPAN_POLICY.normalize_quote(span)
-        return any(needle in t for t in self.texts)
+        found = self._seen.get(span)
+        if found is None:
+            needle = _SPAN_POLICY.normalize_quote(span)
+            found = self._seen[span] = any(needle in t for t in self.texts)
+        return found
 
 
 _SPAN_POLICY = get_policy("whitespace")
@@ -143,7 +147,8 @@ def stale(store: ProvStore, *, run: str | None = None) -> list[StaleRow]:
 
     ``stale.rq`` starts from the revision and invalidation statements and follows
     the ``pg:citedSnapshot`` shortcut back to the claims, one index scan per
-    snapshot. Whether a claim's cited span is still present, unchanged, in the
+    snapshot (read grouped by run, snapshot and kind: ``stale-claims.rq``, the same
+    rows). Whether a claim's cited span is still present, unchanged, in the
     newest snapshot needs the retained bytes, which SPARQL cannot read, so it is
     decided here, per revised snapshot rather than per claim:
 
@@ -156,7 +161,9 @@ def stale(store: ProvStore, *, run: str | None = None) -> list[StaleRow]:
        whose whole text still occurs in it is unchanged, and so is every
        span of it: claims resting only on such targets get ``True``;
     3. for the old snapshot itself and each target that changed, the claims resting
-       on it (``citations-of.rq``, ``derived-from.rq``) are checked span by
+       on it (``citations-of.rq``, ``derived-from.rq``; each run only where the
+       cheaper ``stale-citations.rq`` and ``stale-dependents.rq`` show that it can
+       add something) are checked span by
        span: the citation's range (code points, UTF-8 bytes or UTF-16 units),
        else its quote if the target contains it, else the whole target text must
        occur. A derivation from a changed target counts as changed; a
@@ -180,11 +187,7 @@ def stale(store: ProvStore, *, run: str | None = None) -> list[StaleRow]:
             bytes are missing or altered.
     """
     run_iri = _check_run(store, run)
-    kinds: dict[tuple[IRI, IRI, IRI], str] = {}
-    for r in _run_query(store, "stale", {"run": run_iri}):
-        key = (r["run"], r["claim"], r["snapshot"])  # IRIs already
-        if kinds.get(key) != "deleted":  # type: ignore[arg-type]
-            kinds[key] = _str(r["kind"]) or ""  # type: ignore[index]
+    kinds = _stale_kinds(store, run_iri)
     if not kinds:
         return []
     deleted_at: dict[IRI, _dt.datetime | None] = {}
@@ -197,7 +200,9 @@ def stale(store: ProvStore, *, run: str | None = None) -> list[StaleRow]:
     newest = _newest_revisions(store) if updated else {}
     verdicts = _span_verdicts(store, {s: newest[s][0] for s in updated if s in newest})
     rows = []
-    for (run_, claim, snap), kind in kinds.items():
+    for key in sorted(kinds):  # the keys are unique: sorted by run, claim, snapshot
+        run_, claim, snap = key
+        kind = kinds[key]
         if kind == "deleted":
             rows.append(StaleRow(run=run_, claim=claim, snapshot=snap, kind=kind, newest=None,
                                  changed_at=deleted_at.get(snap), span_unchanged=False))
@@ -206,8 +211,33 @@ def stale(store: ProvStore, *, run: str | None = None) -> list[StaleRow]:
             unchanged = verdicts[snap].get(claim, True) if snap in verdicts else None
             rows.append(StaleRow(run=run_, claim=claim, snapshot=snap, kind=kind, newest=tip,
                                  changed_at=when, span_unchanged=unchanged))
-    rows.sort(key=lambda x: (x.run, x.claim, x.snapshot))
     return rows
+
+
+def _stale_kinds(store: ProvStore, run: IRI | None) -> dict[tuple[IRI, IRI, IRI], str]:
+    """(run, claim, snapshot) -> ``"updated"`` or ``"deleted"`` (which wins when both hold)."""
+    kinds: dict[tuple[IRI, IRI, IRI], str] = {}
+    for run_, claim, snap, kind in _stale_rows(store, run):
+        key = (run_, claim, snap)
+        if kind == "deleted" or key not in kinds:
+            kinds[key] = kind
+    return kinds
+
+
+def _stale_rows(store: ProvStore, run: IRI | None) -> Iterator[tuple[IRI, IRI, IRI, str]]:
+    """The rows of ``stale.rq``, read grouped (``stale-claims.rq``), or from
+    ``stale.rq`` itself when a group's list cannot be split back into its claims (a
+    blank-node claim, whose STR fails; an IRI with a space, which no store holds)."""
+    groups = _run_query(store, "stale-claims", {"run": run})
+    if any(g["claims"] is None or term_value(g["claims"]).count(" ") + 1 != _int(g["count"])
+           for g in groups):
+        for r in _run_query(store, "stale", {"run": run}):
+            yield r["run"], r["claim"], r["snapshot"], _str(r["kind"]) or ""  # type: ignore[misc]
+        return
+    for g in groups:
+        run_, snap, kind = g["run"], g["snapshot"], _str(g["kind"]) or ""
+        for claim in term_value(g["claims"]).split(" "):
+            yield run_, IRI(claim), snap, kind  # type: ignore[misc]
 
 
 def _newest_revisions(store: ProvStore) -> dict[IRI, tuple[IRI, _dt.datetime | None]]:
@@ -243,37 +273,74 @@ def _span_verdicts(store: ProvStore, newest: Mapping[IRI, IRI]) -> dict[IRI, dic
     if not newest:
         return {}
     texts = {tip: _snapshot_text(store, tip) for tip in set(newest.values())}
+    changed = _changed_targets(store, newest, texts)
+    out: dict[IRI, dict[IRI, bool | None]] = {snap: {} for snap in newest}
+    # the citations of every changed target first, then what derives from them (a
+    # claim's verdict is the worst of its spans, in any order)
+    for snap, target, text, raw, cited, _ in changed:
+        if not cited:
+            continue
+        body, verdict = texts[newest[snap]], out[snap]
+        for r in _citations_of(store, target):
+            span = _cited_span(r, text, raw) if text is not None else None
+            ok = None if span is None or body is None else span in body
+            claim = IRI(r["claim"])  # type: ignore[arg-type]
+            verdict[claim] = _worse(verdict.get(claim, True), ok)
+    for snap, target, text, _, _, derived in changed:
+        if not derived:
+            continue
+        body, verdict = texts[newest[snap]], out[snap]
+        for r in _derived_from(store, target):
+            claim = IRI(r["claim"])  # type: ignore[arg-type]
+            direct = _str(r["via"]) == "derivation" and text is not None and body is not None
+            verdict[claim] = _worse(verdict.get(claim, True), (text in body) if direct else None)  # type: ignore[operator]
+    dependents: dict[IRI, list[IRI]] = {}  # entity -> the entities derived from it (memo)
+    for verdict in out.values():
+        # a claim derived from a claim whose span changed rests on that span too
+        todo = [c for c, v in verdict.items() if v is not True]
+        while todo:
+            c = todo.pop()
+            if c not in dependents:
+                dependents[c] = [IRI(q[0]) for q in store.quads(None, PROV.wasDerivedFrom, c)]
+            for d in dependents[c]:
+                new = _worse(verdict.get(d, True), verdict[c])
+                if new != verdict.get(d, True) or d not in verdict:
+                    verdict[d] = new
+                    if new is not True:
+                        todo.append(d)
+    return out
+
+
+def _changed_targets(store: ProvStore, newest: Mapping[IRI, IRI],
+                     texts: Mapping[IRI, _Renderings | None],
+                     ) -> list[tuple[IRI, IRI, str | None, bytes | None, bool, bool]]:
+    """What of each revised snapshot to look at closer (``stale-texts.rq``): its
+    chunks whose text no longer occurs in the newest revision, and the snapshot
+    itself and its extracted texts when cited or derived from and changed; as
+    (snapshot, target, the target's text, its bytes for a snapshot, cited, derived)."""
     targets: dict[IRI, list[tuple[IRI, str | None, str | None, bool, bool]]] = {}
+    derived_snapshots: set[IRI] = set()  # revised snapshots a claim is derived from
     for r in _run_query(store, "stale-texts", {}):
         snap = IRI(r["snapshot"])  # type: ignore[arg-type]
-        if snap in newest:
-            targets.setdefault(snap, []).append((
-                IRI(r["target"]), _str(r["text"]), _str(r["sha256"]),  # type: ignore[arg-type]
-                term_value(r["cited"]) is True, term_value(r["quoted"]) is True))
-    out: dict[IRI, dict[IRI, bool | None]] = {}
+        if snap not in newest:
+            continue
+        if term_value(r["derived"]) is True:
+            derived_snapshots.add(snap)
+            continue
+        targets.setdefault(snap, []).append((
+            IRI(r["target"]), _str(r["text"]), _str(r["sha256"]),  # type: ignore[arg-type]
+            term_value(r["cited"]) is True, term_value(r["quoted"]) is True))
+    changed: list[tuple[IRI, IRI, str | None, bytes | None, bool, bool]] = []
     for snap, tip in newest.items():
         body = texts[tip]
-        verdict: dict[IRI, bool | None] = {}
-        out[snap] = verdict
-
-        def check(target: IRI, text: str | None, raw: bytes | None, cited: bool, derived: bool) -> None:
-            for r in _run_query(store, "citations-of", {"target": target}) if cited else ():
-                span = _cited_span(r, text, raw) if text is not None else None
-                ok = None if span is None or body is None else span in body
-                claim = IRI(r["claim"])  # type: ignore[arg-type]
-                verdict[claim] = _worse(verdict.get(claim, True), ok)
-            for r in _run_query(store, "derived-from", {"target": target}) if derived else ():
-                claim = IRI(r["claim"])  # type: ignore[arg-type]
-                direct = _str(r["via"]) == "derivation" and text is not None and body is not None
-                verdict[claim] = _worse(verdict.get(claim, True), (text in body) if direct else None)  # type: ignore[operator]
-
         for target, text, sha, cited, quoted in targets.get(snap, ()):
             if text is not None:  # a chunk: checked only when its text changed
                 if body is None or text not in body:
-                    check(target, text, None, True, True)
+                    changed.append((snap, target, text, None, True, True))
                 continue  # else the whole chunk is unchanged, and so is every span of it
             # the snapshot itself or an extracted text: rarely cited or derived from
-            derived = _derived_by_claim(store, target) if (target == snap or quoted) else False
+            derived = (snap in derived_snapshots if target == snap
+                       else quoted and _derived_by_claim(store, target))
             if not (cited or derived):
                 continue
             raw = None
@@ -288,19 +355,36 @@ def _span_verdicts(store: ProvStore, newest: Mapping[IRI, IRI]) -> dict[IRI, dic
                 text = _digest_text(store, sha) if sha is not None else None
             if text is not None and body is not None and text in body:
                 continue
-            check(target, text, raw, cited, derived)
-        # a claim derived from a claim whose span changed rests on that span too
-        todo = [c for c, v in verdict.items() if v is not True]
-        while todo:
-            c = todo.pop()
-            for q in store.quads(None, PROV.wasDerivedFrom, c):
-                d = IRI(q[0])
-                new = _worse(verdict.get(d, True), verdict[c])
-                if new != verdict.get(d, True) or d not in verdict:
-                    verdict[d] = new
-                    if new is not True:
-                        todo.append(d)
-    return out
+            changed.append((snap, target, text, raw, cited, derived))
+    return changed
+
+
+def _citations_of(store: ProvStore, target: IRI) -> list[dict[str, Term | None]]:
+    """The rows of ``citations-of.rq`` for ``target``: ``stale-citations.rq`` (the
+    same rows without the range, which only a citation with an offset unit has) unless
+    one of its citations has an offset unit."""
+    rows = _of_target(store, "stale-citations", target)
+    if any(r["unit"] is not None for r in rows):
+        return _of_target(store, "citations-of", target)
+    for r in rows:
+        r["start"] = r["end"] = r["end_inclusive"] = None
+    return rows
+
+
+def _derived_from(store: ProvStore, target: IRI) -> list[dict[str, Term | None]]:
+    """The rows of ``derived-from.rq`` for ``target``, which has none unless
+    ``stale-dependents.rq`` finds a claim or a cited entity derived from ``target``."""
+    if not _of_target(store, "stale-dependents", target):
+        return []
+    return _of_target(store, "derived-from", target)
+
+
+def _of_target(store: ProvStore, name: str, target: IRI) -> list[dict[str, Term | None]]:
+    """Run a bundled query whose one parameter is ``?target`` (an IRI read from the
+    store, so the catalog's parameter checks are skipped: a few hundred of these run
+    per call of :func:`stale`)."""
+    q = _catalog().get(name)
+    return store.select(q.text, {"target": target}, source=q.path)
 
 
 def _has(store: ProvStore, s: Any, p: IRI, o: Any) -> bool:
