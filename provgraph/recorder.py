@@ -20,9 +20,12 @@ offsets unless a parameter says otherwise.
 Besides the PROV statements, two provenance shortcuts are written per claim and
 kept consistent with them: ``pg:citedSnapshot`` (each snapshot a citation's
 target derives from) and ``pg:supportAgent`` (each agent associated with an
-activity in the claim's support: model, prompt template, retriever, parser,
-chunker, embedder, aid generator). They make staleness and impact questions
-one-hop lookups (DESIGN.md, engine facts).
+activity in the claim's support: model, prompt template, retriever and the
+models of the aids it used, parser, chunker, embedder, aid generator). They make
+staleness and impact questions one-hop lookups (DESIGN.md, engine facts). Their
+one definition, and the bounded memory of it the Recorder keeps, are in
+:mod:`provgraph._support`; a claim gets the same shortcuts whether its answer
+was recorded by this Recorder or read back from the store.
 
 Reference: PROV-O §3 (https://www.w3.org/TR/prov-o/), PROV-DM §5.
 """
@@ -37,6 +40,7 @@ from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from typing import Any
 
 from . import ids
+from ._support import DEFAULT_CACHE_SIZE, SupportCache
 from .errors import RecordError, ResolutionError
 from .model import (
     Agent, AidRecord, AnswerRecord, ChunkRecord, CitationRecord, ClaimRecord,
@@ -166,6 +170,22 @@ class Recorder:
             already in the store continues it: its identity is not written again.
         started_at: aware start time (default: the clock's now).
         clock: a function returning an aware ``datetime``, used for every omitted time.
+        cache_size: request-time support entries kept in memory (default 8,192; at least 1).
+
+    Memory. To write the support shortcuts without querying the store, the
+    Recorder remembers the support (agents and snapshots) of what it records.
+    Ingestion entries (snapshots, extracted texts, chunks, aids made from chunks,
+    indexed representations) are kept for the Recorder's life: one per corpus
+    item, about 200 bytes each. Request-time entries (queries, retrievals,
+    per-request aids, prompts, answers, claims) are only needed while their
+    answer is being recorded: they are a least-recently-used cache of
+    ``cache_size`` entries (8,192 by default: about 8 per answer, so the last
+    thousand or so answers, about 2 MB), so a long-lived Recorder recording
+    every request of an application into one run stays bounded. An evicted entry,
+    or one recorded by another session, is read back from the store, which gives
+    the same shortcuts (:mod:`provgraph._support` holds the one definition); only
+    that lookup is slower. Entries of an open :meth:`batch` are never evicted
+    before it is stored.
 
     Raises:
         RecordError: a naive datetime or a non-JSON ``config``.
@@ -186,14 +206,16 @@ class Recorder:
                  models: Mapping[str, str] | None = None, code_revision: str | None = None,
                  packages: Sequence[str] | None = None, run_iri: str | None = None,
                  started_at: _dt.datetime | None = None,
-                 clock: Callable[[], _dt.datetime] = _utcnow) -> None:
+                 clock: Callable[[], _dt.datetime] = _utcnow,
+                 cache_size: int = DEFAULT_CACHE_SIZE) -> None:
+        if not isinstance(cache_size, int) or cache_size < 1:
+            raise RecordError(f"cache_size={cache_size!r}: give a whole number of entries, at least 1")
         self.store = store
         self._clock = clock
         self._pending: list[Quad] | None = None
         self._journal = _Journal()
         self._written: set[IRI] = _JournaledSet(self._journal)
-        self._agents_of: dict[IRI, frozenset[IRI]] = _JournaledDict(self._journal)
-        self._snapshots_of: dict[IRI, frozenset[IRI]] = _JournaledDict(self._journal)
+        self._support = SupportCache(store, cache_size)
         self._texts: dict[IRI, str] = _JournaledDict(self._journal)
         iri = _given_iri("run_iri", run_iri) or ids.new_iri()
         started = self._time("started_at", started_at)
@@ -236,15 +258,18 @@ class Recorder:
         self._pending = []
         # An undo log instead of copies of the caches: copying cost O(corpus) per batch (issue 8).
         self._journal.open()
+        self._support.begin()
         try:
             yield self
             pending, self._pending = self._pending, None
             if pending:
                 self.store.add(pending)
             self._journal.close()
+            self._support.commit()
         except BaseException:
             self._pending = None
             self._journal.rollback()
+            self._support.rollback()
             raise
 
     def _emit(self, quads: list[Quad]) -> None:
@@ -324,31 +349,11 @@ class Recorder:
     def _require(self, ref: Ref, what: str) -> IRI:
         """The IRI of ``ref``, which must name something already recorded."""
         iri = iri_of(ref)
-        if not isinstance(ref, str) or iri in self._agents_of or iri in self._written:
+        if not isinstance(ref, str) or iri in self._support or iri in self._written:
             return iri
         if _IRI_SYNTAX.match(iri) and self.store.has_subject(iri):
             return iri
         raise RecordError(f"{what} <{iri}> is not recorded; record it first or pass its record")
-
-    def _support_agents(self, iri: IRI) -> frozenset[IRI]:
-        """Agents in the support of ``iri``, from this recorder's memory or the store
-        (the first lookup of an IRI recorded elsewhere runs one SPARQL query)."""
-        got = self._agents_of.get(iri)
-        if got is not None:
-            return got
-        rows = self.store.select(_SUPPORT_AGENTS_QUERY, {"x": iri})
-        agents = frozenset(IRI(r["agent"]) for r in rows if r["agent"] is not None)
-        self._agents_of[iri] = agents
-        return agents
-
-    def _support_snapshots(self, iri: IRI) -> frozenset[IRI]:
-        got = self._snapshots_of.get(iri)
-        if got is not None:
-            return got
-        rows = self.store.select(_SUPPORT_SNAPSHOTS_QUERY, {"x": iri})
-        snaps = frozenset(IRI(r["snapshot"]) for r in rows if r["snapshot"] is not None)
-        self._snapshots_of[iri] = snaps
-        return snaps
 
     # ------------------------------------------------------------------ ingestion
     def snapshot(self, data: bytes, *, uri: str, media_type: str,
@@ -411,8 +416,7 @@ class Recorder:
                       (qual, RDF.type, PROV.Revision, g), (qual, PROV.entity, prev, g)]
         self._emit(q)
         self._mark_written(snap)
-        self._snapshots_of[snap] = frozenset({snap})
-        self._agents_of[snap] = frozenset()
+        self._support.remember(snap, self._support.derive(snapshots=[snap]), ingestion=True)
         return rec
 
     def deletion(self, snapshot: Ref, *, at: _dt.datetime | None = None) -> IRI:
@@ -485,10 +489,8 @@ class Recorder:
         tdigest = self.store.originals.put(tbytes)
         rec = ExtractionRecord(iri=iri, text_iri=text_iri, snapshot=snap, parser=agent, text=text,
                                text_sha256=tdigest, offset_map=segs)
-        self._texts[text_iri] = text
-        self._snapshots_of[text_iri] = frozenset({snap})
-        self._agents_of[text_iri] = frozenset({agent.iri})
         if self._exists(iri):
+            self._remember_text(text_iri, text, agent, snap)
             return rec
         g = GRAPH.INGESTION
         q = self._activity_quads(iri, PG.Extraction, g, self._time("started_at", started_at) if started_at else None,
@@ -502,7 +504,13 @@ class Recorder:
               (text_iri, PG.offsetMap, lit([list(s) for s in segs]), g)]
         self._emit(q)
         self._mark_written(iri)
+        self._remember_text(text_iri, text, agent, snap)
         return rec
+
+    def _remember_text(self, text_iri: IRI, text: str, parser: Agent, snap: IRI) -> None:
+        self._texts[text_iri] = text
+        self._support.remember(text_iri, self._support.derive(agents=[parser.iri], evidence=[snap]),
+                               ingestion=True)
 
     def _snapshot_size(self, snapshot: SnapshotRecord | str) -> int:
         if isinstance(snapshot, SnapshotRecord):
@@ -579,7 +587,7 @@ class Recorder:
             full = text if text is not None else self._texts.get(text_iri)
             if full is None:
                 raise RecordError("chunking an extraction by IRI needs its text: pass text=")
-            snaps = self._support_snapshots(text_iri)
+            snaps = self._support.of(text_iri).snapshots
             snap = next(iter(snaps)) if snaps else IRI("")
         g = GRAPH.INGESTION
         act = ids.content_iri("chunking", text_iri, agent.name, agent.version, params)
@@ -588,7 +596,7 @@ class Recorder:
             q += self._activity_quads(act, PG.Chunking, g, None, self._time("ended_at", ended_at), [agent])
             q += [(act, PROV.used, text_iri, g), (act, PG.configuration, lit(params), g)]
         out = []
-        parser_agents = self._support_agents(text_iri)
+        support = self._support.derive(agents=[agent.iri], evidence=[text_iri])
         for i, rng in enumerate(ranges):
             try:
                 start, end = (int(x) for x in rng)
@@ -601,8 +609,6 @@ class Recorder:
             chunk_text = full[start:end]
             out.append(ChunkRecord(iri=c, extraction=ext_iri, text_iri=text_iri, snapshot=snap,
                                    start=start, end=end, text=chunk_text))
-            self._agents_of[c] = parser_agents | {agent.iri}
-            self._snapshots_of[c] = frozenset({snap}) if snap else self._support_snapshots(text_iri)
             if self._exists(c):
                 continue
             sel = IRI(f"{c}#position")
@@ -615,6 +621,8 @@ class Recorder:
             self._mark_written(c)
         self._emit(q)
         self._mark_written(act)
+        for chunk in out:
+            self._support.remember(chunk.iri, support, ingestion=True)
         return out
 
     def aid(self, kind: str, *, text: str, model: Agent | tuple[str, str],
@@ -646,12 +654,12 @@ class Recorder:
         g = self.iri if per_request else GRAPH.INGESTION
         iri = ids.content_iri("aid", kind, text, agent.name, agent.version, sorted(sources))
         rec = AidRecord(iri=iri, kind=kind, text=text, model=agent, derived_from=sources)
-        agents = frozenset({agent.iri})
-        for s in sources:
-            agents |= self._support_agents(s)
-        self._agents_of[iri] = agents
-        self._snapshots_of[iri] = frozenset()
-        if self._exists(iri):
+        support = self._support.derive(agents=[agent.iri], evidence=sources, generated=True)
+        # a per-request aid is remembered like the other request-time entries (bounded),
+        # not in the ingestion-lifetime set of written IRIs
+        if self._exists(iri) if not per_request else (iri in self._support
+                                                       or self.store.has_subject(iri)):
+            self._support.remember(iri, support, ingestion=not per_request)
             return rec
         act = ids.content_iri("aid-generation", iri)
         q = self._activity_quads(act, PG.AidGeneration, g, None, self._time("at", at), [agent])
@@ -661,7 +669,9 @@ class Recorder:
         for s in sources:
             q += [(act, PROV.used, s, g), (iri, PROV.wasDerivedFrom, s, g)]
         self._emit(q)
-        self._mark_written(iri)
+        if not per_request:
+            self._mark_written(iri)
+        self._support.remember(iri, support, ingestion=not per_request)
         return rec
 
     def indexed(self, chunk: Ref, *, text: str, segments: Sequence[Segment],
@@ -684,29 +694,29 @@ class Recorder:
         g = GRAPH.INGESTION
         q = self._segments(iri, text, segments, g, "indexed")
         rec = IndexedRecord(iri=iri, text=text, chunk=c, segments=tuple(segments))
-        agents = set(self._support_agents(c))
-        for s in segments:
-            if s.source is not None:
-                agents |= self._support_agents(iri_of(s.source))
-        self._snapshots_of[iri] = self._support_snapshots(c)
         if self._exists(iri):
-            self._agents_of[iri] = frozenset(agents)
+            # recorded before (perhaps with another embedder): the store's statements stand,
+            # and so does the support remembered or read back from them
             return rec
         q += [(iri, RDF.type, PROV.Entity, g), (iri, RDF.type, PG.IndexedRepresentation, g),
               (iri, PG.text, lit(text), g), (iri, PROV.wasDerivedFrom, c, g),
               (iri, PROV.specializationOf, c, g)]
+        evidence = [c]
         for s in segments:
-            if s.source is not None and iri_of(s.source) != c:
+            if s.source is not None and iri_of(s.source) not in evidence:
+                evidence.append(iri_of(s.source))
                 q.append((iri, PROV.wasDerivedFrom, iri_of(s.source), g))
+        agents = []
         if embedder is not None:
             agent = _agent_tuple("embedder", embedder)
-            agents.add(agent.iri)
+            agents.append(agent.iri)
             act = ids.content_iri("indexing", iri, agent.name, agent.version)
             q += self._activity_quads(act, PG.Indexing, g, None, self._time("at", at), [agent])
             q += [(act, PROV.used, c, g), (iri, PROV.wasGeneratedBy, act, g)]
-        self._agents_of[iri] = frozenset(agents)
+        support = self._support.derive(agents=agents, evidence=evidence)
         self._emit(q)
         self._mark_written(iri)
+        self._support.remember(iri, support, ingestion=True)
         return rec
 
     # ------------------------------------------------------------------ request time
@@ -723,8 +733,7 @@ class Recorder:
         self._emit([(q_iri, RDF.type, PROV.Entity, g), (q_iri, RDF.type, PG.Query, g),
                     (q_iri, PG.text, lit(text), g),
                     (q_iri, PROV.generatedAtTime, lit(self._time("at", at)), g)])
-        self._agents_of[q_iri] = frozenset()
-        self._snapshots_of[q_iri] = frozenset()
+        self._support.remember(q_iri, self._support.derive(), ingestion=False)
         return QueryRecord(iri=q_iri, text=text)
 
     def retrieval(self, query: Ref, *, retriever: Agent | tuple[str, str],
@@ -755,11 +764,11 @@ class Recorder:
         q.append((act, PROV.used, q_iri, g))
         if index_version:
             q.append((act, PG.indexVersion, lit(index_version), g))
-        agents = {agent.iri}
+        aid_iris = []
         for a in aids:
             a_iri = iri_of(a)
             q += [(act, PROV.used, a_iri, g), (act, PG.aidUsed, a_iri, g)]
-            agents |= self._support_agents(a_iri)
+            aid_iris.append(a_iri)
         norm: list[tuple[IRI, int, float | None]] = []
         for i, h in enumerate(hits):
             if isinstance(h, Hit):
@@ -775,8 +784,9 @@ class Recorder:
                   (u, PG.rank, lit(int(rank)), g)]
             if score is not None:
                 q.append((u, PG.score, lit(float(score)), g))
+        support = self._support.derive(agents=[agent.iri], inputs=aid_iris)
         self._emit(q)
-        self._agents_of[act] = frozenset(agents)
+        self._support.remember(act, support, ingestion=False)
         return RetrievalRecord(iri=act, query=q_iri, hits=tuple(norm), retriever=agent)
 
     def context_packing(self, *, text: str, segments: Sequence[Segment],
@@ -802,33 +812,30 @@ class Recorder:
         act = ids.content_iri("packing", gi)
         g = self.iri
         when = self._time("at", at)
-        agents: set[IRI] = set()
         tmpl = [_agent_tuple("prompt_template", template)] if template is not None else []
-        agents |= {a.iri for a in tmpl}
         q = self._activity_quads(act, PG.ContextPacking, g, when, when, tmpl)
         q += self._segments(gi, text, segments, g, "context_packing")
         q += [(gi, RDF.type, PROV.Entity, g), (gi, RDF.type, PG.GeneratorInput, g),
               (gi, PG.text, lit(text), g), (gi, PROV.wasGeneratedBy, act, g)]
-        snaps: set[IRI] = set()
         sources = []
         for s in segments:
             if s.source is not None and iri_of(s.source) not in sources:
                 sources.append(iri_of(s.source))
         for src in sources:
             q += [(act, PROV.used, src, g), (gi, PROV.wasDerivedFrom, src, g)]
-            agents |= self._support_agents(src)
-            snaps |= self._support_snapshots(src)
+        informed = []
         if retrieval is not None:
             r = iri_of(retrieval)
             q.append((act, PROV.wasInformedBy, r, g))
-            agents |= self._support_agents(r)
+            informed.append(r)
         for o in omitted:
             q.append((act, PG.omitted, iri_of(o), g))
         if token_budget is not None:
             q.append((act, PG.tokenBudget, lit(int(token_budget)), g))
+        support = self._support.derive(agents=[a.iri for a in tmpl], evidence=sources,
+                                       inputs=informed)
         self._emit(q)
-        self._agents_of[gi] = frozenset(agents)
-        self._snapshots_of[gi] = frozenset(snaps)
+        self._support.remember(gi, support, ingestion=False)
         return InputRecord(iri=gi, packing=act, text=text, segments=tuple(segments))
 
     def generation(self, generator_input: Ref, *, model: Agent | tuple[str, str], text: str,
@@ -858,9 +865,9 @@ class Recorder:
               (ans, RDF.type, PROV.Entity, g), (ans, RDF.type, PG.Answer, g),
               (ans, PG.text, lit(text), g), (ans, PROV.wasGeneratedBy, act, g),
               (ans, PROV.generatedAtTime, lit(end), g)]
+        support = self._support.derive(agents=[agent.iri], inputs=[gi])
         self._emit(q)
-        self._agents_of[ans] = self._support_agents(gi) | {agent.iri}
-        self._snapshots_of[ans] = frozenset()
+        self._support.remember(ans, support, ingestion=False)
         return AnswerRecord(iri=ans, generation=act, text=text, model=agent)
 
     def claim(self, answer: AnswerRecord | str, *, start: int, end: int, kind: str,
@@ -912,8 +919,7 @@ class Recorder:
                          (c, PG.claimStatus, lit(status), g), (c, PG.run, self.iri, g)]
         if gen is not None:
             q.append((c, PROV.wasGeneratedBy, gen, g))
-        agents = set(self._support_agents(ans))
-        snaps: set[IRI] = set()
+        operands = []
         for i, op in enumerate(derived_from):
             o = iri_of(op)
             node = IRI(f"{c}#derivation-{i}")
@@ -921,13 +927,12 @@ class Recorder:
                   (node, RDF.type, PROV.Derivation, g), (node, PROV.entity, o, g)]
             if warrant:
                 q.append((node, PG.warrant, lit(warrant), g))
-            agents |= self._support_agents(o)
-            snaps |= self._support_snapshots(o)
-        q += [(c, PG.supportAgent, a, g) for a in sorted(agents)]
-        q += [(c, PG.citedSnapshot, s, g) for s in sorted(snaps)]
+            operands.append(o)
+        support = self._support.derive(evidence=operands, inputs=[ans])
+        q += [(c, PG.supportAgent, a, g) for a in sorted(support.agents)]
+        q += [(c, PG.citedSnapshot, s, g) for s in sorted(support.snapshots)]
         self._emit(q)
-        self._agents_of[c] = frozenset(agents)
-        self._snapshots_of[c] = frozenset(snaps)
+        self._support.remember(c, support, ingestion=False)
         return ClaimRecord(iri=c, answer=ans, start=start, end=end, text=text, kind=kind,
                            status=status)
 
@@ -1008,14 +1013,17 @@ class Recorder:
                 q.append((sel, PG.policy, lit(declared), g))
         if pinned_sha256:
             q.append((cit, PG.pinnedSha256, lit(pinned_sha256.lower()), g))
+        support = None
         if target_iri is not None:
-            agents = self._support_agents(target_iri)
-            snaps = self._support_snapshots(target_iri)
-            q += [(c, PG.supportAgent, a, g) for a in sorted(agents - self._agents_of.get(c, frozenset()))]
-            q += [(c, PG.citedSnapshot, s, g) for s in sorted(snaps - self._snapshots_of.get(c, frozenset()))]
-            self._agents_of[c] = self._agents_of.get(c, frozenset()) | agents
-            self._snapshots_of[c] = self._snapshots_of.get(c, frozenset()) | snaps
+            # the claim's support grows by the target's: write what it adds
+            old = self._support.of(c)
+            support = self._support.derive(agents=old.agents, snapshots=old.snapshots,
+                                           evidence=[target_iri])
+            q += [(c, PG.supportAgent, a, g) for a in sorted(support.agents - old.agents)]
+            q += [(c, PG.citedSnapshot, s, g) for s in sorted(support.snapshots - old.snapshots)]
         self._emit(q)
+        if support is not None:
+            self._support.remember(c, support, ingestion=False)
         return CitationRecord(iri=cit, claim=c, target_id=str(raw), target=target_iri,
                               start=start, end=end, unit=unit, end_inclusive=end_inclusive,
                               quote=quote, prefix=prefix, suffix=suffix,
@@ -1027,7 +1035,7 @@ class Recorder:
         if not _IRI_SYNTAX.match(raw):
             return None
         iri = IRI(raw)
-        if iri in self._agents_of or iri in self._written:
+        if iri in self._support or iri in self._written:
             return iri
         if self._pending and any(qd[0] == iri for qd in self._pending):
             return iri
@@ -1045,27 +1053,6 @@ def _declared_policy(policy: str | None, quote: str | None) -> str | None:
         return get_policy(policy).label
     except ResolutionError as exc:
         raise RecordError(f"citation policy: {exc}") from None
-
-
-# Support closure of an entity, as SPARQL 1.1 property paths (standard; runs on any endpoint).
-_SUPPORT_AGENTS_QUERY = """
-PREFIX prov: <http://www.w3.org/ns/prov#>
-PREFIX pg: <https://w3id.org/provgraph/ns#>
-SELECT DISTINCT ?x ?agent WHERE {
-  ?x (prov:wasDerivedFrom|pg:segmentSource|pg:segment|prov:wasGeneratedBy/prov:used|prov:wasGeneratedBy/prov:wasInformedBy)* ?up .
-  { ?up prov:wasGeneratedBy/prov:wasAssociatedWith ?agent }
-  UNION { ?up prov:wasAssociatedWith ?agent }
-  UNION { ?up prov:wasGeneratedBy/prov:wasInformedBy/prov:wasAssociatedWith ?agent }
-}"""
-
-_SUPPORT_SNAPSHOTS_QUERY = """
-PREFIX prov: <http://www.w3.org/ns/prov#>
-PREFIX pg: <https://w3id.org/provgraph/ns#>
-SELECT DISTINCT ?x ?snapshot WHERE {
-  FILTER NOT EXISTS { ?x a pg:GeneratedAid }
-  ?x prov:wasDerivedFrom* ?snapshot .
-  ?snapshot a pg:SourceSnapshot .
-}"""
 
 
 def _package_versions(packages: Sequence[str] | None) -> dict[str, str]:
