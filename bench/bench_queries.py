@@ -218,8 +218,7 @@ def build_workload(store: EmbeddedStore, answers: int, *, runs: int = 10, seed: 
             rec = Recorder(buf, label=f"run {r}", packages=[], started_at=T0,
                            run_iri=f"urn:uuid:00000000-0000-7000-8000-{r:012d}")
             rec._bench_run = r  # type: ignore[attr-defined]
-            rec._agents_of = ingest._agents_of  # share the support caches across runs
-            rec._snapshots_of = ingest._snapshots_of
+            rec._support = ingest._support  # share the support cache across runs
             rec._written = ingest._written
         d, d2 = rng.randrange(n_docs), rng.randrange(n_docs)
         use_v2 = r >= runs // 2

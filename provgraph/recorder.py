@@ -20,9 +20,16 @@ offsets unless a parameter says otherwise.
 Besides the PROV statements, two provenance shortcuts are written per claim and
 kept consistent with them: ``pg:citedSnapshot`` (each snapshot a citation's
 target derives from) and ``pg:supportAgent`` (each agent associated with an
-activity in the claim's support: model, prompt template, retriever, parser,
-chunker, embedder, aid generator). They make staleness and impact questions
-one-hop lookups (DESIGN.md, engine facts).
+activity in the claim's support: model, prompt template, retriever and the
+models of the aids it used, parser, chunker, embedder, aid generator). They make
+staleness and impact questions one-hop lookups (DESIGN.md, engine facts). Their
+one definition, and the bounded memory of it the Recorder keeps, are in
+:mod:`provgraph._support`; a claim gets the same shortcuts whether its answer
+was recorded by this Recorder or read back from the store.
+
+This module defines the :class:`Recorder` with its run, batches and request-time
+steps; its ingestion steps are in :mod:`provgraph._ingestion`, the plumbing they
+share in :mod:`provgraph._recording`.
 
 Reference: PROV-O §3 (https://www.w3.org/TR/prov-o/), PROV-DM §5.
 """
@@ -32,126 +39,31 @@ from __future__ import annotations
 import contextlib
 import datetime as _dt
 import importlib.metadata
-import re
-from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from typing import Any
 
 from . import ids
+from ._ingestion import IngestionSteps
+from ._recording import SEGMENT_ORIGINS  # noqa: F401 - re-exported (prompt segment origins)
+from ._recording import (
+    _HEX64, _IRI_SYNTAX, _agent_tuple, _given_iri, _Journal, _JournaledDict, _JournaledSet,
+    _utcnow,
+)
+from ._support import DEFAULT_CACHE_SIZE, SupportCache
 from .errors import RecordError, ResolutionError
 from .model import (
-    Agent, AidRecord, AnswerRecord, ChunkRecord, CitationRecord, ClaimRecord,
-    ExtractionRecord, Hit, IndexedRecord, InputRecord, QueryRecord, Ref, RetrievalRecord,
-    RunRecord, Segment, SnapshotRecord, iri_of,
+    Agent, AnswerRecord, CitationRecord, ClaimRecord, Hit, InputRecord, QueryRecord, Ref,
+    RetrievalRecord, RunRecord, Segment, iri_of,
 )
 from .normalize import get_policy
-from .originals import sha256_hex
 from .store import ProvStore
-from .terms import IRI, Literal, Quad, lit
-from .vocab import AGENT_ROLES, AID_KINDS, CLAIM_KINDS, CLAIM_STATUSES, GRAPH, OA, PG, PROV, RDF, RDFS, UNITS
+from .terms import IRI, Quad, lit
+from .vocab import CLAIM_KINDS, CLAIM_STATUSES, OA, PG, PROV, RDF, RDFS, UNITS
 
 __all__ = ["Recorder"]
 
-SEGMENT_ORIGINS = ("original", "generated", "instruction", "query")
-_HEX64 = re.compile(r"^[0-9a-fA-F]{64}$")
-_IRI_SYNTAX = re.compile(r"^[A-Za-z][A-Za-z0-9+.-]*:[^\s<>\"{}|^`\\]*$")
 
-
-def _utcnow() -> _dt.datetime:
-    return _dt.datetime.now(_dt.timezone.utc)
-
-
-def _check_time(name: str, value: _dt.datetime) -> _dt.datetime:
-    if not isinstance(value, _dt.datetime):
-        raise RecordError(f"{name} must be a datetime, got {type(value).__name__}")
-    if value.tzinfo is None or value.utcoffset() is None:
-        raise RecordError(
-            f"{name}={value.isoformat()!r} is a naive datetime; pass a timezone-aware one "
-            "(for example datetime.now(timezone.utc))"
-        )
-    return value
-
-
-def _given_iri(name: str, value: str | None) -> IRI | None:
-    """A caller-supplied IRI, checked: absolute, no spaces, angle brackets, quotes or braces."""
-    if value is None or value == "":
-        return None
-    if not isinstance(value, str) or not _IRI_SYNTAX.match(value):
-        raise RecordError(f"{name}={value!r} is not an absolute IRI (scheme:..., with no spaces, "
-                          "<, >, quotes or braces); omit it to mint one")
-    return IRI(value)
-
-
-def _agent_tuple(role: str, agent: Agent | tuple[str, str] | str | None) -> Agent:
-    if role not in AGENT_ROLES:
-        raise RecordError(f"unknown agent role {role!r}; use one of {sorted(AGENT_ROLES)}")
-    if agent is None:
-        raise RecordError(f"a {role} agent is required: pass (name, version)")
-    if isinstance(agent, Agent):
-        name, version = agent.name, agent.version
-    elif isinstance(agent, str):
-        name, version = agent, ""
-    else:
-        try:
-            name, version = agent
-        except (TypeError, ValueError):
-            raise RecordError(f"{role} must be (name, version), got {agent!r}") from None
-    if not name:
-        raise RecordError(f"{role} name must not be empty")
-    return Agent(role=role, name=str(name), version=str(version or ""),
-                 iri=ids.content_iri("agent", role, str(name), str(version or "")))
-
-
-_MISSING = object()
-
-
-class _Journal:
-    """Undo log of the Recorder's caches while a batch is open, so a failed batch
-    forgets what it recorded without copying the caches (issue 8: copies cost O(corpus))."""
-
-    def __init__(self) -> None:
-        self.entries: list[tuple[Any, Any, Any]] | None = None
-
-    def open(self) -> None:
-        self.entries = []
-
-    def close(self) -> None:
-        self.entries = None
-
-    def rollback(self) -> None:
-        for container, key, old in reversed(self.entries or []):
-            if isinstance(container, set):
-                set.discard(container, key)
-            elif old is _MISSING:
-                dict.pop(container, key, None)
-            else:
-                dict.__setitem__(container, key, old)
-        self.entries = None
-
-
-class _JournaledDict(dict):  # type: ignore[type-arg]
-    def __init__(self, journal: _Journal) -> None:
-        super().__init__()
-        self._journal = journal
-
-    def __setitem__(self, key: Any, value: Any) -> None:
-        if self._journal.entries is not None:
-            self._journal.entries.append((self, key, self.get(key, _MISSING)))
-        super().__setitem__(key, value)
-
-
-class _JournaledSet(set):  # type: ignore[type-arg]
-    def __init__(self, journal: _Journal) -> None:
-        super().__init__()
-        self._journal = journal
-
-    def add(self, item: Any) -> None:
-        if item not in self:
-            if self._journal.entries is not None:
-                self._journal.entries.append((self, item, None))
-            super().add(item)
-
-
-class Recorder:
+class Recorder(IngestionSteps):
     """Records one run of a RAG pipeline into a :class:`~provgraph.store.ProvStore`.
 
     Args:
@@ -166,6 +78,23 @@ class Recorder:
             already in the store continues it: its identity is not written again.
         started_at: aware start time (default: the clock's now).
         clock: a function returning an aware ``datetime``, used for every omitted time.
+        cache_size: request-time support entries kept in memory (default 8,192; at least 1).
+
+    Memory. To write the support shortcuts without querying the store, the
+    Recorder remembers the support (agents and snapshots) of what it records.
+    Ingestion entries (snapshots, extracted texts, chunks, aids made from chunks,
+    indexed representations) are kept for the Recorder's life: one per corpus
+    item, about 200 bytes each, plus each extracted text itself (to chunk an
+    extraction given by IRI). Request-time entries (queries, retrievals,
+    per-request aids, prompts, answers, claims) are only needed while their
+    answer is being recorded: they are a least-recently-used cache of
+    ``cache_size`` entries, 8,192 by default (7 or 8 per answer: the last
+    thousand or so answers; about 200 bytes an entry, 1.6 MB in all), so a
+    long-lived Recorder that records every request of an application into one
+    run stays bounded. An evicted entry, or one recorded by another session, is
+    read back from the store, which gives the same shortcuts
+    (:mod:`provgraph._support` holds the one definition); only that lookup is
+    slower. Entries of an open :meth:`batch` are never evicted before it is stored.
 
     Raises:
         RecordError: a naive datetime or a non-JSON ``config``.
@@ -186,14 +115,16 @@ class Recorder:
                  models: Mapping[str, str] | None = None, code_revision: str | None = None,
                  packages: Sequence[str] | None = None, run_iri: str | None = None,
                  started_at: _dt.datetime | None = None,
-                 clock: Callable[[], _dt.datetime] = _utcnow) -> None:
+                 clock: Callable[[], _dt.datetime] = _utcnow,
+                 cache_size: int = DEFAULT_CACHE_SIZE) -> None:
+        if not isinstance(cache_size, int) or cache_size < 1:
+            raise RecordError(f"cache_size={cache_size!r}: give a whole number of entries, at least 1")
         self.store = store
         self._clock = clock
         self._pending: list[Quad] | None = None
         self._journal = _Journal()
         self._written: set[IRI] = _JournaledSet(self._journal)
-        self._agents_of: dict[IRI, frozenset[IRI]] = _JournaledDict(self._journal)
-        self._snapshots_of: dict[IRI, frozenset[IRI]] = _JournaledDict(self._journal)
+        self._support = SupportCache(store, cache_size)
         self._texts: dict[IRI, str] = _JournaledDict(self._journal)
         iri = _given_iri("run_iri", run_iri) or ids.new_iri()
         started = self._time("started_at", started_at)
@@ -216,12 +147,7 @@ class Recorder:
             q.append((iri, PG.codeRevision, lit(code_revision), g))
         self._emit(q)
 
-    # ------------------------------------------------------------------ plumbing
-    @property
-    def iri(self) -> IRI:
-        """The run IRI, which is also the name of the run's graph (bundle)."""
-        return self.run.iri
-
+    # ------------------------------------------------------------------ batches
     @contextlib.contextmanager
     def batch(self) -> Iterator["Recorder"]:
         """Group several steps into one transaction.
@@ -236,478 +162,19 @@ class Recorder:
         self._pending = []
         # An undo log instead of copies of the caches: copying cost O(corpus) per batch (issue 8).
         self._journal.open()
+        self._support.begin()
         try:
             yield self
             pending, self._pending = self._pending, None
             if pending:
                 self.store.add(pending)
             self._journal.close()
+            self._support.commit()
         except BaseException:
             self._pending = None
             self._journal.rollback()
+            self._support.rollback()
             raise
-
-    def _emit(self, quads: list[Quad]) -> None:
-        if self._pending is not None:
-            self._pending.extend(quads)
-        else:
-            self.store.add(quads)
-
-    def _time(self, name: str, value: _dt.datetime | None) -> _dt.datetime:
-        return _check_time(name, value) if value is not None else _check_time("clock()", self._clock())
-
-    @staticmethod
-    def _json(name: str, value: Any) -> Literal:
-        try:
-            return lit(dict(value) if isinstance(value, Mapping) else value)
-        except (TypeError, ValueError) as exc:
-            raise RecordError(f"{name} must be JSON-serialisable: {exc}") from None
-
-    def _exists(self, iri: IRI) -> bool:
-        if iri in self._written:
-            return True
-        if self.store.has_subject(iri):
-            self._mark_written(iri)
-            return True
-        return False
-
-    def _mark_written(self, iri: IRI) -> None:
-        self._written.add(iri)
-
-    def _agent_quads(self, agent: Agent, g: IRI) -> list[Quad]:
-        a = agent.iri
-        q: list[Quad] = [
-            (a, RDF.type, PROV.Agent, g), (a, RDF.type, PROV.SoftwareAgent, g),
-            (a, RDF.type, AGENT_ROLES[agent.role], g), (a, PG.agentName, lit(agent.name), g),
-            (a, PG.agentVersion, lit(agent.version), g),
-        ]
-        label = f"{agent.name} {agent.version}".strip()
-        q.append((a, RDFS.label, lit(label), g))
-        return q
-
-    def _activity_quads(self, act: IRI, cls: IRI, g: IRI, started: _dt.datetime | None,
-                        ended: _dt.datetime | None, agents: Iterable[Agent] = ()) -> list[Quad]:
-        q: list[Quad] = [(act, RDF.type, PROV.Activity, g), (act, RDF.type, cls, g),
-                         (act, PG.run, self.iri, g)]
-        if started is not None:
-            q.append((act, PROV.startedAtTime, lit(started), g))
-        if ended is not None:
-            q.append((act, PROV.endedAtTime, lit(ended), g))
-        for agent in agents:
-            q.append((act, PROV.wasAssociatedWith, agent.iri, g))
-            q.extend(self._agent_quads(agent, g))
-        return q
-
-    def _segments(self, owner: IRI, text: str, segments: Sequence[Segment], g: IRI,
-                  what: str) -> list[Quad]:
-        q: list[Quad] = []
-        for i, seg in enumerate(segments):
-            if not isinstance(seg, Segment):
-                raise RecordError(f"{what} segment {i} must be a Segment, got {seg!r}")
-            if not 0 <= seg.start <= seg.end <= len(text):
-                raise RecordError(
-                    f"{what} segment {i} [{seg.start}, {seg.end}) is outside the text "
-                    f"(0..{len(text)} code points)")
-            if seg.origin not in SEGMENT_ORIGINS:
-                raise RecordError(f"{what} segment {i} origin {seg.origin!r}; use one of "
-                                  f"{SEGMENT_ORIGINS}")
-            if seg.origin in ("original", "generated") and seg.source is None:
-                raise RecordError(f"{what} segment {i} is {seg.origin} text but names no source")
-            node = IRI(f"{owner}#segment-{i}")
-            q += [(owner, PG.segment, node, g), (node, RDF.type, PG.Segment, g),
-                  (node, PG.start, lit(seg.start), g), (node, PG.end, lit(seg.end), g),
-                  (node, PG.origin, lit(seg.origin), g)]
-            if seg.source is not None:
-                q.append((node, PG.segmentSource, iri_of(seg.source), g))
-        return q
-
-    def _require(self, ref: Ref, what: str) -> IRI:
-        """The IRI of ``ref``, which must name something already recorded."""
-        iri = iri_of(ref)
-        if not isinstance(ref, str) or iri in self._agents_of or iri in self._written:
-            return iri
-        if _IRI_SYNTAX.match(iri) and self.store.has_subject(iri):
-            return iri
-        raise RecordError(f"{what} <{iri}> is not recorded; record it first or pass its record")
-
-    def _support_agents(self, iri: IRI) -> frozenset[IRI]:
-        """Agents in the support of ``iri``, from this recorder's memory or the store
-        (the first lookup of an IRI recorded elsewhere runs one SPARQL query)."""
-        got = self._agents_of.get(iri)
-        if got is not None:
-            return got
-        rows = self.store.select(_SUPPORT_AGENTS_QUERY, {"x": iri})
-        agents = frozenset(IRI(r["agent"]) for r in rows if r["agent"] is not None)
-        self._agents_of[iri] = agents
-        return agents
-
-    def _support_snapshots(self, iri: IRI) -> frozenset[IRI]:
-        got = self._snapshots_of.get(iri)
-        if got is not None:
-            return got
-        rows = self.store.select(_SUPPORT_SNAPSHOTS_QUERY, {"x": iri})
-        snaps = frozenset(IRI(r["snapshot"]) for r in rows if r["snapshot"] is not None)
-        self._snapshots_of[iri] = snaps
-        return snaps
-
-    # ------------------------------------------------------------------ ingestion
-    def snapshot(self, data: bytes, *, uri: str, media_type: str,
-                 observed_at: _dt.datetime | None = None, revision_of: Ref | None = None,
-                 document: str | None = None) -> SnapshotRecord:
-        """Retain ``data`` and record it as a ``pg:SourceSnapshot`` of the document at ``uri``.
-
-        Args:
-            data: the exact source bytes as fetched (not decoded, not normalised).
-            uri: where the bytes came from (the document's identity by default).
-            media_type: IANA media type, e.g. ``text/markdown; charset=utf-8``.
-            observed_at: when the bytes were fetched (aware; default now).
-            revision_of: the previous snapshot of the same document
-                (``prov:wasRevisionOf``, binary and qualified).
-            document: IRI of the version-independent document; default is minted from ``uri``.
-
-        Returns:
-            :class:`SnapshotRecord`; its IRI is the RFC 6920 ``ni:`` name of the bytes.
-            Recording the same bytes again returns the same IRI and adds nothing.
-
-        Raises:
-            RecordError: ``data`` is not bytes, ``uri`` or ``media_type`` is empty,
-                ``observed_at`` is naive.
-        """
-        if not isinstance(data, (bytes, bytearray)):
-            raise RecordError(f"snapshot data must be bytes, got {type(data).__name__}; "
-                              "encode text first (for example text.encode('utf-8'))")
-        if not uri:
-            raise RecordError("snapshot uri must not be empty")
-        if not media_type:
-            raise RecordError("snapshot media_type must not be empty")
-        observed = self._time("observed_at", observed_at)
-        digest = self.store.originals.put(bytes(data))
-        snap = ids.snapshot_iri(digest)
-        doc = _given_iri("document", document) or ids.content_iri("document", uri)
-        prev = iri_of(revision_of) if revision_of is not None else None
-        if prev == snap:
-            raise RecordError(f"snapshot {snap} cannot be a revision of itself (same bytes)")
-        rec = SnapshotRecord(iri=snap, document=doc, sha256=digest, byte_size=len(data),
-                             media_type=media_type, source_uri=uri, observed_at=observed,
-                             revision_of=prev)
-        g = GRAPH.INGESTION
-        q: list[Quad] = [(doc, RDF.type, PROV.Entity, g), (doc, RDF.type, PG.Document, g),
-                         (doc, PG.sourceUri, lit(uri), g), (snap, PROV.specializationOf, doc, g)]
-        if not self._exists(snap):
-            obs = ids.content_iri("observation", digest)
-            q += [
-                (snap, RDF.type, PROV.Entity, g), (snap, RDF.type, PG.SourceSnapshot, g),
-                (snap, PG.sha256, lit(digest), g), (snap, PG.byteSize, lit(len(data)), g),
-                (snap, PG.mediaType, lit(media_type), g), (snap, PG.sourceUri, lit(uri), g),
-                (snap, PG.observedAt, lit(observed), g),
-                (snap, PROV.generatedAtTime, lit(observed), g),
-                (snap, PROV.wasGeneratedBy, obs, g),
-            ]
-            q += self._activity_quads(obs, PG.Observation, g, None, observed)
-            if prev is not None:
-                qual = IRI(f"{snap}#revision")
-                q += [(snap, PROV.wasRevisionOf, prev, g),
-                      (snap, PROV.qualifiedRevision, qual, g),
-                      (qual, RDF.type, PROV.Revision, g), (qual, PROV.entity, prev, g)]
-        self._emit(q)
-        self._mark_written(snap)
-        self._snapshots_of[snap] = frozenset({snap})
-        self._agents_of[snap] = frozenset()
-        return rec
-
-    def deletion(self, snapshot: Ref, *, at: _dt.datetime | None = None) -> IRI:
-        """Record that the document of ``snapshot`` (its newest snapshot) was deleted.
-
-        Writes a ``pg:Deletion`` activity that invalidates the snapshot and its
-        document (``prov:wasInvalidatedBy``, ``prov:invalidatedAtTime``).
-
-        Returns:
-            The deletion activity's IRI.
-
-        Raises:
-            RecordError: ``at`` is naive.
-            NotFound: ``snapshot`` is not a recorded snapshot.
-        """
-        snap = iri_of(snapshot)
-        when = self._time("at", at)
-        doc = self._document_of(snap)
-        act = ids.content_iri("deletion", snap)
-        if self._exists(act):
-            return act
-        g = GRAPH.INGESTION
-        q = self._activity_quads(act, PG.Deletion, g, None, when)
-        q += [(snap, PROV.wasInvalidatedBy, act, g), (doc, PROV.wasInvalidatedBy, act, g),
-              (snap, PROV.invalidatedAtTime, lit(when), g), (doc, PROV.invalidatedAtTime, lit(when), g)]
-        self._emit(q)
-        self._written.add(act)
-        return act
-
-    def _document_of(self, snap: IRI) -> IRI:
-        from .errors import NotFound
-
-        for quad in self.store.quads(snap, PROV.specializationOf, None, GRAPH.INGESTION):
-            return quad[2]  # type: ignore[return-value]
-        for quad in self._pending or ():
-            if quad[0] == snap and quad[1] == PROV.specializationOf:
-                return quad[2]  # type: ignore[return-value]
-        raise NotFound(snap, "snapshot")
-
-    def extraction(self, snapshot: SnapshotRecord | str, *, parser: Agent | tuple[str, str],
-                   text: str, offset_map: Sequence[Sequence[int]] | None = None,
-                   config: Mapping[str, Any] | None = None, started_at: _dt.datetime | None = None,
-                   ended_at: _dt.datetime | None = None) -> ExtractionRecord:
-        """Record a parser turning a snapshot into text (``pg:Extraction``).
-
-        Args:
-            snapshot: the snapshot parsed (record or IRI).
-            parser: ``(name, version)`` of the parser, e.g. ``("docutils", "0.21.2")``.
-            text: the extracted text; retained in the originals store.
-            offset_map: ``(text_start, text_end, byte_start, byte_end)`` segments
-                mapping code points of ``text`` to bytes of the snapshot, sorted and
-                non-overlapping. ``None`` means the text is the snapshot decoded as
-                UTF-8 (an identity map, checked).
-            config: parser configuration (JSON); part of the extraction's identity.
-
-        Raises:
-            RecordError: a malformed or out-of-range offset map, or ``offset_map=None``
-                when the text is not the UTF-8 decoding of the snapshot.
-        """
-        snap = iri_of(snapshot)
-        agent = _agent_tuple("parser", parser)
-        cfg = dict(config or {})
-        if not isinstance(text, str):
-            raise RecordError("extraction text must be str")
-        size = self._snapshot_size(snapshot)
-        segs = self._check_offset_map(snap, text, offset_map, size)
-        iri = ids.content_iri("extraction", snap, agent.name, agent.version, cfg)
-        text_iri = ids.content_iri("text", iri)
-        tbytes = text.encode("utf-8")
-        tdigest = self.store.originals.put(tbytes)
-        rec = ExtractionRecord(iri=iri, text_iri=text_iri, snapshot=snap, parser=agent, text=text,
-                               text_sha256=tdigest, offset_map=segs)
-        self._texts[text_iri] = text
-        self._snapshots_of[text_iri] = frozenset({snap})
-        self._agents_of[text_iri] = frozenset({agent.iri})
-        if self._exists(iri):
-            return rec
-        g = GRAPH.INGESTION
-        q = self._activity_quads(iri, PG.Extraction, g, self._time("started_at", started_at) if started_at else None,
-                                 self._time("ended_at", ended_at), [agent])
-        q += [(iri, PROV.used, snap, g), (iri, PG.configuration, lit(cfg), g),
-              (iri, PG.extractedText, text_iri, g),
-              (text_iri, RDF.type, PROV.Entity, g), (text_iri, RDF.type, PG.ExtractedText, g),
-              (text_iri, PROV.wasGeneratedBy, iri, g), (text_iri, PROV.wasDerivedFrom, snap, g),
-              (text_iri, PG.sha256, lit(tdigest), g), (text_iri, PG.byteSize, lit(len(tbytes)), g),
-              (text_iri, PG.offsetUnit, lit("codepoint"), g),
-              (text_iri, PG.offsetMap, lit([list(s) for s in segs]), g)]
-        self._emit(q)
-        self._mark_written(iri)
-        return rec
-
-    def _snapshot_size(self, snapshot: SnapshotRecord | str) -> int:
-        if isinstance(snapshot, SnapshotRecord):
-            return snapshot.byte_size
-        snap = iri_of(snapshot)
-        for quad in self.store.quads(snap, PG.byteSize, None, GRAPH.INGESTION):
-            return int(quad[2].value)  # type: ignore[union-attr]
-        from .errors import NotFound
-
-        raise NotFound(snap, "snapshot")
-
-    def _check_offset_map(self, snap: IRI, text: str, offset_map: Sequence[Sequence[int]] | None,
-                          size: int) -> tuple[tuple[int, int, int, int], ...]:
-        if offset_map is None:
-            digest = ids.digest_of_snapshot_iri(snap)
-            if digest is None:
-                raise RecordError("offset_map is required when the snapshot is not an ni: IRI")
-            raw = self.store.originals.get(digest)
-            try:
-                decoded = raw.decode("utf-8")
-            except UnicodeDecodeError:
-                raise RecordError(f"snapshot {snap} is not UTF-8; pass an offset_map") from None
-            if decoded != text:
-                raise RecordError("offset_map=None means the text is the snapshot decoded as "
-                                  "UTF-8, but it differs; pass the parser's offset map")
-            return ((0, len(text), 0, len(raw)),) if text else ()
-        out: list[tuple[int, int, int, int]] = []
-        last_t = last_b = 0
-        for i, seg in enumerate(offset_map):
-            try:
-                ts, te, bs, be = (int(x) for x in seg)
-            except (TypeError, ValueError):
-                raise RecordError(f"offset_map[{i}] must be (text_start, text_end, byte_start, "
-                                  f"byte_end), got {seg!r}") from None
-            if not (last_t <= ts <= te <= len(text)):
-                raise RecordError(f"offset_map[{i}] text range [{ts}, {te}) is unsorted or past "
-                                  f"the text ({len(text)} code points)")
-            if not (0 <= bs <= be <= size):
-                raise RecordError(f"offset_map[{i}] byte range [{bs}, {be}) is outside the "
-                                  f"snapshot ({size} bytes)")
-            if bs < last_b:
-                raise RecordError(f"offset_map[{i}] byte range starts before the previous one ends")
-            out.append((ts, te, bs, be))
-            last_t, last_b = te, be
-        return tuple(out)
-
-    def chunking(self, extraction: ExtractionRecord | str, *, chunker: Agent | tuple[str, str],
-                 ranges: Sequence[tuple[int, int]], parameters: Mapping[str, Any] | None = None,
-                 text: str | None = None, ended_at: _dt.datetime | None = None) -> list[ChunkRecord]:
-        """Record a chunker splitting an extraction's text into chunks (``pg:Chunking``).
-
-        Args:
-            extraction: the extraction (record, or IRI when ``text`` is given).
-            chunker: ``(name, version)``.
-            ranges: ``(start, end)`` code point ranges of the extracted text, end-exclusive.
-            parameters: chunker parameters (JSON), e.g. ``{"max_chars": 800, "overlap": 100}``.
-            text: the extracted text, needed only when ``extraction`` is an IRI.
-
-        Returns:
-            One :class:`ChunkRecord` per range, in order. Chunk IRIs derive from
-            the extraction, chunker and range, so re-chunking adds nothing.
-
-        Raises:
-            RecordError: a range outside the text, empty, or reversed.
-        """
-        agent = _agent_tuple("chunker", chunker)
-        params = dict(parameters or {})
-        if isinstance(extraction, ExtractionRecord):
-            ext_iri, text_iri, full, snap = (extraction.iri, extraction.text_iri, extraction.text,
-                                             extraction.snapshot)
-        else:
-            ext_iri = iri_of(extraction)
-            text_iri = ids.content_iri("text", ext_iri)
-            full = text if text is not None else self._texts.get(text_iri)
-            if full is None:
-                raise RecordError("chunking an extraction by IRI needs its text: pass text=")
-            snaps = self._support_snapshots(text_iri)
-            snap = next(iter(snaps)) if snaps else IRI("")
-        g = GRAPH.INGESTION
-        act = ids.content_iri("chunking", text_iri, agent.name, agent.version, params)
-        q: list[Quad] = []
-        if not self._exists(act):
-            q += self._activity_quads(act, PG.Chunking, g, None, self._time("ended_at", ended_at), [agent])
-            q += [(act, PROV.used, text_iri, g), (act, PG.configuration, lit(params), g)]
-        out = []
-        parser_agents = self._support_agents(text_iri)
-        for i, rng in enumerate(ranges):
-            try:
-                start, end = (int(x) for x in rng)
-            except (TypeError, ValueError):
-                raise RecordError(f"chunk range {i} must be (start, end), got {rng!r}") from None
-            if not 0 <= start < end <= len(full):
-                raise RecordError(f"chunk range {i} [{start}, {end}) is empty, reversed or outside "
-                                  f"the extracted text (0..{len(full)} code points)")
-            c = ids.content_iri("chunk", text_iri, agent.name, agent.version, start, end)
-            chunk_text = full[start:end]
-            out.append(ChunkRecord(iri=c, extraction=ext_iri, text_iri=text_iri, snapshot=snap,
-                                   start=start, end=end, text=chunk_text))
-            self._agents_of[c] = parser_agents | {agent.iri}
-            self._snapshots_of[c] = frozenset({snap}) if snap else self._support_snapshots(text_iri)
-            if self._exists(c):
-                continue
-            sel = IRI(f"{c}#position")
-            q += [(c, RDF.type, PROV.Entity, g), (c, RDF.type, PG.Chunk, g),
-                  (c, PROV.wasGeneratedBy, act, g), (c, PROV.wasDerivedFrom, text_iri, g),
-                  (c, PG.text, lit(chunk_text), g), (c, PG.start, lit(start), g),
-                  (c, PG.end, lit(end), g), (c, PG.offsetUnit, lit("codepoint"), g),
-                  (c, OA.hasSelector, sel, g), (sel, RDF.type, OA.TextPositionSelector, g),
-                  (sel, OA.start, lit(start), g), (sel, OA.end, lit(end), g)]
-            self._mark_written(c)
-        self._emit(q)
-        self._mark_written(act)
-        return out
-
-    def aid(self, kind: str, *, text: str, model: Agent | tuple[str, str],
-            derived_from: Sequence[Ref], at: _dt.datetime | None = None) -> AidRecord:
-        """Record a generated retrieval aid: never original evidence.
-
-        Args:
-            kind: ``hypothetical_document`` (HyDE), ``contextual_prefix`` or ``generated_question``.
-            text: the generated text.
-            model: ``(name, version)`` of the generator (a language model, or a
-                deterministic local generator recorded as such).
-            derived_from: what the aid was generated from: chunks for a contextual
-                prefix or generated question, the query for a hypothetical document.
-
-        Aids derived only from ingestion entities go to the ingestion graph;
-        aids derived from a query go to the run graph.
-
-        Raises:
-            RecordError: unknown ``kind`` or empty ``derived_from``.
-        """
-        if kind not in AID_KINDS:
-            raise RecordError(f"unknown aid kind {kind!r}; use one of {sorted(AID_KINDS)}")
-        if not derived_from:
-            raise RecordError(f"{kind}: derived_from must name at least one chunk or query")
-        agent = _agent_tuple("model", model)
-        sources = tuple(iri_of(r) for r in derived_from)
-        per_request = any(isinstance(r, QueryRecord) for r in derived_from) or any(
-            not s.startswith("urn:provgraph:") and not s.startswith("ni:") for s in sources)
-        g = self.iri if per_request else GRAPH.INGESTION
-        iri = ids.content_iri("aid", kind, text, agent.name, agent.version, sorted(sources))
-        rec = AidRecord(iri=iri, kind=kind, text=text, model=agent, derived_from=sources)
-        agents = frozenset({agent.iri})
-        for s in sources:
-            agents |= self._support_agents(s)
-        self._agents_of[iri] = agents
-        self._snapshots_of[iri] = frozenset()
-        if self._exists(iri):
-            return rec
-        act = ids.content_iri("aid-generation", iri)
-        q = self._activity_quads(act, PG.AidGeneration, g, None, self._time("at", at), [agent])
-        q += [(iri, RDF.type, PROV.Entity, g), (iri, RDF.type, PG.GeneratedAid, g),
-              (iri, RDF.type, AID_KINDS[kind], g), (iri, PG.text, lit(text), g),
-              (iri, PROV.wasGeneratedBy, act, g)]
-        for s in sources:
-            q += [(act, PROV.used, s, g), (iri, PROV.wasDerivedFrom, s, g)]
-        self._emit(q)
-        self._mark_written(iri)
-        return rec
-
-    def indexed(self, chunk: Ref, *, text: str, segments: Sequence[Segment],
-                embedder: Agent | tuple[str, str] | None = None,
-                at: _dt.datetime | None = None) -> IndexedRecord:
-        """Record the exact text that was embedded or indexed for ``chunk``.
-
-        Args:
-            chunk: the chunk this representation stands for in the index.
-            text: the indexed text, e.g. a contextual prefix followed by the chunk.
-            segments: which code point ranges of ``text`` are original (the chunk)
-                and which generated (an aid), each naming its source.
-            embedder: ``(name, version)`` of the embedding model, when there is one.
-
-        Raises:
-            RecordError: a segment outside ``text`` or without a source.
-        """
-        c = iri_of(chunk)
-        iri = ids.content_iri("indexed", c, text)
-        g = GRAPH.INGESTION
-        q = self._segments(iri, text, segments, g, "indexed")
-        rec = IndexedRecord(iri=iri, text=text, chunk=c, segments=tuple(segments))
-        agents = set(self._support_agents(c))
-        for s in segments:
-            if s.source is not None:
-                agents |= self._support_agents(iri_of(s.source))
-        self._snapshots_of[iri] = self._support_snapshots(c)
-        if self._exists(iri):
-            self._agents_of[iri] = frozenset(agents)
-            return rec
-        q += [(iri, RDF.type, PROV.Entity, g), (iri, RDF.type, PG.IndexedRepresentation, g),
-              (iri, PG.text, lit(text), g), (iri, PROV.wasDerivedFrom, c, g),
-              (iri, PROV.specializationOf, c, g)]
-        for s in segments:
-            if s.source is not None and iri_of(s.source) != c:
-                q.append((iri, PROV.wasDerivedFrom, iri_of(s.source), g))
-        if embedder is not None:
-            agent = _agent_tuple("embedder", embedder)
-            agents.add(agent.iri)
-            act = ids.content_iri("indexing", iri, agent.name, agent.version)
-            q += self._activity_quads(act, PG.Indexing, g, None, self._time("at", at), [agent])
-            q += [(act, PROV.used, c, g), (iri, PROV.wasGeneratedBy, act, g)]
-        self._agents_of[iri] = frozenset(agents)
-        self._emit(q)
-        self._mark_written(iri)
-        return rec
 
     # ------------------------------------------------------------------ request time
     def query(self, text: str, *, at: _dt.datetime | None = None, iri: str | None = None) -> QueryRecord:
@@ -723,8 +190,7 @@ class Recorder:
         self._emit([(q_iri, RDF.type, PROV.Entity, g), (q_iri, RDF.type, PG.Query, g),
                     (q_iri, PG.text, lit(text), g),
                     (q_iri, PROV.generatedAtTime, lit(self._time("at", at)), g)])
-        self._agents_of[q_iri] = frozenset()
-        self._snapshots_of[q_iri] = frozenset()
+        self._support.remember(q_iri, self._support.derive(), ingestion=False)
         return QueryRecord(iri=q_iri, text=text)
 
     def retrieval(self, query: Ref, *, retriever: Agent | tuple[str, str],
@@ -755,11 +221,11 @@ class Recorder:
         q.append((act, PROV.used, q_iri, g))
         if index_version:
             q.append((act, PG.indexVersion, lit(index_version), g))
-        agents = {agent.iri}
+        aid_iris = []
         for a in aids:
             a_iri = iri_of(a)
             q += [(act, PROV.used, a_iri, g), (act, PG.aidUsed, a_iri, g)]
-            agents |= self._support_agents(a_iri)
+            aid_iris.append(a_iri)
         norm: list[tuple[IRI, int, float | None]] = []
         for i, h in enumerate(hits):
             if isinstance(h, Hit):
@@ -775,8 +241,9 @@ class Recorder:
                   (u, PG.rank, lit(int(rank)), g)]
             if score is not None:
                 q.append((u, PG.score, lit(float(score)), g))
+        support = self._support.derive(agents=[agent.iri], inputs=aid_iris)
         self._emit(q)
-        self._agents_of[act] = frozenset(agents)
+        self._support.remember(act, support, ingestion=False)
         return RetrievalRecord(iri=act, query=q_iri, hits=tuple(norm), retriever=agent)
 
     def context_packing(self, *, text: str, segments: Sequence[Segment],
@@ -802,33 +269,30 @@ class Recorder:
         act = ids.content_iri("packing", gi)
         g = self.iri
         when = self._time("at", at)
-        agents: set[IRI] = set()
         tmpl = [_agent_tuple("prompt_template", template)] if template is not None else []
-        agents |= {a.iri for a in tmpl}
         q = self._activity_quads(act, PG.ContextPacking, g, when, when, tmpl)
         q += self._segments(gi, text, segments, g, "context_packing")
         q += [(gi, RDF.type, PROV.Entity, g), (gi, RDF.type, PG.GeneratorInput, g),
               (gi, PG.text, lit(text), g), (gi, PROV.wasGeneratedBy, act, g)]
-        snaps: set[IRI] = set()
         sources = []
         for s in segments:
             if s.source is not None and iri_of(s.source) not in sources:
                 sources.append(iri_of(s.source))
         for src in sources:
             q += [(act, PROV.used, src, g), (gi, PROV.wasDerivedFrom, src, g)]
-            agents |= self._support_agents(src)
-            snaps |= self._support_snapshots(src)
+        informed = []
         if retrieval is not None:
             r = iri_of(retrieval)
             q.append((act, PROV.wasInformedBy, r, g))
-            agents |= self._support_agents(r)
+            informed.append(r)
         for o in omitted:
             q.append((act, PG.omitted, iri_of(o), g))
         if token_budget is not None:
             q.append((act, PG.tokenBudget, lit(int(token_budget)), g))
+        support = self._support.derive(agents=[a.iri for a in tmpl], evidence=sources,
+                                       inputs=informed)
         self._emit(q)
-        self._agents_of[gi] = frozenset(agents)
-        self._snapshots_of[gi] = frozenset(snaps)
+        self._support.remember(gi, support, ingestion=False)
         return InputRecord(iri=gi, packing=act, text=text, segments=tuple(segments))
 
     def generation(self, generator_input: Ref, *, model: Agent | tuple[str, str], text: str,
@@ -858,9 +322,9 @@ class Recorder:
               (ans, RDF.type, PROV.Entity, g), (ans, RDF.type, PG.Answer, g),
               (ans, PG.text, lit(text), g), (ans, PROV.wasGeneratedBy, act, g),
               (ans, PROV.generatedAtTime, lit(end), g)]
+        support = self._support.derive(agents=[agent.iri], inputs=[gi])
         self._emit(q)
-        self._agents_of[ans] = self._support_agents(gi) | {agent.iri}
-        self._snapshots_of[ans] = frozenset()
+        self._support.remember(ans, support, ingestion=False)
         return AnswerRecord(iri=ans, generation=act, text=text, model=agent)
 
     def claim(self, answer: AnswerRecord | str, *, start: int, end: int, kind: str,
@@ -912,8 +376,7 @@ class Recorder:
                          (c, PG.claimStatus, lit(status), g), (c, PG.run, self.iri, g)]
         if gen is not None:
             q.append((c, PROV.wasGeneratedBy, gen, g))
-        agents = set(self._support_agents(ans))
-        snaps: set[IRI] = set()
+        operands = []
         for i, op in enumerate(derived_from):
             o = iri_of(op)
             node = IRI(f"{c}#derivation-{i}")
@@ -921,13 +384,12 @@ class Recorder:
                   (node, RDF.type, PROV.Derivation, g), (node, PROV.entity, o, g)]
             if warrant:
                 q.append((node, PG.warrant, lit(warrant), g))
-            agents |= self._support_agents(o)
-            snaps |= self._support_snapshots(o)
-        q += [(c, PG.supportAgent, a, g) for a in sorted(agents)]
-        q += [(c, PG.citedSnapshot, s, g) for s in sorted(snaps)]
+            operands.append(o)
+        support = self._support.derive(evidence=operands, inputs=[ans])
+        q += [(c, PG.supportAgent, a, g) for a in sorted(support.agents)]
+        q += [(c, PG.citedSnapshot, s, g) for s in sorted(support.snapshots)]
         self._emit(q)
-        self._agents_of[c] = frozenset(agents)
-        self._snapshots_of[c] = frozenset(snaps)
+        self._support.remember(c, support, ingestion=False)
         return ClaimRecord(iri=c, answer=ans, start=start, end=end, text=text, kind=kind,
                            status=status)
 
@@ -1008,14 +470,17 @@ class Recorder:
                 q.append((sel, PG.policy, lit(declared), g))
         if pinned_sha256:
             q.append((cit, PG.pinnedSha256, lit(pinned_sha256.lower()), g))
+        support = None
         if target_iri is not None:
-            agents = self._support_agents(target_iri)
-            snaps = self._support_snapshots(target_iri)
-            q += [(c, PG.supportAgent, a, g) for a in sorted(agents - self._agents_of.get(c, frozenset()))]
-            q += [(c, PG.citedSnapshot, s, g) for s in sorted(snaps - self._snapshots_of.get(c, frozenset()))]
-            self._agents_of[c] = self._agents_of.get(c, frozenset()) | agents
-            self._snapshots_of[c] = self._snapshots_of.get(c, frozenset()) | snaps
+            # the claim's support grows by the target's: write what it adds
+            old = self._support.of(c)
+            support = self._support.derive(agents=old.agents, snapshots=old.snapshots,
+                                           evidence=[target_iri])
+            q += [(c, PG.supportAgent, a, g) for a in sorted(support.agents - old.agents)]
+            q += [(c, PG.citedSnapshot, s, g) for s in sorted(support.snapshots - old.snapshots)]
         self._emit(q)
+        if support is not None:
+            self._support.remember(c, support, ingestion=False)
         return CitationRecord(iri=cit, claim=c, target_id=str(raw), target=target_iri,
                               start=start, end=end, unit=unit, end_inclusive=end_inclusive,
                               quote=quote, prefix=prefix, suffix=suffix,
@@ -1027,7 +492,7 @@ class Recorder:
         if not _IRI_SYNTAX.match(raw):
             return None
         iri = IRI(raw)
-        if iri in self._agents_of or iri in self._written:
+        if iri in self._support or iri in self._written:
             return iri
         if self._pending and any(qd[0] == iri for qd in self._pending):
             return iri
@@ -1045,27 +510,6 @@ def _declared_policy(policy: str | None, quote: str | None) -> str | None:
         return get_policy(policy).label
     except ResolutionError as exc:
         raise RecordError(f"citation policy: {exc}") from None
-
-
-# Support closure of an entity, as SPARQL 1.1 property paths (standard; runs on any endpoint).
-_SUPPORT_AGENTS_QUERY = """
-PREFIX prov: <http://www.w3.org/ns/prov#>
-PREFIX pg: <https://w3id.org/provgraph/ns#>
-SELECT DISTINCT ?x ?agent WHERE {
-  ?x (prov:wasDerivedFrom|pg:segmentSource|pg:segment|prov:wasGeneratedBy/prov:used|prov:wasGeneratedBy/prov:wasInformedBy)* ?up .
-  { ?up prov:wasGeneratedBy/prov:wasAssociatedWith ?agent }
-  UNION { ?up prov:wasAssociatedWith ?agent }
-  UNION { ?up prov:wasGeneratedBy/prov:wasInformedBy/prov:wasAssociatedWith ?agent }
-}"""
-
-_SUPPORT_SNAPSHOTS_QUERY = """
-PREFIX prov: <http://www.w3.org/ns/prov#>
-PREFIX pg: <https://w3id.org/provgraph/ns#>
-SELECT DISTINCT ?x ?snapshot WHERE {
-  FILTER NOT EXISTS { ?x a pg:GeneratedAid }
-  ?x prov:wasDerivedFrom* ?snapshot .
-  ?snapshot a pg:SourceSnapshot .
-}"""
 
 
 def _package_versions(packages: Sequence[str] | None) -> dict[str, str]:

@@ -1,0 +1,390 @@
+"""The Recorder's ingestion steps: snapshots, deletions, extractions, chunks, aids, indexed texts.
+
+Statements go to the shared ingestion graph :data:`provgraph.vocab.GRAPH.INGESTION`
+(aids derived from a query go to the run graph). Content-defined things get
+content-derived IRIs, so recording them twice adds nothing. These are methods
+of :class:`~provgraph.recorder.Recorder`; see its documentation.
+
+Reference: PROV-O §3 (https://www.w3.org/TR/prov-o/), PROV-DM §5.
+"""
+
+from __future__ import annotations
+
+import datetime as _dt
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from . import ids
+from ._recording import RecorderBase, _agent_tuple, _given_iri
+from .errors import NotFound, RecordError
+from .model import (
+    Agent, AidRecord, ChunkRecord, ExtractionRecord, IndexedRecord, QueryRecord, Ref, Segment,
+    SnapshotRecord, iri_of,
+)
+from .terms import IRI, Quad, lit
+from .vocab import AID_KINDS, GRAPH, OA, PG, PROV, RDF
+
+__all__ = ["IngestionSteps"]
+
+
+class IngestionSteps(RecorderBase):
+    """The ingestion steps of :class:`~provgraph.recorder.Recorder`."""
+
+    def snapshot(self, data: bytes, *, uri: str, media_type: str,
+                 observed_at: _dt.datetime | None = None, revision_of: Ref | None = None,
+                 document: str | None = None) -> SnapshotRecord:
+        """Retain ``data`` and record it as a ``pg:SourceSnapshot`` of the document at ``uri``.
+
+        Args:
+            data: the exact source bytes as fetched (not decoded, not normalised).
+            uri: where the bytes came from (the document's identity by default).
+            media_type: IANA media type, e.g. ``text/markdown; charset=utf-8``.
+            observed_at: when the bytes were fetched (aware; default now).
+            revision_of: the previous snapshot of the same document
+                (``prov:wasRevisionOf``, binary and qualified).
+            document: IRI of the version-independent document; default is minted from ``uri``.
+
+        Returns:
+            :class:`SnapshotRecord`; its IRI is the RFC 6920 ``ni:`` name of the bytes.
+            Recording the same bytes again returns the same IRI and adds nothing.
+
+        Raises:
+            RecordError: ``data`` is not bytes, ``uri`` or ``media_type`` is empty,
+                ``observed_at`` is naive.
+        """
+        if not isinstance(data, (bytes, bytearray)):
+            raise RecordError(f"snapshot data must be bytes, got {type(data).__name__}; "
+                              "encode text first (for example text.encode('utf-8'))")
+        if not uri:
+            raise RecordError("snapshot uri must not be empty")
+        if not media_type:
+            raise RecordError("snapshot media_type must not be empty")
+        observed = self._time("observed_at", observed_at)
+        digest = self.store.originals.put(bytes(data))
+        snap = ids.snapshot_iri(digest)
+        doc = _given_iri("document", document) or ids.content_iri("document", uri)
+        prev = iri_of(revision_of) if revision_of is not None else None
+        if prev == snap:
+            raise RecordError(f"snapshot {snap} cannot be a revision of itself (same bytes)")
+        rec = SnapshotRecord(iri=snap, document=doc, sha256=digest, byte_size=len(data),
+                             media_type=media_type, source_uri=uri, observed_at=observed,
+                             revision_of=prev)
+        g = GRAPH.INGESTION
+        q: list[Quad] = [(doc, RDF.type, PROV.Entity, g), (doc, RDF.type, PG.Document, g),
+                         (doc, PG.sourceUri, lit(uri), g), (snap, PROV.specializationOf, doc, g)]
+        if not self._exists(snap):
+            obs = ids.content_iri("observation", digest)
+            q += [
+                (snap, RDF.type, PROV.Entity, g), (snap, RDF.type, PG.SourceSnapshot, g),
+                (snap, PG.sha256, lit(digest), g), (snap, PG.byteSize, lit(len(data)), g),
+                (snap, PG.mediaType, lit(media_type), g), (snap, PG.sourceUri, lit(uri), g),
+                (snap, PG.observedAt, lit(observed), g),
+                (snap, PROV.generatedAtTime, lit(observed), g),
+                (snap, PROV.wasGeneratedBy, obs, g),
+            ]
+            q += self._activity_quads(obs, PG.Observation, g, None, observed)
+            if prev is not None:
+                qual = IRI(f"{snap}#revision")
+                q += [(snap, PROV.wasRevisionOf, prev, g),
+                      (snap, PROV.qualifiedRevision, qual, g),
+                      (qual, RDF.type, PROV.Revision, g), (qual, PROV.entity, prev, g)]
+        self._emit(q)
+        self._mark_written(snap)
+        self._support.remember(snap, self._support.derive(snapshots=[snap]), ingestion=True)
+        return rec
+
+    def deletion(self, snapshot: Ref, *, at: _dt.datetime | None = None) -> IRI:
+        """Record that the document of ``snapshot`` (its newest snapshot) was deleted.
+
+        Writes a ``pg:Deletion`` activity that invalidates the snapshot and its
+        document (``prov:wasInvalidatedBy``, ``prov:invalidatedAtTime``).
+
+        Returns:
+            The deletion activity's IRI.
+
+        Raises:
+            RecordError: ``at`` is naive.
+            NotFound: ``snapshot`` is not a recorded snapshot.
+        """
+        snap = iri_of(snapshot)
+        when = self._time("at", at)
+        doc = self._document_of(snap)
+        act = ids.content_iri("deletion", snap)
+        if self._exists(act):
+            return act
+        g = GRAPH.INGESTION
+        q = self._activity_quads(act, PG.Deletion, g, None, when)
+        q += [(snap, PROV.wasInvalidatedBy, act, g), (doc, PROV.wasInvalidatedBy, act, g),
+              (snap, PROV.invalidatedAtTime, lit(when), g), (doc, PROV.invalidatedAtTime, lit(when), g)]
+        self._emit(q)
+        self._written.add(act)
+        return act
+
+    def _document_of(self, snap: IRI) -> IRI:
+        for quad in self.store.quads(snap, PROV.specializationOf, None, GRAPH.INGESTION):
+            return quad[2]  # type: ignore[return-value]
+        for quad in self._pending or ():
+            if quad[0] == snap and quad[1] == PROV.specializationOf:
+                return quad[2]  # type: ignore[return-value]
+        raise NotFound(snap, "snapshot")
+
+    def extraction(self, snapshot: SnapshotRecord | str, *, parser: Agent | tuple[str, str],
+                   text: str, offset_map: Sequence[Sequence[int]] | None = None,
+                   config: Mapping[str, Any] | None = None, started_at: _dt.datetime | None = None,
+                   ended_at: _dt.datetime | None = None) -> ExtractionRecord:
+        """Record a parser turning a snapshot into text (``pg:Extraction``).
+
+        Args:
+            snapshot: the snapshot parsed (record or IRI).
+            parser: ``(name, version)`` of the parser, e.g. ``("docutils", "0.21.2")``.
+            text: the extracted text; retained in the originals store.
+            offset_map: ``(text_start, text_end, byte_start, byte_end)`` segments
+                mapping code points of ``text`` to bytes of the snapshot, sorted and
+                non-overlapping. ``None`` means the text is the snapshot decoded as
+                UTF-8 (an identity map, checked).
+            config: parser configuration (JSON); part of the extraction's identity.
+
+        Raises:
+            RecordError: a malformed or out-of-range offset map, or ``offset_map=None``
+                when the text is not the UTF-8 decoding of the snapshot.
+        """
+        snap = iri_of(snapshot)
+        agent = _agent_tuple("parser", parser)
+        cfg = dict(config or {})
+        if not isinstance(text, str):
+            raise RecordError("extraction text must be str")
+        size = self._snapshot_size(snapshot)
+        segs = self._check_offset_map(snap, text, offset_map, size)
+        iri = ids.content_iri("extraction", snap, agent.name, agent.version, cfg)
+        text_iri = ids.content_iri("text", iri)
+        tbytes = text.encode("utf-8")
+        tdigest = self.store.originals.put(tbytes)
+        rec = ExtractionRecord(iri=iri, text_iri=text_iri, snapshot=snap, parser=agent, text=text,
+                               text_sha256=tdigest, offset_map=segs)
+        if self._exists(iri):
+            self._remember_text(text_iri, text, agent, snap)
+            return rec
+        g = GRAPH.INGESTION
+        q = self._activity_quads(iri, PG.Extraction, g, self._time("started_at", started_at) if started_at else None,
+                                 self._time("ended_at", ended_at), [agent])
+        q += [(iri, PROV.used, snap, g), (iri, PG.configuration, lit(cfg), g),
+              (iri, PG.extractedText, text_iri, g),
+              (text_iri, RDF.type, PROV.Entity, g), (text_iri, RDF.type, PG.ExtractedText, g),
+              (text_iri, PROV.wasGeneratedBy, iri, g), (text_iri, PROV.wasDerivedFrom, snap, g),
+              (text_iri, PG.sha256, lit(tdigest), g), (text_iri, PG.byteSize, lit(len(tbytes)), g),
+              (text_iri, PG.offsetUnit, lit("codepoint"), g),
+              (text_iri, PG.offsetMap, lit([list(s) for s in segs]), g)]
+        self._emit(q)
+        self._mark_written(iri)
+        self._remember_text(text_iri, text, agent, snap)
+        return rec
+
+    def _remember_text(self, text_iri: IRI, text: str, parser: Agent, snap: IRI) -> None:
+        self._texts[text_iri] = text
+        self._support.remember(text_iri, self._support.derive(agents=[parser.iri], evidence=[snap]),
+                               ingestion=True)
+
+    def _snapshot_size(self, snapshot: SnapshotRecord | str) -> int:
+        if isinstance(snapshot, SnapshotRecord):
+            return snapshot.byte_size
+        snap = iri_of(snapshot)
+        for quad in self.store.quads(snap, PG.byteSize, None, GRAPH.INGESTION):
+            return int(quad[2].value)  # type: ignore[union-attr]
+        raise NotFound(snap, "snapshot")
+
+    def _check_offset_map(self, snap: IRI, text: str, offset_map: Sequence[Sequence[int]] | None,
+                          size: int) -> tuple[tuple[int, int, int, int], ...]:
+        if offset_map is None:
+            digest = ids.digest_of_snapshot_iri(snap)
+            if digest is None:
+                raise RecordError("offset_map is required when the snapshot is not an ni: IRI")
+            raw = self.store.originals.get(digest)
+            try:
+                decoded = raw.decode("utf-8")
+            except UnicodeDecodeError:
+                raise RecordError(f"snapshot {snap} is not UTF-8; pass an offset_map") from None
+            if decoded != text:
+                raise RecordError("offset_map=None means the text is the snapshot decoded as "
+                                  "UTF-8, but it differs; pass the parser's offset map")
+            return ((0, len(text), 0, len(raw)),) if text else ()
+        out: list[tuple[int, int, int, int]] = []
+        last_t = last_b = 0
+        for i, seg in enumerate(offset_map):
+            try:
+                ts, te, bs, be = (int(x) for x in seg)
+            except (TypeError, ValueError):
+                raise RecordError(f"offset_map[{i}] must be (text_start, text_end, byte_start, "
+                                  f"byte_end), got {seg!r}") from None
+            if not (last_t <= ts <= te <= len(text)):
+                raise RecordError(f"offset_map[{i}] text range [{ts}, {te}) is unsorted or past "
+                                  f"the text ({len(text)} code points)")
+            if not (0 <= bs <= be <= size):
+                raise RecordError(f"offset_map[{i}] byte range [{bs}, {be}) is outside the "
+                                  f"snapshot ({size} bytes)")
+            if bs < last_b:
+                raise RecordError(f"offset_map[{i}] byte range starts before the previous one ends")
+            out.append((ts, te, bs, be))
+            last_t, last_b = te, be
+        return tuple(out)
+
+    def chunking(self, extraction: ExtractionRecord | str, *, chunker: Agent | tuple[str, str],
+                 ranges: Sequence[tuple[int, int]], parameters: Mapping[str, Any] | None = None,
+                 text: str | None = None, ended_at: _dt.datetime | None = None) -> list[ChunkRecord]:
+        """Record a chunker splitting an extraction's text into chunks (``pg:Chunking``).
+
+        Args:
+            extraction: the extraction (record, or IRI when ``text`` is given).
+            chunker: ``(name, version)``.
+            ranges: ``(start, end)`` code point ranges of the extracted text, end-exclusive.
+            parameters: chunker parameters (JSON), e.g. ``{"max_chars": 800, "overlap": 100}``.
+            text: the extracted text, needed only when ``extraction`` is an IRI.
+
+        Returns:
+            One :class:`ChunkRecord` per range, in order. Chunk IRIs derive from
+            the extraction, chunker and range, so re-chunking adds nothing.
+
+        Raises:
+            RecordError: a range outside the text, empty, or reversed.
+        """
+        agent = _agent_tuple("chunker", chunker)
+        params = dict(parameters or {})
+        if isinstance(extraction, ExtractionRecord):
+            ext_iri, text_iri, full, snap = (extraction.iri, extraction.text_iri, extraction.text,
+                                             extraction.snapshot)
+        else:
+            ext_iri = iri_of(extraction)
+            text_iri = ids.content_iri("text", ext_iri)
+            full = text if text is not None else self._texts.get(text_iri)
+            if full is None:
+                raise RecordError("chunking an extraction by IRI needs its text: pass text=")
+            snaps = self._support.of(text_iri).snapshots
+            snap = next(iter(snaps)) if snaps else IRI("")
+        g = GRAPH.INGESTION
+        act = ids.content_iri("chunking", text_iri, agent.name, agent.version, params)
+        q: list[Quad] = []
+        if not self._exists(act):
+            q += self._activity_quads(act, PG.Chunking, g, None, self._time("ended_at", ended_at), [agent])
+            q += [(act, PROV.used, text_iri, g), (act, PG.configuration, lit(params), g)]
+        out = []
+        support = self._support.derive(agents=[agent.iri], evidence=[text_iri])
+        for i, rng in enumerate(ranges):
+            try:
+                start, end = (int(x) for x in rng)
+            except (TypeError, ValueError):
+                raise RecordError(f"chunk range {i} must be (start, end), got {rng!r}") from None
+            if not 0 <= start < end <= len(full):
+                raise RecordError(f"chunk range {i} [{start}, {end}) is empty, reversed or outside "
+                                  f"the extracted text (0..{len(full)} code points)")
+            c = ids.content_iri("chunk", text_iri, agent.name, agent.version, start, end)
+            chunk_text = full[start:end]
+            out.append(ChunkRecord(iri=c, extraction=ext_iri, text_iri=text_iri, snapshot=snap,
+                                   start=start, end=end, text=chunk_text))
+            if self._exists(c):
+                continue
+            sel = IRI(f"{c}#position")
+            q += [(c, RDF.type, PROV.Entity, g), (c, RDF.type, PG.Chunk, g),
+                  (c, PROV.wasGeneratedBy, act, g), (c, PROV.wasDerivedFrom, text_iri, g),
+                  (c, PG.text, lit(chunk_text), g), (c, PG.start, lit(start), g),
+                  (c, PG.end, lit(end), g), (c, PG.offsetUnit, lit("codepoint"), g),
+                  (c, OA.hasSelector, sel, g), (sel, RDF.type, OA.TextPositionSelector, g),
+                  (sel, OA.start, lit(start), g), (sel, OA.end, lit(end), g)]
+            self._mark_written(c)
+        self._emit(q)
+        self._mark_written(act)
+        for chunk in out:
+            self._support.remember(chunk.iri, support, ingestion=True)
+        return out
+
+    def aid(self, kind: str, *, text: str, model: Agent | tuple[str, str],
+            derived_from: Sequence[Ref], at: _dt.datetime | None = None) -> AidRecord:
+        """Record a generated retrieval aid: never original evidence.
+
+        Args:
+            kind: ``hypothetical_document`` (HyDE), ``contextual_prefix`` or ``generated_question``.
+            text: the generated text.
+            model: ``(name, version)`` of the generator (a language model, or a
+                deterministic local generator recorded as such).
+            derived_from: what the aid was generated from: chunks for a contextual
+                prefix or generated question, the query for a hypothetical document.
+
+        Aids derived only from ingestion entities go to the ingestion graph;
+        aids derived from a query go to the run graph.
+
+        Raises:
+            RecordError: unknown ``kind`` or empty ``derived_from``.
+        """
+        if kind not in AID_KINDS:
+            raise RecordError(f"unknown aid kind {kind!r}; use one of {sorted(AID_KINDS)}")
+        if not derived_from:
+            raise RecordError(f"{kind}: derived_from must name at least one chunk or query")
+        agent = _agent_tuple("model", model)
+        sources = tuple(iri_of(r) for r in derived_from)
+        per_request = any(isinstance(r, QueryRecord) for r in derived_from) or any(
+            not s.startswith("urn:provgraph:") and not s.startswith("ni:") for s in sources)
+        g = self.iri if per_request else GRAPH.INGESTION
+        iri = ids.content_iri("aid", kind, text, agent.name, agent.version, sorted(sources))
+        rec = AidRecord(iri=iri, kind=kind, text=text, model=agent, derived_from=sources)
+        support = self._support.derive(agents=[agent.iri], evidence=sources, generated=True)
+        # a per-request aid is remembered like the other request-time entries (bounded),
+        # not in the ingestion-lifetime set of written IRIs
+        if self._exists(iri) if not per_request else (iri in self._support
+                                                       or self.store.has_subject(iri)):
+            self._support.remember(iri, support, ingestion=not per_request)
+            return rec
+        act = ids.content_iri("aid-generation", iri)
+        q = self._activity_quads(act, PG.AidGeneration, g, None, self._time("at", at), [agent])
+        q += [(iri, RDF.type, PROV.Entity, g), (iri, RDF.type, PG.GeneratedAid, g),
+              (iri, RDF.type, AID_KINDS[kind], g), (iri, PG.text, lit(text), g),
+              (iri, PROV.wasGeneratedBy, act, g)]
+        for s in sources:
+            q += [(act, PROV.used, s, g), (iri, PROV.wasDerivedFrom, s, g)]
+        self._emit(q)
+        if not per_request:
+            self._mark_written(iri)
+        self._support.remember(iri, support, ingestion=not per_request)
+        return rec
+
+    def indexed(self, chunk: Ref, *, text: str, segments: Sequence[Segment],
+                embedder: Agent | tuple[str, str] | None = None,
+                at: _dt.datetime | None = None) -> IndexedRecord:
+        """Record the exact text that was embedded or indexed for ``chunk``.
+
+        Args:
+            chunk: the chunk this representation stands for in the index.
+            text: the indexed text, e.g. a contextual prefix followed by the chunk.
+            segments: which code point ranges of ``text`` are original (the chunk)
+                and which generated (an aid), each naming its source.
+            embedder: ``(name, version)`` of the embedding model, when there is one.
+
+        Raises:
+            RecordError: a segment outside ``text`` or without a source.
+        """
+        c = iri_of(chunk)
+        iri = ids.content_iri("indexed", c, text)
+        g = GRAPH.INGESTION
+        q = self._segments(iri, text, segments, g, "indexed")
+        rec = IndexedRecord(iri=iri, text=text, chunk=c, segments=tuple(segments))
+        if self._exists(iri):
+            # recorded before (perhaps with another embedder): the store's statements stand,
+            # and so does the support remembered or read back from them
+            return rec
+        q += [(iri, RDF.type, PROV.Entity, g), (iri, RDF.type, PG.IndexedRepresentation, g),
+              (iri, PG.text, lit(text), g), (iri, PROV.wasDerivedFrom, c, g),
+              (iri, PROV.specializationOf, c, g)]
+        evidence = [c]
+        for s in segments:
+            if s.source is not None and iri_of(s.source) not in evidence:
+                evidence.append(iri_of(s.source))
+                q.append((iri, PROV.wasDerivedFrom, iri_of(s.source), g))
+        agents = []
+        if embedder is not None:
+            agent = _agent_tuple("embedder", embedder)
+            agents.append(agent.iri)
+            act = ids.content_iri("indexing", iri, agent.name, agent.version)
+            q += self._activity_quads(act, PG.Indexing, g, None, self._time("at", at), [agent])
+            q += [(act, PROV.used, c, g), (iri, PROV.wasGeneratedBy, act, g)]
+        support = self._support.derive(agents=agents, evidence=evidence)
+        self._emit(q)
+        self._mark_written(iri)
+        self._support.remember(iri, support, ingestion=True)
+        return rec

@@ -1,0 +1,226 @@
+"""Plumbing shared by the Recorder's steps: checked inputs, emitted statements, memory.
+
+:class:`RecorderBase` holds what every step of :class:`~provgraph.recorder.Recorder`
+uses: writing statements (into the open batch or the store), times and JSON
+literals checked, agent and activity statements, prompt and index segments, and
+the Recorder's memory of what it wrote (the set of written content-addressed
+IRIs, extracted texts, and the support cache of :mod:`provgraph._support`), with
+the undo log that makes a failed batch forget what it recorded.
+"""
+
+from __future__ import annotations
+
+import datetime as _dt
+import re
+from collections.abc import Iterable, Mapping, Sequence
+from typing import Any
+
+from . import ids
+from ._support import SupportCache
+from .errors import RecordError
+from .model import Agent, Ref, RunRecord, Segment, iri_of
+from .store import ProvStore
+from .terms import IRI, Literal, Quad, lit
+from .vocab import AGENT_ROLES, PG, PROV, RDF, RDFS
+
+__all__ = ["RecorderBase", "SEGMENT_ORIGINS"]
+
+SEGMENT_ORIGINS = ("original", "generated", "instruction", "query")
+_HEX64 = re.compile(r"^[0-9a-fA-F]{64}$")
+_IRI_SYNTAX = re.compile(r"^[A-Za-z][A-Za-z0-9+.-]*:[^\s<>\"{}|^`\\]*$")
+
+
+def _utcnow() -> _dt.datetime:
+    return _dt.datetime.now(_dt.timezone.utc)
+
+
+def _check_time(name: str, value: _dt.datetime) -> _dt.datetime:
+    if not isinstance(value, _dt.datetime):
+        raise RecordError(f"{name} must be a datetime, got {type(value).__name__}")
+    if value.tzinfo is None or value.utcoffset() is None:
+        raise RecordError(
+            f"{name}={value.isoformat()!r} is a naive datetime; pass a timezone-aware one "
+            "(for example datetime.now(timezone.utc))"
+        )
+    return value
+
+
+def _given_iri(name: str, value: str | None) -> IRI | None:
+    """A caller-supplied IRI, checked: absolute, no spaces, angle brackets, quotes or braces."""
+    if value is None or value == "":
+        return None
+    if not isinstance(value, str) or not _IRI_SYNTAX.match(value):
+        raise RecordError(f"{name}={value!r} is not an absolute IRI (scheme:..., with no spaces, "
+                          "<, >, quotes or braces); omit it to mint one")
+    return IRI(value)
+
+
+def _agent_tuple(role: str, agent: Agent | tuple[str, str] | str | None) -> Agent:
+    if role not in AGENT_ROLES:
+        raise RecordError(f"unknown agent role {role!r}; use one of {sorted(AGENT_ROLES)}")
+    if agent is None:
+        raise RecordError(f"a {role} agent is required: pass (name, version)")
+    if isinstance(agent, Agent):
+        name, version = agent.name, agent.version
+    elif isinstance(agent, str):
+        name, version = agent, ""
+    else:
+        try:
+            name, version = agent
+        except (TypeError, ValueError):
+            raise RecordError(f"{role} must be (name, version), got {agent!r}") from None
+    if not name:
+        raise RecordError(f"{role} name must not be empty")
+    return Agent(role=role, name=str(name), version=str(version or ""),
+                 iri=ids.content_iri("agent", role, str(name), str(version or "")))
+
+
+_MISSING = object()
+
+
+class _Journal:
+    """Undo log of the Recorder's caches while a batch is open, so a failed batch
+    forgets what it recorded without copying the caches (issue 8: copies cost O(corpus))."""
+
+    def __init__(self) -> None:
+        self.entries: list[tuple[Any, Any, Any]] | None = None
+
+    def open(self) -> None:
+        self.entries = []
+
+    def close(self) -> None:
+        self.entries = None
+
+    def rollback(self) -> None:
+        for container, key, old in reversed(self.entries or []):
+            if isinstance(container, set):
+                set.discard(container, key)
+            elif old is _MISSING:
+                dict.pop(container, key, None)
+            else:
+                dict.__setitem__(container, key, old)
+        self.entries = None
+
+
+class _JournaledDict(dict):  # type: ignore[type-arg]
+    def __init__(self, journal: _Journal) -> None:
+        super().__init__()
+        self._journal = journal
+
+    def __setitem__(self, key: Any, value: Any) -> None:
+        if self._journal.entries is not None:
+            self._journal.entries.append((self, key, self.get(key, _MISSING)))
+        super().__setitem__(key, value)
+
+
+class _JournaledSet(set):  # type: ignore[type-arg]
+    def __init__(self, journal: _Journal) -> None:
+        super().__init__()
+        self._journal = journal
+
+    def add(self, item: Any) -> None:
+        if item not in self:
+            if self._journal.entries is not None:
+                self._journal.entries.append((self, item, None))
+            super().add(item)
+
+
+class RecorderBase:
+    """State and private helpers of a Recorder (see :class:`~provgraph.recorder.Recorder`)."""
+
+    store: ProvStore
+    run: RunRecord
+    _clock: Any
+    _pending: list[Quad] | None
+    _journal: _Journal
+    _written: set[IRI]
+    _texts: dict[IRI, str]
+    _support: SupportCache
+
+    @property
+    def iri(self) -> IRI:
+        """The run IRI, which is also the name of the run's graph (bundle)."""
+        return self.run.iri
+
+    def _emit(self, quads: list[Quad]) -> None:
+        if self._pending is not None:
+            self._pending.extend(quads)
+        else:
+            self.store.add(quads)
+
+    def _time(self, name: str, value: _dt.datetime | None) -> _dt.datetime:
+        return _check_time(name, value) if value is not None else _check_time("clock()", self._clock())
+
+    @staticmethod
+    def _json(name: str, value: Any) -> Literal:
+        try:
+            return lit(dict(value) if isinstance(value, Mapping) else value)
+        except (TypeError, ValueError) as exc:
+            raise RecordError(f"{name} must be JSON-serialisable: {exc}") from None
+
+    def _exists(self, iri: IRI) -> bool:
+        if iri in self._written:
+            return True
+        if self.store.has_subject(iri):
+            self._mark_written(iri)
+            return True
+        return False
+
+    def _mark_written(self, iri: IRI) -> None:
+        self._written.add(iri)
+
+    def _agent_quads(self, agent: Agent, g: IRI) -> list[Quad]:
+        a = agent.iri
+        q: list[Quad] = [
+            (a, RDF.type, PROV.Agent, g), (a, RDF.type, PROV.SoftwareAgent, g),
+            (a, RDF.type, AGENT_ROLES[agent.role], g), (a, PG.agentName, lit(agent.name), g),
+            (a, PG.agentVersion, lit(agent.version), g),
+        ]
+        label = f"{agent.name} {agent.version}".strip()
+        q.append((a, RDFS.label, lit(label), g))
+        return q
+
+    def _activity_quads(self, act: IRI, cls: IRI, g: IRI, started: _dt.datetime | None,
+                        ended: _dt.datetime | None, agents: Iterable[Agent] = ()) -> list[Quad]:
+        q: list[Quad] = [(act, RDF.type, PROV.Activity, g), (act, RDF.type, cls, g),
+                         (act, PG.run, self.iri, g)]
+        if started is not None:
+            q.append((act, PROV.startedAtTime, lit(started), g))
+        if ended is not None:
+            q.append((act, PROV.endedAtTime, lit(ended), g))
+        for agent in agents:
+            q.append((act, PROV.wasAssociatedWith, agent.iri, g))
+            q.extend(self._agent_quads(agent, g))
+        return q
+
+    def _segments(self, owner: IRI, text: str, segments: Sequence[Segment], g: IRI,
+                  what: str) -> list[Quad]:
+        q: list[Quad] = []
+        for i, seg in enumerate(segments):
+            if not isinstance(seg, Segment):
+                raise RecordError(f"{what} segment {i} must be a Segment, got {seg!r}")
+            if not 0 <= seg.start <= seg.end <= len(text):
+                raise RecordError(
+                    f"{what} segment {i} [{seg.start}, {seg.end}) is outside the text "
+                    f"(0..{len(text)} code points)")
+            if seg.origin not in SEGMENT_ORIGINS:
+                raise RecordError(f"{what} segment {i} origin {seg.origin!r}; use one of "
+                                  f"{SEGMENT_ORIGINS}")
+            if seg.origin in ("original", "generated") and seg.source is None:
+                raise RecordError(f"{what} segment {i} is {seg.origin} text but names no source")
+            node = IRI(f"{owner}#segment-{i}")
+            q += [(owner, PG.segment, node, g), (node, RDF.type, PG.Segment, g),
+                  (node, PG.start, lit(seg.start), g), (node, PG.end, lit(seg.end), g),
+                  (node, PG.origin, lit(seg.origin), g)]
+            if seg.source is not None:
+                q.append((node, PG.segmentSource, iri_of(seg.source), g))
+        return q
+
+    def _require(self, ref: Ref, what: str) -> IRI:
+        """The IRI of ``ref``, which must name something already recorded."""
+        iri = iri_of(ref)
+        if not isinstance(ref, str) or iri in self._support or iri in self._written:
+            return iri
+        if _IRI_SYNTAX.match(iri) and self.store.has_subject(iri):
+            return iri
+        raise RecordError(f"{what} <{iri}> is not recorded; record it first or pass its record")
