@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import io
 import json
+import os
+import stat
 import warnings
 
 import prov
@@ -295,3 +297,54 @@ def test_verifying_an_empty_file_says_it_is_empty(runner, tmp_path):
     assert res.stderr == (f"Error: {empty}: the bundle file is empty: there is no bundle to "
                           "verify; export one with 'provgraph export --claim IRI -o FILE' (or "
                           "'--run IRI')\n")
+
+
+def _cli_on(store, monkeypatch):
+    import provgraph.cli as cli_mod
+
+    monkeypatch.setattr(cli_mod._Ctx, "store", lambda self: store)
+    monkeypatch.setattr(cli_mod._Ctx, "close", lambda self: None)
+
+
+def test_cli_export_file_gets_the_mode_a_plain_write_would_give(rag_store, runner, tmp_path,
+                                                               monkeypatch):
+    # the atomic write must not leave the temporary file's private 0600 mode on the export
+    store, r = rag_store
+    _cli_on(store, monkeypatch)
+    old = os.umask(0o022)
+    try:
+        new = tmp_path / "new.json"
+        res = runner.invoke(cli, ["export", "--claim", r["claim_quote"].iri, "-o", str(new)],
+                            catch_exceptions=False)
+        assert res.exit_code == 0, res.output
+        assert stat.S_IMODE(new.stat().st_mode) == 0o644
+        kept = tmp_path / "kept.json"
+        kept.write_bytes(b"an earlier export")
+        kept.chmod(0o640)
+        res = runner.invoke(cli, ["export", "--run", r["run"], "-o", str(kept)],
+                            catch_exceptions=False)
+        assert res.exit_code == 0, res.output
+        assert stat.S_IMODE(kept.stat().st_mode) == 0o640  # overwriting keeps the file's mode
+        assert verify_bundle(kept.read_bytes()).ok
+    finally:
+        os.umask(old)
+
+
+def test_cli_export_to_a_directory_or_into_a_missing_one_names_the_output(rag_store, runner,
+                                                                         tmp_path, monkeypatch):
+    store, r = rag_store
+    _cli_on(store, monkeypatch)
+    adir = tmp_path / "adir"
+    adir.mkdir()
+    res = runner.invoke(cli, ["export", "--claim", r["claim_quote"].iri, "--format", "prov-json",
+                              "-o", str(adir)])
+    assert res.exit_code == 1 and isinstance(res.exception, SystemExit)
+    assert f"{adir} is a directory" in res.stderr and "Traceback" not in res.output
+    assert ".partial" not in res.stderr
+    assert sorted(tmp_path.iterdir()) == [adir] and list(adir.iterdir()) == []  # nothing left
+    missing = tmp_path / "missing" / "claim.json"
+    res = runner.invoke(cli, ["export", "--claim", r["claim_quote"].iri, "-o", str(missing)])
+    assert res.exit_code == 1 and isinstance(res.exception, SystemExit)
+    assert f"cannot write {missing}" in res.stderr and ".partial" not in res.stderr
+    assert f"{missing.parent} does not exist" in res.stderr
+    assert sorted(tmp_path.iterdir()) == [adir]
