@@ -92,7 +92,12 @@ BAD = [
                  "found 'endDocument'; nothing was stored", id="provn-syntax"),
     pytest.param("undeclared_prefix.provn", "provn", "cannot resolve 'ex:e': prefix 'ex' is not "
                  "declared", id="provn-prefix"),
-    pytest.param("syntax_error.ttl", "turtle", "turtle: the document does not parse", id="ttl-syntax"),
+    pytest.param("syntax_error.ttl", "turtle", "syntax_error.ttl: turtle: the document does not "
+                 "parse", id="ttl-syntax"),
+    pytest.param("syntax_error.ttl", "trig", "syntax_error.ttl: trig: the document does not parse",
+                 id="ttl-syntax-as-trig"),
+    pytest.param("syntax_error.ttl", "nquads", "syntax_error.ttl: nquads: the document does not "
+                 "parse", id="ttl-syntax-as-nquads"),
     pytest.param("generation_without_entity.json", "auto",
                  "generation_without_entity.json: wasGeneratedBy(ex:g; -, ex:a, -) has no entity "
                  "('-' in a mandatory position)", id="mandatory-argument"),

@@ -279,7 +279,11 @@ def read(data: bytes, format: str = "auto", *, name: str = "<input>",
             from .provxml import screen
 
             screen(data, name)
-        quads = _fresh_blank_nodes(parse_rdf(data, fmt, graph=graph))
+        try:
+            parsed_rdf = parse_rdf(data, fmt, graph=graph)
+        except SerializationError as exc:
+            raise SerializationError(f"{name}: {exc}") from exc
+        quads = _fresh_blank_nodes(parsed_rdf)
         count = len(quads)
         reader = f"{fmt} parsed by pyoxigraph"
     quads = list(dict.fromkeys(quads))
