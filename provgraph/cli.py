@@ -133,7 +133,12 @@ def record(obj: _Ctx, events: Any) -> None:
     """
     from .events import load_events
 
-    lines = events.readlines()
+    try:
+        lines = events.readlines()
+    except UnicodeDecodeError as exc:
+        raise click.ClickException(
+            f"{events.name}: not UTF-8 text (byte 0x{exc.object[exc.start]:02x} does not decode); "
+            "convert it to UTF-8 first; nothing from this file was stored") from exc
     update, done = _progress(len(lines), "recording")
     store = obj.store(create=True)
     before = len(store)

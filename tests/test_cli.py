@@ -99,8 +99,8 @@ def test_non_utf8_input_and_unwritable_paths_are_errors_not_tracebacks(runner, t
     log.write_bytes('{"event": "query", "text": "caf\xe9"}\n'.encode("latin-1"))
     res = runner.invoke(cli, ["--store", str(tmp_path / "s"), "record", str(log)])
     assert res.exit_code == 1
-    assert res.stderr == ("Error: the input is not UTF-8 text (byte 0xe9 at offset 31); "
-                          "convert it to UTF-8 first\n")
+    assert res.stderr == (f"Error: {log}: not UTF-8 text (byte 0xe9 does not decode); convert "
+                          "it to UTF-8 first; nothing from this file was stored\n")
     rq = tmp_path / "bad.rq"
     rq.write_bytes(b"\xff\xfe")
     res = runner.invoke(cli, ["--memory", "query", str(rq)])
