@@ -103,7 +103,13 @@ def _missing_field(message: str) -> str | None:
     return None
 
 
+_DATE_TIME = r"^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(\.\d+)?(Z|[+-]\d\d:\d\d)$"
+
+
 def _short(err: Any) -> str:
+    if err.validator == "pattern" and err.validator_value == _DATE_TIME:
+        return (f"{err.instance!r} is not an RFC 3339 date-time with a time zone (add Z or an "
+                "offset such as +01:00)")
     msg = str(err.message)
     return msg if len(msg) < 200 else msg[:197] + "..."
 

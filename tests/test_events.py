@@ -33,7 +33,9 @@ def _replace(lines, index, **changes):
 
 @pytest.mark.parametrize("index, changes, line, field, message", [
     (1, {"uri": None}, 2, "uri", "required"),
-    (9, {"at": "2026-03-01T09:10:00"}, 10, "at", "does not match"),
+    (9, {"at": "2026-03-01T09:10:00"}, 10, "at",
+     r"'2026-03-01T09:10:00' is not an RFC 3339 date-time with a time zone \(add Z or an "
+     r"offset such as \+01:00\)"),
     (18, {"unit": "chars"}, 19, "unit", "is not one of"),
     (14, {"kind": "quote"}, 15, "kind", "is not one of"),
     (12, {"retrieval": "nope"}, 13, "retrieval", "not an id defined"),
