@@ -35,6 +35,8 @@ class _Group(click.Group):
             raise click.ClickException(
                 f"the input is not UTF-8 text (byte 0x{exc.object[exc.start]:02x} at offset "
                 f"{exc.start}); convert it to UTF-8 first") from exc
+        except BrokenPipeError:  # the reader went away ('provgraph ... | head'):
+            raise  # click stops quietly (exit 1), as other command-line tools do
         except OSError as exc:  # a user's file that cannot be read or written
             where = f": {exc.filename}" if exc.filename else ""
             raise click.ClickException(f"{exc.strerror or exc}{where}") from exc
@@ -176,7 +178,7 @@ def query(obj: _Ctx, name: str, params: tuple[str, ...], fmt: str | None, no_hea
 
     cat = QueryCatalog()
     q = cat.get(name)
-    rows = cat.run(obj.store(), name, _parse_params(params))
+    rows = cat.run(obj.store(), name, _parse_params(params), require_known=True)
     write_rows(rows, q.returns, fmt=fmt or "json", no_headers=no_headers, title=q.name)
 
 

@@ -40,7 +40,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from .errors import QueryError, QueryNotFound, QueryParameterError, QuerySyntaxError
+from .errors import NotFound, QueryError, QueryNotFound, QueryParameterError, QuerySyntaxError
 from .resources import data_dir
 from .store import ProvStore, check_query_syntax
 from .terms import IRI, Literal, Term, XSD
@@ -378,19 +378,33 @@ class QueryCatalog:
         raise QueryNotFound(name_or_path, [str(d) for d in self._dirs], close[0] if close else None)
 
     def run(self, store: ProvStore, name_or_path: str,
-            params: Mapping[str, Any] | None = None) -> list[dict[str, Term | None]]:
+            params: Mapping[str, Any] | None = None, *,
+            require_known: bool = False) -> list[dict[str, Term | None]]:
         """Run a named SELECT query with parameters bound as RDF terms.
 
         Args:
             store: the store to query.
             name_or_path: query name (see :meth:`names`) or ``.rq`` path.
             params: parameter values by name; strings are converted by declared type.
+            require_known: when the query returns no rows, raise :class:`NotFound`
+                for an ``iri`` parameter the store does not mention at all (as the
+                functions of :mod:`provgraph.analytics` do), instead of returning
+                ``[]``: a mistyped IRI is then told apart from a true empty answer.
+                Checked only when no row came back, so it costs nothing otherwise.
 
         Returns:
             One dict per solution, keyed by the query's ``returns`` variables.
 
         Raises:
             QueryNotFound, QueryParameterError, QuerySyntaxError, QueryError.
+            NotFound: ``require_known`` and an IRI parameter names nothing in the store.
         """
         q = self.get(name_or_path)
-        return store.select(q.text, q.bind(params), source=q.path)
+        bound = q.bind(params)
+        rows = store.select(q.text, bound, source=q.path)
+        if require_known and not rows:
+            for p in q.params:
+                term = bound.get(p.name)
+                if p.type == "iri" and isinstance(term, IRI) and not store.mentions(term):
+                    raise NotFound(term, f"{p.name}")
+        return rows

@@ -43,6 +43,22 @@ def test_record_malformed_line_exits_1_and_stores_nothing(runner, tmp_path):
     assert res.stderr.startswith(f"Error: {log}:4 field 'snapshot': 7 is not of type 'string'")
     assert "Traceback" not in res.output
     res = runner.invoke(cli, ["--store", store, "query", "lineage", "-p", f"entity={pipeline.RUN}"])
+    assert res.exit_code == 1 and res.stdout == ""
+    assert res.stderr.startswith(f"Error: entity <{pipeline.RUN}> is not in the store; check the IRI")
+
+
+def test_query_tells_an_unknown_iri_from_an_empty_answer(runner, tmp_path):
+    log = tmp_path / "events.jsonl"
+    log.write_text("\n".join(pipeline.events()) + "\n", encoding="utf-8")
+    store = str(tmp_path / "store")
+    assert runner.invoke(cli, ["--store", store, "record", str(log)]).exit_code == 0
+    missing = pipeline.RUN + "-typo"
+    res = runner.invoke(cli, ["--store", store, "query", "citations-of", "-p", f"target={missing}"])
+    assert res.exit_code == 1 and res.stdout == ""
+    assert res.stderr == (f"Error: target <{missing}> is not in the store; check the IRI "
+                          "(for example with 'provgraph query claims')\n")
+    # an IRI the store mentions but nothing cites: a true empty answer, not an error
+    res = runner.invoke(cli, ["--store", store, "query", "citations-of", "-p", f"target={pipeline.RUN}"])
     assert res.exit_code == 0 and res.stdout == "[]\n"
 
 
@@ -118,3 +134,16 @@ def test_memory_and_store_exclude_each_other(runner, tmp_path):
     res = runner.invoke(cli, ["--memory", "--store", str(tmp_path), "queries"])
     assert res.exit_code == 2
     assert "--memory and --store PATH exclude each other" in res.stderr
+
+
+def test_a_closed_pipe_stops_quietly(runner, monkeypatch):
+    # 'provgraph queries | head -1': the reader goes away; no "Error: Broken pipe"
+    import provgraph.cli as cli_module
+
+    def closed_pipe(*args, **kwargs):
+        raise BrokenPipeError(32, "Broken pipe")
+
+    monkeypatch.setattr(cli_module, "write_rows", closed_pipe)
+    res = runner.invoke(cli, ["--memory", "queries"])
+    assert res.exit_code == 1
+    assert "Broken pipe" not in res.output and "Traceback" not in res.output
