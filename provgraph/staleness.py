@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import dataclasses
 import datetime as _dt
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterator, Mapping, Sequence
 from typing import Any
 
 from . import ids
@@ -276,21 +276,24 @@ def _span_verdicts(store: ProvStore, newest: Mapping[IRI, IRI]) -> dict[IRI, dic
     changed = _changed_targets(store, newest, texts)
     out: dict[IRI, dict[IRI, bool | None]] = {snap: {} for snap in newest}
     # the citations of every changed target first, then what derives from them (a
-    # claim's verdict is the worst of its spans, in any order)
+    # claim's verdict is the worst of its spans, in any order); each read for all
+    # targets at once
+    citations = _citations_of(store, [c[1] for c in changed if c[4]])
     for snap, target, text, raw, cited, _ in changed:
         if not cited:
             continue
         body, verdict = texts[newest[snap]], out[snap]
-        for r in _citations_of(store, target):
+        for r in citations.get(target, ()):
             span = _cited_span(r, text, raw) if text is not None else None
             ok = None if span is None or body is None else span in body
             claim = IRI(r["claim"])  # type: ignore[arg-type]
             verdict[claim] = _worse(verdict.get(claim, True), ok)
+    derivations = _derived_from(store, [c[1] for c in changed if c[5]])
     for snap, target, text, _, _, derived in changed:
         if not derived:
             continue
         body, verdict = texts[newest[snap]], out[snap]
-        for r in _derived_from(store, target):
+        for r in derivations.get(target, ()):
             claim = IRI(r["claim"])  # type: ignore[arg-type]
             direct = _str(r["via"]) == "derivation" and text is not None and body is not None
             verdict[claim] = _worse(verdict.get(claim, True), (text in body) if direct else None)  # type: ignore[operator]
@@ -359,32 +362,45 @@ def _changed_targets(store: ProvStore, newest: Mapping[IRI, IRI],
     return changed
 
 
-def _citations_of(store: ProvStore, target: IRI) -> list[dict[str, Term | None]]:
-    """The rows of ``citations-of.rq`` for ``target``: ``stale-citations.rq`` (the
-    same rows without the range, which only a citation with an offset unit has) unless
-    one of its citations has an offset unit."""
-    rows = _of_target(store, "stale-citations", target)
-    if any(r["unit"] is not None for r in rows):
-        return _of_target(store, "citations-of", target)
-    for r in rows:
-        r["start"] = r["end"] = r["end_inclusive"] = None
+def _citations_of(store: ProvStore, targets: Sequence[IRI]) -> dict[IRI, list[dict[str, Term | None]]]:
+    """The rows of ``citations-of.rq`` for each of ``targets``: ``stale-citations.rq``
+    (the same rows without the range, which only a citation with an offset unit has),
+    and ``citations-of.rq`` for the targets one of whose citations has an offset unit."""
+    rows = _by_target(_of_targets(store, "stale-citations", targets))
+    ranged = [t for t, rs in rows.items() if any(r["unit"] is not None for r in rs)]
+    for t in ranged:
+        del rows[t]
+    for rs in rows.values():
+        for r in rs:
+            r["start"] = r["end"] = r["end_inclusive"] = None
+    rows.update(_by_target(_of_targets(store, "citations-of", ranged)))
     return rows
 
 
-def _derived_from(store: ProvStore, target: IRI) -> list[dict[str, Term | None]]:
-    """The rows of ``derived-from.rq`` for ``target``, which has none unless
-    ``stale-dependents.rq`` finds a claim or a cited entity derived from ``target``."""
-    if not _of_target(store, "stale-dependents", target):
+def _derived_from(store: ProvStore, targets: Sequence[IRI]) -> dict[IRI, list[dict[str, Term | None]]]:
+    """The rows of ``derived-from.rq`` for each of ``targets``; run only for the
+    targets for which ``stale-dependents.rq`` finds a claim or a cited entity derived
+    from the target (every ``derived-from.rq`` row needs one)."""
+    some = list(_by_target(_of_targets(store, "stale-dependents", targets)))
+    return _by_target(_of_targets(store, "derived-from", some))
+
+
+def _of_targets(store: ProvStore, name: str, targets: Sequence[IRI]) -> list[dict[str, Term | None]]:
+    """Run a bundled query whose one parameter is ``?target`` for all of ``targets``
+    at once (a VALUES clause: one query instead of one per target, each planned
+    anew; the IRIs come from the store, so the catalog's parameter checks are
+    skipped)."""
+    if not targets:
         return []
-    return _of_target(store, "derived-from", target)
-
-
-def _of_target(store: ProvStore, name: str, target: IRI) -> list[dict[str, Term | None]]:
-    """Run a bundled query whose one parameter is ``?target`` (an IRI read from the
-    store, so the catalog's parameter checks are skipped: a few hundred of these run
-    per call of :func:`stale`)."""
     q = _catalog().get(name)
-    return store.select(q.text, {"target": target}, source=q.path)
+    return store.select(q.text, source=q.path, values=("target", list(dict.fromkeys(targets))))
+
+
+def _by_target(rows: list[dict[str, Term | None]]) -> dict[IRI, list[dict[str, Term | None]]]:
+    out: dict[IRI, list[dict[str, Term | None]]] = {}
+    for r in rows:
+        out.setdefault(r["target"], []).append(r)  # type: ignore[arg-type]
+    return out
 
 
 def _has(store: ProvStore, s: Any, p: IRI, o: Any) -> bool:

@@ -34,7 +34,7 @@ import io
 import os
 import re
 from abc import ABC, abstractmethod
-from collections.abc import Iterable, Iterator, Mapping
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from functools import lru_cache
 from pathlib import Path
 from typing import IO, Any
@@ -162,7 +162,9 @@ class ProvStore(ABC):
 
     @abstractmethod
     def select(self, sparql: str, bindings: Mapping[str, Term] | None = None, *,
-               source: str = "<text>") -> list[dict[str, Term | None]]:
+               source: str = "<text>",
+               values: tuple[str, Sequence[IRI | Literal]] | None = None,
+               ) -> list[dict[str, Term | None]]:
         """Run a SPARQL 1.1 SELECT query; return one dict per solution.
 
         Args:
@@ -172,6 +174,13 @@ class ProvStore(ABC):
                 projected (pyoxigraph 0.5.13 requirement; :mod:`provgraph.queries`
                 checks it when a ``.rq`` file loads).
             source: name used in error messages (a ``.rq`` path).
+            values: ``(name, terms)``: run the query once for a whole list of values
+                of one variable, as a trailing ``VALUES ?name { ... }`` clause
+                (SPARQL 1.1 §10.2.2; joined before projection, §18.2.4.3). The terms
+                are written by the store layer's own serializer (IRIs and literals
+                only: VALUES admits no blank node), so the result equals the union
+                of the runs with ``bindings={name: term}`` for each term, at the cost
+                of one query. The text must not end with a VALUES clause already.
 
         Returns:
             ``list[dict[str, Term | None]]``; unbound variables map to ``None``.
@@ -179,6 +188,7 @@ class ProvStore(ABC):
         Raises:
             QuerySyntaxError: the text does not parse.
             QueryError: evaluation fails.
+            TypeError: ``values`` holds something other than an IRI or a literal.
         """
 
     @abstractmethod
@@ -291,6 +301,20 @@ def _to_ox(term: Term) -> Any:
     raise TypeError(f"not an RDF term: {term!r}")
 
 
+def _with_values(sparql: str, name: str, terms: Sequence[IRI | Literal]) -> str:
+    """``sparql`` with a trailing ``VALUES ?name { ... }`` clause (SPARQL 1.1 §10.2.2);
+    each term written by pyoxigraph in N-Triples syntax, which SPARQL accepts."""
+    if not name.isidentifier():
+        raise ValueError(f"values: {name!r} is not a variable name")
+    written = []
+    for t in terms:
+        if not isinstance(t, (IRI, Literal)):
+            raise TypeError(f"values: {t!r} is not an IRI or a literal (VALUES admits no "
+                            "blank node)")
+        written.append(str(_to_ox(t)))
+    return f"{sparql}\nVALUES ?{name} {{ {' '.join(written)} }}\n"
+
+
 _XSD_STRING = "http://www.w3.org/2001/XMLSchema#string"
 _LANG_STRING = "http://www.w3.org/1999/02/22-rdf-syntax-ns#langString"
 
@@ -330,8 +354,9 @@ def _quad_to_ox(q: Quad) -> ox.Quad:
     to = type(o)
     if to is IRI:
         obj = _named(o)
-    elif to is Literal and not o.language:
-        obj = ox.Literal(o.value, datatype=_named(o.datatype)) if o.datatype else ox.Literal(o.value)
+    elif to is Literal and not o.language:  # type: ignore[union-attr]  # (type() is: no narrowing)
+        obj = (ox.Literal(o.value, datatype=_named(o.datatype))  # type: ignore[union-attr,assignment]
+               if o.datatype else ox.Literal(o.value))  # type: ignore[union-attr]
     else:
         obj = _to_ox(o)
     return ox.Quad(_named(s) if type(s) is IRI else _to_ox(s),
@@ -688,7 +713,7 @@ class EmbeddedStore(ProvStore):
                 gv = names.get(g, _MISSING)
                 if gv is _MISSING:
                     gv = names[g] = _graph_from_ox(g)
-                yield (fixed_s if fixed_s is not None else _from_ox(q.subject), pv,
+                yield (fixed_s if fixed_s is not None else _from_ox(q.subject), pv,  # type: ignore[misc]
                        fixed_o if fixed_o is not None else _from_ox(q.object), gv)
             if len(names) > 4096:
                 names.clear()
@@ -699,7 +724,11 @@ class EmbeddedStore(ProvStore):
             return self._store.query(sparql, use_default_graph_as_union=True, substitutions=subs)
 
     def select(self, sparql: str, bindings: Mapping[str, Term] | None = None, *,
-               source: str = "<text>") -> list[dict[str, Term | None]]:
+               source: str = "<text>",
+               values: tuple[str, Sequence[IRI | Literal]] | None = None,
+               ) -> list[dict[str, Term | None]]:
+        if values is not None:
+            sparql = _with_values(sparql, *values)
         res = self._query(sparql, bindings, source)
         if not isinstance(res, ox.QuerySolutions):
             raise QueryError(f"{source}: expected a SELECT query")

@@ -43,6 +43,20 @@ def test_select_binds_terms_not_text(store):
     assert rows == [{"s": S, "o": Literal("x")}]
 
 
+def test_select_over_a_list_of_values_equals_one_select_per_value(store):
+    tricky = Literal('a "quoted"\nline \\ with } and >', language="en")
+    o2 = Literal("1.5", "http://www.w3.org/2001/XMLSchema#decimal")
+    store.add([(S, P, tricky, G), (IRI("urn:x:s2"), P, o2, G), (IRI("urn:x:s3"), P, lit("z"), G)])
+    q = "SELECT ?s ?o WHERE { ?s ?p ?o } ORDER BY ?s"
+    asked = [tricky, o2, Literal("absent")]
+    once = store.select(q, values=("o", asked))
+    each = [r for v in asked for r in store.select(q, {"o": v})]
+    assert once == each == [{"s": S, "o": tricky}, {"s": IRI("urn:x:s2"), "o": o2}]
+    assert store.select(q, values=("s", [])) == []
+    with pytest.raises(TypeError, match="no blank node"):
+        store.select(q, values=("s", [BNode("b0")]))
+
+
 def test_query_syntax_error_names_the_source(store):
     with pytest.raises(QuerySyntaxError, match="lineage.rq"):
         store.select("SELECT WHERE {", source="lineage.rq")
