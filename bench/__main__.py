@@ -249,7 +249,9 @@ def render_hook(name: str, res: Any) -> str:
         out += [t.render(), ""]
     for note in res.get("notes", []):
         out.append(f"- {note}")
-    rest = {k: v for k, v in res.items() if k not in ("rows", "notes")}
+    # with a table, the raw per-size numbers ("results") go only to --json
+    hidden = ("rows", "notes", "results") if isinstance(rows, list) else ("rows", "notes")
+    rest = {k: v for k, v in res.items() if k not in hidden}
     if rest:
         out += ["", "```json", json.dumps(rest, indent=1, default=str), "```"]
     return "\n".join(out) + "\n"
