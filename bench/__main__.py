@@ -188,8 +188,8 @@ def render_import(r: dict[str, Any]) -> str:
             f"{' (alternating; the faster kept)' if len(r['runs']['provgraph']) > 1 else ''}: "
             f"provgraph {', '.join(f'{x:.1f}' for x in r['runs']['provgraph'])}; "
             f"pyoxigraph {', '.join(f'{x:.1f}' for x in r['runs']['pyoxigraph'])}. Quads stored: provgraph "
-            f"{pgi['quads']:,}, pyoxigraph {oxi['quads']:,}. The `provgraph import` command "
-            "calls this path.\n")
+            f"{pgi['quads']:,}, pyoxigraph {oxi['quads']:,}. `provgraph import --bulk FILE.nq` "
+            "calls this path (plain `provgraph import` is atomic and reads the file whole).\n")
 
 
 def render_export(r: dict[str, Any]) -> str:

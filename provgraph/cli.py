@@ -268,13 +268,19 @@ def _graph_option(ctx: click.Context, param: click.Parameter, value: str | None)
               "on (--format answer only; repeatable).")
 @click.option("--partial", is_flag=True,
               help="Store what can be stored and report the rest (RAG answer formats only).")
+@click.option("--bulk", is_flag=True,
+              help="Stream a large N-Quads (.nq) or N-Triples (.nt) file in flat memory, "
+              "WITHOUT a transaction: a syntax error leaves the statements before it stored.")
 @pass_ctx
 def import_(obj: _Ctx, file: Any, fmt: str, graph: str | None, sources: tuple[str, ...],
-            partial: bool) -> None:
+            partial: bool, bulk: bool) -> None:
     """Import a PROV document (or a RAG answer file) into the store; '-' reads stdin.
 
     PROV bundles become named graphs. The import is atomic: all statements are
     stored or none. An input that holds statements but yields none is an error.
+    It is read whole, so its memory grows with the file; --bulk streams an
+    N-Quads or N-Triples file instead (10 million statements in about 320 MB),
+    at the price of atomicity and of the checks above.
     --graph may not name provgraph's own graphs (urn:provgraph:graph:ingestion,
     urn:provgraph:graph:ontology); a TriG or N-Quads file written by 'export --all'
     keeps its graphs, the ingestion graph included, when imported without --graph.
@@ -285,7 +291,11 @@ def import_(obj: _Ctx, file: Any, fmt: str, graph: str | None, sources: tuple[st
         provgraph import --format prov-json --graph urn:example:g1 - < doc.json
         provgraph import store.trig          # restores 'export --all --format trig'
         provgraph import --format answer answer.md --source sources/
+        provgraph import --bulk backfill.nq  # large loads: streamed, not atomic
     """
+    if bulk:
+        _bulk_import(obj, file, fmt, graph, sources, partial)
+        return
     data = file.read()
     name = getattr(file, "name", "-")
     name = "<stdin>" if name in ("-", "<stdin>") else str(name)
@@ -319,6 +329,45 @@ def import_(obj: _Ctx, file: Any, fmt: str, graph: str | None, sources: tuple[st
                f"({report.new} new, {report.inferred} inferred) in {graphs}", err=True)
     if report.warnings:
         click.echo("run 'provgraph validate' to check the PROV constraints", err=True)
+
+
+_BULK_EXTENSIONS = {".nq": "nquads", ".nquads": "nquads", ".nt": "ntriples", ".ntriples": "ntriples"}
+
+
+def _bulk_import(obj: _Ctx, file: Any, fmt: str, graph: str | None,
+                 sources: tuple[str, ...], partial: bool) -> None:
+    """``import --bulk``: :meth:`provgraph.store.EmbeddedStore.bulk_load` of a named file."""
+    name = getattr(file, "name", "-")
+    if name in ("-", "<stdin>"):
+        raise click.UsageError("--bulk reads a file by its path, not standard input; "
+                               "save the input to a .nq or .nt file first")
+    if sources or partial:
+        raise click.UsageError("--bulk takes neither --source nor --partial")
+    path = Path(name)
+    kind = fmt if fmt == "nquads" else _BULK_EXTENSIONS.get(path.suffix.lower())
+    if fmt not in ("auto", "nquads") or kind is None:
+        raise click.UsageError(
+            f"--bulk streams N-Quads (.nq) or N-Triples (.nt) only, not {path.name}"
+            f"{'' if fmt == 'auto' else f' as {fmt}'}; convert it (for example "
+            "'provgraph export --all --format nquads' from a scratch store), or import it "
+            "without --bulk (atomic, read whole)")
+    if kind == "nquads" and graph is not None:
+        raise click.UsageError("--graph applies to N-Triples only under --bulk: N-Quads "
+                               "statements carry their own graph")
+    from .errors import SerializationError
+    from .terms import IRI
+
+    file.close()
+    try:
+        obj.store(create=True).bulk_load(path, kind, graph=IRI(graph) if graph else None)
+    except SerializationError as exc:
+        raise click.ClickException(
+            f"{exc}. --bulk has no transaction: statements before the error may already be "
+            "stored; fix the file and load it again (a statement already stored is not "
+            "stored twice, unless it has a blank node)") from exc
+    where = f"<{graph}>" if graph else ("its graphs" if kind == "nquads" else "default graph")
+    click.echo(f"bulk-loaded {path} ({kind}) into {where}, without a transaction; "
+               "run 'provgraph validate' to check it", err=True)
 
 
 @cli.command()

@@ -147,3 +147,47 @@ def test_a_closed_pipe_stops_quietly(runner, monkeypatch):
     res = runner.invoke(cli, ["--memory", "queries"])
     assert res.exit_code == 1
     assert "Broken pipe" not in res.output and "Traceback" not in res.output
+
+
+def test_bulk_import_streams_an_nquads_file_to_the_same_statements(runner, tmp_path):
+    from provgraph.store import EmbeddedStore
+
+    log = tmp_path / "events.jsonl"
+    log.write_text("\n".join(pipeline.events()) + "\n", encoding="utf-8")
+    first = str(tmp_path / "first")
+    assert runner.invoke(cli, ["--store", first, "record", str(log)]).exit_code == 0
+    dump = tmp_path / "all.nq"
+    assert runner.invoke(cli, ["--store", first, "export", "--all", "--format", "nquads",
+                               "-o", str(dump)]).exit_code == 0
+    second = str(tmp_path / "second")
+    res = runner.invoke(cli, ["--store", second, "import", "--bulk", str(dump)])
+    assert res.exit_code == 0, res.output
+    assert res.stderr == (f"bulk-loaded {dump} (nquads) into its graphs, without a transaction; "
+                          "run 'provgraph validate' to check it\n")
+    a, b = EmbeddedStore(first), EmbeddedStore(second)
+    try:
+        assert len(b) > 100 and a.canonical_nquads() == b.canonical_nquads()
+    finally:
+        a.close()
+        b.close()
+
+
+def test_bulk_import_refuses_what_it_cannot_stream(runner, tmp_path):
+    ttl = tmp_path / "doc.ttl"
+    ttl.write_text("<urn:x:a> <urn:x:p> <urn:x:b> .\n")
+    nq = tmp_path / "doc.nq"
+    nq.write_text("<urn:x:a> <urn:x:p> <urn:x:b> <urn:x:g> .\n<urn:x:a> <urn:x:p> \n")
+    store = str(tmp_path / "s")
+    cases = [
+        (["import", "--bulk", str(ttl)], "--bulk streams N-Quads (.nq) or N-Triples (.nt) only, not doc.ttl"),
+        (["import", "--bulk", "-"], "--bulk reads a file by its path, not standard input"),
+        (["import", "--bulk", "--graph", "urn:x:g2", str(nq)], "--graph applies to N-Triples only"),
+        (["import", "--bulk", "--format", "prov-json", str(nq)], "not doc.nq as prov-json"),
+    ]
+    for args, message in cases:
+        res = runner.invoke(cli, ["--store", store, *args], input="")
+        assert res.exit_code == 2 and message in res.stderr, (args, res.output)
+    res = runner.invoke(cli, ["--store", store, "import", "--bulk", str(nq)])
+    assert res.exit_code == 1 and "Traceback" not in res.output
+    assert str(nq) in res.stderr and "does not parse" in res.stderr
+    assert "statements before the error may already be stored" in res.stderr
