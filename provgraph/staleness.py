@@ -15,7 +15,7 @@ from typing import Any
 from . import ids
 from ._rows import _MIN, _Row, _catalog, _check_run, _run_query, _str, _int, _time
 from .normalize import get_policy
-from .errors import OriginalMissingError
+from .errors import OriginalMissingError, StoreError
 from .store import ProvStore
 from .terms import IRI, Term, term_value
 from .vocab import PG, PROV
@@ -197,11 +197,15 @@ def stale(store: ProvStore, *, run: str | None = None) -> list[StaleRow]:
         with ThreadPoolExecutor(max_workers=1, thread_name_prefix="provgraph-stale") as pool:
             side = pool.submit(_revised, store, None)
             kinds = _stale_kinds(store, None)
-            newest, verdicts = side.result()
+            try:
+                newest, verdicts = side.result()
+            except StoreError:
+                # the worker reads every revised snapshot's newest bytes; only those
+                # of 'updated' rows are needed (a missing one of any other is no error)
+                newest, verdicts = _revised_for(store, kinds)
     else:
         kinds = _stale_kinds(store, run_iri)
-        updated = {k[2] for k, v in kinds.items() if v == "updated"}
-        newest, verdicts = _revised(store, updated) if updated else ({}, {})
+        newest, verdicts = _revised_for(store, kinds)
     if not kinds:
         return []
     deleted_at: dict[IRI, _dt.datetime | None] = {}
@@ -249,6 +253,13 @@ def _stale_rows(store: ProvStore, run: IRI | None) -> Iterator[tuple[IRI, IRI, I
         run_, snap, kind = g["run"], g["snapshot"], _str(g["kind"]) or ""
         for claim in term_value(g["claims"]).split(" "):
             yield run_, IRI(claim), snap, kind  # type: ignore[misc]
+
+
+def _revised_for(store: ProvStore, kinds: Mapping[tuple[IRI, IRI, IRI], str]) -> tuple[
+        dict[IRI, tuple[IRI, _dt.datetime | None]], dict[IRI, dict[IRI, bool | None]]]:
+    """:func:`_revised` of the snapshots of the ``updated`` rows of ``kinds``."""
+    updated = {k[2] for k, v in kinds.items() if v == "updated"}
+    return _revised(store, updated) if updated else ({}, {})
 
 
 def _revised(store: ProvStore, only: set[IRI] | None) -> tuple[

@@ -334,3 +334,18 @@ def test_a_large_on_disk_store_gives_the_reference_rows():
         assert analytics.stale(store, run=run) == reference_stale(store, run)
     finally:
         store.close()
+
+
+def test_a_revision_no_stale_claim_rests_on_needs_no_retained_bytes(recorded):
+    """The whole store and one run give the same rows when the newest revision of a
+    snapshot no claim is stale on (uncited, or cited only by claims whose snapshot was
+    deleted) has lost its retained bytes: only 'updated' rows need them."""
+    store, rec, r = recorded
+    old = rec.snapshot(b"nobody cites this\n", uri="https://example.org/uncited.md",
+                       media_type="text/markdown", observed_at=pipeline.t(200))
+    new = rec.snapshot(b"nobody cites this either\n", uri="https://example.org/uncited.md",
+                       media_type="text/markdown", observed_at=pipeline.t(210),
+                       revision_of=old.iri)
+    store.originals.path_for(ids.digest_of_snapshot_iri(new.iri)).unlink()
+    rows = analytics.stale(store)
+    assert rows and rows == analytics.stale(store, run=str(pipeline.RUN)) == reference_stale(store)
