@@ -269,8 +269,9 @@ def _graph_option(ctx: click.Context, param: click.Parameter, value: str | None)
 @click.option("--partial", is_flag=True,
               help="Store what can be stored and report the rest (RAG answer formats only).")
 @click.option("--bulk", is_flag=True,
-              help="Stream a large N-Quads (.nq) or N-Triples (.nt) file in flat memory, "
-              "WITHOUT a transaction: a syntax error leaves the statements before it stored.")
+              help="Stream a large N-Quads (.nq) or N-Triples (.nt) file in flat memory (a file "
+              "with blank nodes, '_:', is loaded in one piece: memory grows with it), WITHOUT a "
+              "transaction: a syntax error leaves part of the file stored, before or after it.")
 @pass_ctx
 def import_(obj: _Ctx, file: Any, fmt: str, graph: str | None, sources: tuple[str, ...],
             partial: bool, bulk: bool) -> None:
@@ -362,8 +363,8 @@ def _bulk_import(obj: _Ctx, file: Any, fmt: str, graph: str | None,
         obj.store(create=True).bulk_load(path, kind, graph=IRI(graph) if graph else None)
     except SerializationError as exc:
         raise click.ClickException(
-            f"{exc}. --bulk has no transaction: statements before the error may already be "
-            "stored; fix the file and load it again (a statement already stored is not "
+            f"{exc}. --bulk has no transaction: part of the file, before or after the error, "
+            "may already be stored; fix the file and load it again (a statement already stored is not "
             "stored twice, unless it has a blank node)") from exc
     where = f"<{graph}>" if graph else ("its graphs" if kind == "nquads" else "default graph")
     click.echo(f"bulk-loaded {path} ({kind}) into {where}, without a transaction; "

@@ -190,4 +190,31 @@ def test_bulk_import_refuses_what_it_cannot_stream(runner, tmp_path):
     res = runner.invoke(cli, ["--store", store, "import", "--bulk", str(nq)])
     assert res.exit_code == 1 and "Traceback" not in res.output
     assert str(nq) in res.stderr and "does not parse" in res.stderr
-    assert "statements before the error may already be stored" in res.stderr
+    assert "part of the file, before or after the error, may already be stored" in res.stderr
+
+
+def test_bulk_import_says_truly_what_a_syntax_error_leaves_stored(runner, tmp_path, monkeypatch):
+    """A window with a syntax error stores nothing, statements before the error
+    included, and a window after it may already be loaded by the other worker: the
+    help and the error may not promise 'the statements before it'."""
+    from provgraph import store as store_mod
+    from provgraph.store import EmbeddedStore
+
+    monkeypatch.setattr(store_mod, "_BULK_WINDOW_BYTES", 200)
+    good = "".join(f"<urn:x:s{i}> <urn:x:p> <urn:x:o> .\n" for i in range(40))
+    nt = tmp_path / "doc.nt"
+    nt.write_text("<urn:x:a> <urn:x:p> <urn:x:b> .\n<urn:x:a> <urn:x:p> \n" + good)
+    path = str(tmp_path / "s")
+    res = runner.invoke(cli, ["--store", path, "import", "--bulk", str(nt)])
+    assert res.exit_code == 1 and "Traceback" not in res.output
+    s = EmbeddedStore(path)
+    try:
+        stored = {str(q[0]) for q in s.quads()}
+    finally:
+        s.close()
+    assert "urn:x:a" not in stored  # the statement before the error is not stored
+    assert "statements before the error may already be stored" not in res.stderr
+    assert "part of the file, before or after the error, may already be stored" in res.stderr
+    helptext = runner.invoke(cli, ["import", "--help"]).output
+    assert "leaves the statements before it stored" not in " ".join(helptext.split())
+    assert "blank node" in " ".join(helptext.split())  # such files are not streamed
