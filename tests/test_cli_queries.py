@@ -179,3 +179,23 @@ def test_every_command_has_help_with_an_example(runner, command):
     result = runner.invoke(cli, [command, "--help"])
     assert result.exit_code == 0
     assert "Example:" in result.output and f"provgraph {command}" in result.output
+
+
+def test_a_query_file_iri_parameter_used_as_predicate_or_graph_is_known(runner, disk, tmp_path):
+    """An IRI the store holds as a predicate or graph name is in the store: an empty
+    answer is [] (exit 0), not 'is not in the store'; one it holds nowhere is the error."""
+    path, _, _ = disk
+    rq = tmp_path / "by-predicate.rq"
+    rq.write_text("# name: by-predicate\n# summary: subjects linked by ?p to nothing\n"
+                  "# params: ?p:iri\n# returns: ?s ?p\n"
+                  "SELECT ?s ?p WHERE { ?s ?p <urn:x:nothing-points-here> }\n")
+    gq = tmp_path / "in-graph.rq"
+    gq.write_text("# name: in-graph\n# summary: things of a type no one has, in ?g\n"
+                  "# params: ?g:iri\n# returns: ?s ?g\n"
+                  "SELECT ?s ?g WHERE { GRAPH ?g { ?s a <urn:x:no-such-type> } }\n")
+    result = run(runner, path, "query", str(rq), "-p", "p=http://www.w3.org/ns/prov#used")
+    assert json.loads(result.stdout) == []
+    result = run(runner, path, "query", str(gq), "-p", "g=urn:provgraph:graph:ingestion")
+    assert json.loads(result.stdout) == []
+    result = run(runner, path, "query", str(rq), "-p", "p=urn:x:no-such-predicate", code=1)
+    assert result.output.startswith("Error: p <urn:x:no-such-predicate> is not in the store")
