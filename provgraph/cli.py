@@ -280,8 +280,8 @@ def import_(obj: _Ctx, file: Any, fmt: str, graph: str | None, sources: tuple[st
     PROV bundles become named graphs. The import is atomic: all statements are
     stored or none. An input that holds statements but yields none is an error.
     It is read whole, so its memory grows with the file; --bulk streams an
-    N-Quads or N-Triples file instead (10 million statements in about 320 MB),
-    at the price of atomicity and of the checks above.
+    N-Quads or N-Triples file instead, in flat memory (a few hundred MB whatever
+    the size), at the price of atomicity and of the checks above.
     --graph may not name provgraph's own graphs (urn:provgraph:graph:ingestion,
     urn:provgraph:graph:ontology); a TriG or N-Quads file written by 'export --all'
     keeps its graphs, the ingestion graph included, when imported without --graph.
