@@ -55,5 +55,16 @@ def rag_store():
 
 
 @pytest.fixture
+def recorded():
+    """(store, recorder, records): the fixture pipeline recorded in memory, with its
+    recorder kept for further steps (a module may define its own ``recorded``)."""
+    s = EmbeddedStore()
+    rec = Recorder(s, label="fixture", packages=[], run_iri=pipeline.RUN, started_at=pipeline.t(0))
+    r = pipeline.record(rec)
+    yield s, rec, r
+    s.close()
+
+
+@pytest.fixture
 def runner():
     return CliRunner()

@@ -20,16 +20,6 @@ UTC = dt.timezone.utc
 RUN = IRI(pipeline.RUN)
 
 
-@pytest.fixture
-def recorded():
-    """(store, recorder, records) of the fixture pipeline, with its recorder kept."""
-    s = EmbeddedStore()
-    rec = Recorder(s, label="fixture", packages=[], run_iri=pipeline.RUN, started_at=pipeline.t(0))
-    r = pipeline.record(rec)
-    yield s, rec, r
-    s.close()
-
-
 def agent(role: str, name: str, version: str) -> IRI:
     return ids.content_iri("agent", role, name, version)
 

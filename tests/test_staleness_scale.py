@@ -174,15 +174,6 @@ def assert_same_as_reference(store: Any) -> list[StaleRow]:
 
 # ------------------------------------------------------------------ scenarios
 
-@pytest.fixture
-def recorded():
-    s = EmbeddedStore()
-    rec = Recorder(s, label="fixture", packages=[], run_iri=pipeline.RUN, started_at=pipeline.t(0))
-    r = pipeline.record(rec)
-    yield s, rec, r
-    s.close()
-
-
 def _citation_cases(rec: Recorder, r: dict[str, Any]) -> None:
     """Every way a claim can rest on the revised policy snapshot (as in
     test_analytics.test_stale_spans_are_checked_citation_by_citation)."""
