@@ -6,7 +6,7 @@ import datetime as dt
 
 import pytest
 
-from provgraph import EmbeddedStore, NotFound, QueryParameterError, Recorder, analytics, ids
+from provgraph import NotFound, QueryParameterError, analytics, ids
 from provgraph.analytics import (
     CoverageRow, ExposureRow, GeneratedEvidenceRow, ImpactRow, StaleRow, UnsupportedRow,
 )
