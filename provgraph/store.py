@@ -556,7 +556,7 @@ class EmbeddedStore(ProvStore):
     # writing
     def add(self, quads: Iterable[Quad]) -> None:
         with _map_errors(f"store {self.location}"):
-            self._store.extend([_quad_to_ox(q) for q in quads])
+            self._store.extend(_quad_to_ox(q) for q in quads)  # one transaction; no list
 
     def bulk_add(self, quads: Iterable[Quad]) -> None:
         with _map_errors(f"store {self.location}"):
