@@ -46,7 +46,9 @@ class IngestionSteps(RecorderBase):
 
         Returns:
             :class:`SnapshotRecord`; its IRI is the RFC 6920 ``ni:`` name of the bytes.
-            Recording the same bytes again returns the same IRI and adds nothing.
+            Recording the same bytes again returns the same IRI and adds nothing,
+            ``observed_at`` and ``revision_of`` included: a revert to earlier bytes
+            is not recorded (a known limitation; README "Recording a pipeline").
 
         Raises:
             RecordError: ``data`` is not bytes, ``uri`` or ``media_type`` is empty,
