@@ -8,8 +8,8 @@ from __future__ import annotations
 
 import dataclasses
 import datetime as _dt
-from concurrent.futures import ThreadPoolExecutor
 from collections.abc import Iterator, Mapping, Sequence
+from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
 from . import ids
