@@ -322,13 +322,13 @@ def import_(obj: _Ctx, file: Any, fmt: str, graph: str | None, sources: tuple[st
                                f"({', '.join(_RAG_FORMATS)})")
     from .io.load import import_document
 
-    report = import_document(obj.store(create=True), data, fmt, graph=graph, name=name)
-    for w in report.warnings:
+    done = import_document(obj.store(create=True), data, fmt, graph=graph, name=name)
+    for w in done.warnings:
         click.echo(f"warning: {w}", err=True)
-    graphs = ", ".join("default graph" if g is None else f"<{g}>" for g in report.graphs)
-    click.echo(f"imported {name} ({report.format}): {report.stored} statements stored "
-               f"({report.new} new, {report.inferred} inferred) in {graphs}", err=True)
-    if report.warnings:
+    graphs = ", ".join("default graph" if g is None else f"<{g}>" for g in done.graphs)
+    click.echo(f"imported {name} ({done.format}): {done.stored} statements stored "
+               f"({done.new} new, {done.inferred} inferred) in {graphs}", err=True)
+    if done.warnings:
         click.echo("run 'provgraph validate' to check the PROV constraints", err=True)
 
 
@@ -428,7 +428,7 @@ def export(obj: _Ctx, claim: str | None, run_iri: str | None, everything: bool, 
         with fh:
             try:
                 result = do_export(obj.store(), fmt, claim=claim, run=run_iri,
-                                   everything=everything, out=fh)
+                                   everything=everything, out=fh)  # type: ignore[arg-type]  # a binary file
                 # the mode a plain write would give: the file's own, else 0666 less the umask
                 os.chmod(fh.name, target.stat().st_mode & 0o7777 if target.exists()
                          else 0o666 & ~_umask())
