@@ -405,10 +405,7 @@ class QueryCatalog:
         if require_known and not rows:
             for p in q.params:
                 term = bound.get(p.name)
-                if p.type == "iri" and isinstance(term, IRI) and not store.mentions(term) \
-                        and next(iter(store.quads(None, term)), None) is None \
-                        and next(iter(store.quads(graph=term)), None) is None:
-                    # not a subject or object, nor a predicate or graph name (a .rq file
-                    # may bind an IRI parameter in any position)
+                # a .rq file may bind an IRI parameter in any position
+                if p.type == "iri" and isinstance(term, IRI) and not store.occurs(term):
                     raise NotFound(term, f"{p.name}")
         return rows

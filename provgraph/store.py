@@ -258,6 +258,11 @@ class ProvStore(ABC):
         """Whether ``iri`` appears as subject or object of any statement."""
         return self.has_subject(iri) or next(iter(self.quads(None, None, iri)), None) is not None
 
+    def occurs(self, iri: IRI) -> bool:
+        """Whether ``iri`` appears anywhere: as subject, predicate, object or graph name."""
+        return (self.mentions(iri) or next(iter(self.quads(None, iri)), None) is not None
+                or next(iter(self.quads(graph=iri)), None) is not None)
+
     def canonical_nquads(self, graphs: Iterable[IRI | None] | None = None) -> str:
         """The quads (of ``graphs``, or all) as sorted N-Quads after blank-node
         canonicalization, for comparing datasets or digesting a bundle."""
