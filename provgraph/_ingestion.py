@@ -11,6 +11,7 @@ Reference: PROV-O §3 (https://www.w3.org/TR/prov-o/), PROV-DM §5.
 from __future__ import annotations
 
 import datetime as _dt
+from dataclasses import replace
 from collections.abc import Mapping, Sequence
 from typing import Any
 
@@ -21,8 +22,13 @@ from .model import (
     Agent, AidRecord, ChunkRecord, ExtractionRecord, IndexedRecord, QueryRecord, Ref, Segment,
     SnapshotRecord, iri_of,
 )
-from .terms import IRI, Quad, lit
-from .vocab import AID_KINDS, GRAPH, OA, PG, PROV, RDF
+from .schema import aid as aid_schema
+from .schema import chunk as chunk_schema
+from .schema import extraction as extraction_schema
+from .schema import indexed as indexed_schema
+from .schema import snapshot as snapshot_schema
+from .terms import IRI, Quad
+from .vocab import AID_KINDS, GRAPH, PG, PROV
 
 __all__ = ["IngestionSteps"]
 
@@ -72,24 +78,10 @@ class IngestionSteps(RecorderBase):
                              media_type=media_type, source_uri=uri, observed_at=observed,
                              revision_of=prev)
         g = GRAPH.INGESTION
-        q: list[Quad] = [(doc, RDF.type, PROV.Entity, g), (doc, RDF.type, PG.Document, g),
-                         (doc, PG.sourceUri, lit(uri), g), (snap, PROV.specializationOf, doc, g)]
-        if not self._exists(snap):
-            obs = ids.content_iri("observation", digest)
-            q += [
-                (snap, RDF.type, PROV.Entity, g), (snap, RDF.type, PG.SourceSnapshot, g),
-                (snap, PG.sha256, lit(digest), g), (snap, PG.byteSize, lit(len(data)), g),
-                (snap, PG.mediaType, lit(media_type), g), (snap, PG.sourceUri, lit(uri), g),
-                (snap, PG.observedAt, lit(observed), g),
-                (snap, PROV.generatedAtTime, lit(observed), g),
-                (snap, PROV.wasGeneratedBy, obs, g),
-            ]
-            q += self._activity_quads(obs, PG.Observation, g, None, observed)
-            if prev is not None:
-                qual = IRI(f"{snap}#revision")
-                q += [(snap, PROV.wasRevisionOf, prev, g),
-                      (snap, PROV.qualifiedRevision, qual, g),
-                      (qual, RDF.type, PROV.Revision, g), (qual, PROV.entity, prev, g)]
+        if self._exists(snap):
+            q = snapshot_schema.document_quads(doc, uri, snap, g)
+        else:
+            q = snapshot_schema.to_quads(rec, g, run=self.iri)
         self._emit(q)
         self._mark_written(snap)
         self._support.remember(snap, self._support.derive(snapshots=[snap]), ingestion=True)
@@ -114,11 +106,7 @@ class IngestionSteps(RecorderBase):
         act = ids.content_iri("deletion", snap)
         if self._exists(act):
             return act
-        g = GRAPH.INGESTION
-        q = self._activity_quads(act, PG.Deletion, g, None, when)
-        q += [(snap, PROV.wasInvalidatedBy, act, g), (doc, PROV.wasInvalidatedBy, act, g),
-              (snap, PROV.invalidatedAtTime, lit(when), g), (doc, PROV.invalidatedAtTime, lit(when), g)]
-        self._emit(q)
+        self._emit(snapshot_schema.deletion_quads(act, snap, doc, when, GRAPH.INGESTION, run=self.iri))
         self._written.add(act)
         return act
 
@@ -162,21 +150,13 @@ class IngestionSteps(RecorderBase):
         tbytes = text.encode("utf-8")
         tdigest = self.store.originals.put(tbytes)
         rec = ExtractionRecord(iri=iri, text_iri=text_iri, snapshot=snap, parser=agent, text=text,
-                               text_sha256=tdigest, offset_map=segs)
+                               text_sha256=tdigest, offset_map=segs, config=cfg)
         if self._exists(iri):
             self._remember_text(text_iri, text, agent, snap)
             return rec
-        g = GRAPH.INGESTION
-        q = self._activity_quads(iri, PG.Extraction, g, self._time("started_at", started_at) if started_at else None,
-                                 self._time("ended_at", ended_at), [agent])
-        q += [(iri, PROV.used, snap, g), (iri, PG.configuration, lit(cfg), g),
-              (iri, PG.extractedText, text_iri, g),
-              (text_iri, RDF.type, PROV.Entity, g), (text_iri, RDF.type, PG.ExtractedText, g),
-              (text_iri, PROV.wasGeneratedBy, iri, g), (text_iri, PROV.wasDerivedFrom, snap, g),
-              (text_iri, PG.sha256, lit(tdigest), g), (text_iri, PG.byteSize, lit(len(tbytes)), g),
-              (text_iri, PG.offsetUnit, lit("codepoint"), g),
-              (text_iri, PG.offsetMap, lit([list(s) for s in segs]), g)]
-        self._emit(q)
+        rec = replace(rec, started_at=self._time("started_at", started_at) if started_at else None,
+                      ended_at=self._time("ended_at", ended_at))
+        self._emit(extraction_schema.to_quads(rec, GRAPH.INGESTION, run=self.iri))
         self._mark_written(iri)
         self._remember_text(text_iri, text, agent, snap)
         return rec
@@ -262,11 +242,11 @@ class IngestionSteps(RecorderBase):
             snaps = self._support.of(text_iri).snapshots
             snap = next(iter(snaps)) if snaps else IRI("")
         g = GRAPH.INGESTION
-        act = ids.content_iri("chunking", text_iri, agent.name, agent.version, params)
+        act = chunk_schema.chunking_iri(text_iri, agent.name, agent.version, params)
         q: list[Quad] = []
         if not self._exists(act):
-            q += self._activity_quads(act, PG.Chunking, g, None, self._time("ended_at", ended_at), [agent])
-            q += [(act, PROV.used, text_iri, g), (act, PG.configuration, lit(params), g)]
+            q += chunk_schema.chunking_quads(act, text_iri, params, agent, g, run=self.iri,
+                                             ended_at=self._time("ended_at", ended_at))
         out = []
         support = self._support.derive(agents=[agent.iri], evidence=[text_iri])
         for i, rng in enumerate(ranges):
@@ -277,19 +257,13 @@ class IngestionSteps(RecorderBase):
             if not 0 <= start < end <= len(full):
                 raise RecordError(f"chunk range {i} [{start}, {end}) is empty, reversed or outside "
                                   f"the extracted text (0..{len(full)} code points)")
-            c = ids.content_iri("chunk", text_iri, agent.name, agent.version, start, end)
-            chunk_text = full[start:end]
-            out.append(ChunkRecord(iri=c, extraction=ext_iri, text_iri=text_iri, snapshot=snap,
-                                   start=start, end=end, text=chunk_text))
+            c = chunk_schema.chunk_iri(text_iri, agent.name, agent.version, start, end)
+            chunk = ChunkRecord(iri=c, extraction=ext_iri, text_iri=text_iri, snapshot=snap,
+                                start=start, end=end, text=full[start:end], chunking=act)
+            out.append(chunk)
             if self._exists(c):
                 continue
-            sel = IRI(f"{c}#position")
-            q += [(c, RDF.type, PROV.Entity, g), (c, RDF.type, PG.Chunk, g),
-                  (c, PROV.wasGeneratedBy, act, g), (c, PROV.wasDerivedFrom, text_iri, g),
-                  (c, PG.text, lit(chunk_text), g), (c, PG.start, lit(start), g),
-                  (c, PG.end, lit(end), g), (c, PG.offsetUnit, lit("codepoint"), g),
-                  (c, OA.hasSelector, sel, g), (sel, RDF.type, OA.TextPositionSelector, g),
-                  (sel, OA.start, lit(start), g), (sel, OA.end, lit(end), g)]
+            q += chunk_schema.to_quads(chunk, g)
             self._mark_written(c)
         self._emit(q)
         self._mark_written(act)
@@ -333,14 +307,8 @@ class IngestionSteps(RecorderBase):
                                                        or self.store.has_subject(iri)):
             self._support.remember(iri, support, ingestion=not per_request)
             return rec
-        act = ids.content_iri("aid-generation", iri)
-        q = self._activity_quads(act, PG.AidGeneration, g, None, self._time("at", at), [agent])
-        q += [(iri, RDF.type, PROV.Entity, g), (iri, RDF.type, PG.GeneratedAid, g),
-              (iri, RDF.type, AID_KINDS[kind], g), (iri, PG.text, lit(text), g),
-              (iri, PROV.wasGeneratedBy, act, g)]
-        for s in sources:
-            q += [(act, PROV.used, s, g), (iri, PROV.wasDerivedFrom, s, g)]
-        self._emit(q)
+        rec = replace(rec, at=self._time("at", at))
+        self._emit(aid_schema.to_quads(rec, g, run=self.iri))
         if not per_request:
             self._mark_written(iri)
         self._support.remember(iri, support, ingestion=not per_request)
@@ -362,31 +330,19 @@ class IngestionSteps(RecorderBase):
             RecordError: a segment outside ``text`` or without a source.
         """
         c = iri_of(chunk)
-        iri = ids.content_iri("indexed", c, text)
+        iri = indexed_schema.indexed_iri(c, text)
         g = GRAPH.INGESTION
-        q = self._segments(iri, text, segments, g, "indexed")
-        rec = IndexedRecord(iri=iri, text=text, chunk=c, segments=tuple(segments))
+        rec = IndexedRecord(iri=iri, text=text, chunk=c,
+                            segments=self._check_segments(text, segments, "indexed"))
         if self._exists(iri):
             # recorded before (perhaps with another embedder): the store's statements stand,
             # and so does the support remembered or read back from them
             return rec
-        q += [(iri, RDF.type, PROV.Entity, g), (iri, RDF.type, PG.IndexedRepresentation, g),
-              (iri, PG.text, lit(text), g), (iri, PROV.wasDerivedFrom, c, g),
-              (iri, PROV.specializationOf, c, g)]
-        evidence = [c]
-        for s in segments:
-            if s.source is not None and iri_of(s.source) not in evidence:
-                evidence.append(iri_of(s.source))
-                q.append((iri, PROV.wasDerivedFrom, iri_of(s.source), g))
-        agents = []
-        if embedder is not None:
-            agent = _agent_tuple("embedder", embedder)
-            agents.append(agent.iri)
-            act = ids.content_iri("indexing", iri, agent.name, agent.version)
-            q += self._activity_quads(act, PG.Indexing, g, None, self._time("at", at), [agent])
-            q += [(act, PROV.used, c, g), (iri, PROV.wasGeneratedBy, act, g)]
-        support = self._support.derive(agents=agents, evidence=evidence)
-        self._emit(q)
+        agent = _agent_tuple("embedder", embedder) if embedder is not None else None
+        support = self._support.derive(agents=[agent.iri] if agent else [],
+                                       evidence=list(rec.sources))
+        self._emit(indexed_schema.to_quads(rec, g, run=self.iri, embedder=agent,
+                                           at=self._time("at", at) if agent else None))
         self._mark_written(iri)
         self._support.remember(iri, support, ingestion=True)
         return rec

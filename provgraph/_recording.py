@@ -19,13 +19,14 @@ from . import ids
 from ._support import SupportCache
 from .errors import RecordError
 from .model import Agent, Ref, RunRecord, Segment, iri_of
+from .schema.agent import Activity, activity_quads
+from .schema.segment import SEGMENT_ORIGINS
 from .store import ProvStore
 from .terms import IRI, Literal, Quad, lit
-from .vocab import AGENT_ROLES, PG, PROV, RDF, RDFS
+from .vocab import AGENT_ROLES
 
 __all__ = ["RecorderBase", "SEGMENT_ORIGINS"]
 
-SEGMENT_ORIGINS = ("original", "generated", "instruction", "query")
 _HEX64 = re.compile(r"^[0-9a-fA-F]{64}$")
 _IRI_SYNTAX = re.compile(r"^[A-Za-z][A-Za-z0-9+.-]*:[^\s<>\"{}|^`\\]*$")
 
@@ -169,33 +170,15 @@ class RecorderBase:
     def _mark_written(self, iri: IRI) -> None:
         self._written.add(iri)
 
-    def _agent_quads(self, agent: Agent, g: IRI) -> list[Quad]:
-        a = agent.iri
-        q: list[Quad] = [
-            (a, RDF.type, PROV.Agent, g), (a, RDF.type, PROV.SoftwareAgent, g),
-            (a, RDF.type, AGENT_ROLES[agent.role], g), (a, PG.agentName, lit(agent.name), g),
-            (a, PG.agentVersion, lit(agent.version), g),
-        ]
-        label = f"{agent.name} {agent.version}".strip()
-        q.append((a, RDFS.label, lit(label), g))
-        return q
-
     def _activity_quads(self, act: IRI, cls: IRI, g: IRI, started: _dt.datetime | None,
                         ended: _dt.datetime | None, agents: Iterable[Agent] = ()) -> list[Quad]:
-        q: list[Quad] = [(act, RDF.type, PROV.Activity, g), (act, RDF.type, cls, g),
-                         (act, PG.run, self.iri, g)]
-        if started is not None:
-            q.append((act, PROV.startedAtTime, lit(started), g))
-        if ended is not None:
-            q.append((act, PROV.endedAtTime, lit(ended), g))
-        for agent in agents:
-            q.append((act, PROV.wasAssociatedWith, agent.iri, g))
-            q.extend(self._agent_quads(agent, g))
-        return q
+        return activity_quads(Activity(iri=act, cls=cls, run=self.iri, started_at=started,
+                                       ended_at=ended, agents=tuple(agents)), g)
 
-    def _segments(self, owner: IRI, text: str, segments: Sequence[Segment], g: IRI,
-                  what: str) -> list[Quad]:
-        q: list[Quad] = []
+    @staticmethod
+    def _check_segments(text: str, segments: Sequence[Segment], what: str) -> tuple[Segment, ...]:
+        """``segments`` checked against ``text``: inside it, a known origin, a source for
+        original and generated text."""
         for i, seg in enumerate(segments):
             if not isinstance(seg, Segment):
                 raise RecordError(f"{what} segment {i} must be a Segment, got {seg!r}")
@@ -208,13 +191,7 @@ class RecorderBase:
                                   f"{SEGMENT_ORIGINS}")
             if seg.origin in ("original", "generated") and seg.source is None:
                 raise RecordError(f"{what} segment {i} is {seg.origin} text but names no source")
-            node = IRI(f"{owner}#segment-{i}")
-            q += [(owner, PG.segment, node, g), (node, RDF.type, PG.Segment, g),
-                  (node, PG.start, lit(seg.start), g), (node, PG.end, lit(seg.end), g),
-                  (node, PG.origin, lit(seg.origin), g)]
-            if seg.source is not None:
-                q.append((node, PG.segmentSource, iri_of(seg.source), g))
-        return q
+        return tuple(segments)
 
     def _require(self, ref: Ref, what: str) -> IRI:
         """The IRI of ``ref``, which must name something already recorded."""

@@ -18,7 +18,8 @@ from .errors import (
 )
 from .matching import VERIFIED, Located, Resolution, locate, search
 from .media import BLOCKS_MEDIA_TYPE, BlockText, base_media_type, is_blocks_media_type, is_text_media_type
-from .model import CitationRecord
+from .schema.citation import Citation
+from .schema.claim import ClaimRecord
 from .normalize import EXACT, Policy, get_policy
 from .offsets import LOCATOR_UNITS, SourceText
 from .store import ProvStore
@@ -32,48 +33,6 @@ _GENERATED_TYPES = {PG.GeneratedAid: "a generated aid", PG.HypotheticalDocument:
                     PG.ContextualPrefix: "a contextual prefix", PG.GeneratedQuestion: "a generated question",
                     PG.Answer: "a generated answer", PG.Claim: "a claim of a generated answer"}
 _QUOTE_PAIRS = ('""', "\u201c\u201d", "''", "\u2018\u2019", "\u00ab\u00bb", "\u201e\u201c")
-
-
-@dataclass(frozen=True, slots=True, kw_only=True)
-class Citation:
-    """One citation to resolve: what the answer pointed at (``pg:Citation``).
-
-    Args:
-        target_id: the identifier as the answer gave it (``pg:targetId``).
-        target: the recorded resource it names (``pg:target``), if any.
-        start, end, unit, end_inclusive: the cited range (both bounds or neither).
-        quote, prefix, suffix: the W3C ``oa:TextQuoteSelector``.
-        pinned_sha256: the digest the citation was made against.
-        policy: the normalization policy declared for its quote (``pg:policy`` on
-            the ``oa:TextQuoteSelector``); it wins over the policy the resolver was
-            asked to use, which applies to citations that declare none.
-        iri, claim, claim_kind, claim_text, graph: where it was recorded.
-    """
-
-    target_id: str
-    target: IRI | None = None
-    start: int | None = None
-    end: int | None = None
-    unit: str | None = None
-    end_inclusive: bool = False
-    quote: str | None = None
-    prefix: str | None = None
-    suffix: str | None = None
-    pinned_sha256: str | None = None
-    policy: str | None = None
-    iri: IRI | None = None
-    claim: IRI | None = None
-    claim_kind: str | None = None
-    claim_text: str | None = None
-    graph: IRI | None = None
-
-    @classmethod
-    def from_record(cls, rec: CitationRecord) -> "Citation":
-        """The citation a :class:`~provgraph.model.CitationRecord` describes."""
-        return cls(target_id=rec.target_id, target=rec.target, start=rec.start, end=rec.end,
-                   unit=rec.unit, end_inclusive=rec.end_inclusive, quote=rec.quote,
-                   prefix=rec.prefix, suffix=rec.suffix, pinned_sha256=rec.pinned_sha256,
-                   policy=rec.policy, iri=rec.iri, claim=rec.claim)
 
 
 class _Stop(Exception):
@@ -236,7 +195,9 @@ class _Resolver:
         return got
 
     # ------------------------------------------------------------ entry
-    def resolve(self, cit: Citation) -> Resolution:
+    def resolve(self, cit: Citation, claim: ClaimRecord | None = None) -> Resolution:
+        """The resolution of ``cit``; ``claim`` is the claim that made it (a quotation
+        claim's citation without a quote is checked with the claim's own text)."""
         default = self.policy
         try:
             if cit.policy:  # the citation's declared policy wins (issue 7, QA 4)
@@ -245,7 +206,7 @@ class _Resolver:
                 except ResolutionError as exc:
                     raise _Stop("unresolved_range", f"the citation declares the normalization "
                                 f"policy {cit.policy!r}, which cannot be applied: {exc}") from None
-            res = self._resolve(cit)
+            res = self._resolve(cit, claim)
         except _Stop as stop:
             res = Resolution(outcome=stop.outcome, reason=stop.reason, policy=self.policy.name,
                              policy_version=self.policy.version, **stop.fields)
@@ -256,10 +217,10 @@ class _Resolver:
             self.policy = default
         return replace(res, citation=cit.iri)
 
-    def _resolve(self, cit: Citation) -> Resolution:
+    def _resolve(self, cit: Citation, claim: ClaimRecord | None) -> Resolution:
         quote, lead = cit.quote, ""
-        if quote is None and cit.claim_kind == "quotation" and cit.claim_text:
-            quote = _strip_quotes(cit.claim_text)
+        if quote is None and claim is not None and claim.kind == "quotation" and claim.text:
+            quote = _strip_quotes(claim.text)
             lead = "no quote given, so the quotation claim's own text was checked; "
         cit = replace(cit, quote=quote or None)
         target = cit.target or self._target_from_id(cit.target_id)

@@ -52,13 +52,20 @@ from ._recording import (
 from ._support import DEFAULT_CACHE_SIZE, SupportCache
 from .errors import RecordError, ResolutionError
 from .model import (
-    Agent, AnswerRecord, CitationRecord, ClaimRecord, Hit, InputRecord, QueryRecord, Ref,
-    RetrievalRecord, RunRecord, Segment, iri_of,
+    Agent, AnswerRecord, CitationRecord, ClaimRecord, Derivation, Hit, InputRecord, QueryRecord,
+    Ref, RetrievalRecord, RunRecord, Segment, iri_of,
 )
+from .schema import citation as citation_schema
+from .schema import claim as claim_schema
+from .schema import generation as generation_schema
+from .schema import prompt as prompt_schema
+from .schema import query as query_schema
+from .schema import retrieval as retrieval_schema
+from .schema import run as run_schema
 from .normalize import get_policy
 from .store import ProvStore
-from .terms import IRI, Quad, lit
-from .vocab import CLAIM_KINDS, CLAIM_STATUSES, OA, PG, PROV, RDF, RDFS, UNITS
+from .terms import IRI, Quad
+from .vocab import CLAIM_KINDS, CLAIM_STATUSES, UNITS
 
 __all__ = ["Recorder"]
 
@@ -128,24 +135,18 @@ class Recorder(IngestionSteps):
         self._texts: dict[IRI, str] = _JournaledDict(self._journal)
         iri = _given_iri("run_iri", run_iri) or ids.new_iri()
         started = self._time("started_at", started_at)
-        self.run = RunRecord(iri=iri, label=label, started_at=started)
-        g = iri
+        if config is not None:
+            self._json("config", config)
+        if models:
+            self._json("models", dict(models))
+        self.run = RunRecord(iri=iri, label=label, started_at=started,
+                             packages=_package_versions(packages),
+                             config=dict(config) if config is not None else None,
+                             models=dict(models) if models else None,
+                             code_revision=code_revision or None)
         if run_iri and self.store.has_subject(iri):
             return  # continuing a recorded run: its identity is already stored
-        q: list[Quad] = [
-            (iri, RDF.type, PROV.Bundle, g), (iri, RDF.type, PROV.Entity, g),
-            (iri, RDF.type, PG.Run, g), (iri, PROV.generatedAtTime, lit(started), g),
-            (iri, PG.packageVersions, lit(_package_versions(packages)), g),
-        ]
-        if label:
-            q.append((iri, RDFS.label, lit(label), g))
-        if config is not None:
-            q.append((iri, PG.configuration, self._json("config", config), g))
-        if models:
-            q.append((iri, PG.modelIds, self._json("models", dict(models)), g))
-        if code_revision:
-            q.append((iri, PG.codeRevision, lit(code_revision), g))
-        self._emit(q)
+        self._emit(run_schema.to_quads(self.run))
 
     # ------------------------------------------------------------------ batches
     @contextlib.contextmanager
@@ -185,13 +186,11 @@ class Recorder(IngestionSteps):
         """
         if not text:
             raise RecordError("query text must not be empty")
-        q_iri = _given_iri("iri", iri) or ids.new_iri()
-        g = self.iri
-        self._emit([(q_iri, RDF.type, PROV.Entity, g), (q_iri, RDF.type, PG.Query, g),
-                    (q_iri, PG.text, lit(text), g),
-                    (q_iri, PROV.generatedAtTime, lit(self._time("at", at)), g)])
-        self._support.remember(q_iri, self._support.derive(), ingestion=False)
-        return QueryRecord(iri=q_iri, text=text)
+        rec = QueryRecord(iri=_given_iri("iri", iri) or ids.new_iri(), text=text,
+                          at=self._time("at", at))
+        self._emit(query_schema.to_quads(rec, self.iri))
+        self._support.remember(rec.iri, self._support.derive(), ingestion=False)
+        return rec
 
     def retrieval(self, query: Ref, *, retriever: Agent | tuple[str, str],
                   hits: Sequence[Hit | tuple[Ref, float | None]], index_version: str = "",
@@ -217,34 +216,24 @@ class Recorder(IngestionSteps):
         start = self._time("started_at", started_at)
         end = self._time("ended_at", ended_at) if ended_at else start
         q_iri = self._require(query, "query")
-        q = self._activity_quads(act, PG.Retrieval, g, start, end, [agent])
-        q.append((act, PROV.used, q_iri, g))
-        if index_version:
-            q.append((act, PG.indexVersion, lit(index_version), g))
-        aid_iris = []
-        for a in aids:
-            a_iri = iri_of(a)
-            q += [(act, PROV.used, a_iri, g), (act, PG.aidUsed, a_iri, g)]
-            aid_iris.append(a_iri)
-        norm: list[tuple[IRI, int, float | None]] = []
+        aid_iris = tuple(dict.fromkeys(iri_of(a) for a in aids))
+        norm: list[Hit] = []
         for i, h in enumerate(hits):
             if isinstance(h, Hit):
                 target, rank, score = iri_of(h.target), h.rank, h.score
             else:
                 target, rank, score = iri_of(h[0]), i + 1, h[1]
-            if rank < 1 or any(rank == r for _, r, _ in norm):
+            if rank < 1 or any(rank == x.rank for x in norm):
                 raise RecordError(f"hit {i}: rank {rank} is not positive or is repeated")
-            norm.append((target, rank, score))
-            u = IRI(f"{act}#hit-{rank}")
-            q += [(act, PROV.used, target, g), (act, PROV.qualifiedUsage, u, g),
-                  (u, RDF.type, PROV.Usage, g), (u, PROV.entity, target, g),
-                  (u, PG.rank, lit(int(rank)), g)]
-            if score is not None:
-                q.append((u, PG.score, lit(float(score)), g))
+            norm.append(Hit(target=target, rank=int(rank),
+                            score=float(score) if score is not None else None))
+        rec = RetrievalRecord(iri=act, query=q_iri, hits=tuple(norm), retriever=agent,
+                              index_version=index_version, aids=aid_iris, started_at=start,
+                              ended_at=end, run=g)
         support = self._support.derive(agents=[agent.iri], inputs=aid_iris)
-        self._emit(q)
+        self._emit(retrieval_schema.to_quads(rec, g))
         self._support.remember(act, support, ingestion=False)
-        return RetrievalRecord(iri=act, query=q_iri, hits=tuple(norm), retriever=agent)
+        return rec
 
     def context_packing(self, *, text: str, segments: Sequence[Segment],
                         retrieval: Ref | None = None, template: Agent | tuple[str, str] | None = None,
@@ -269,31 +258,18 @@ class Recorder(IngestionSteps):
         act = ids.content_iri("packing", gi)
         g = self.iri
         when = self._time("at", at)
-        tmpl = [_agent_tuple("prompt_template", template)] if template is not None else []
-        q = self._activity_quads(act, PG.ContextPacking, g, when, when, tmpl)
-        q += self._segments(gi, text, segments, g, "context_packing")
-        q += [(gi, RDF.type, PROV.Entity, g), (gi, RDF.type, PG.GeneratorInput, g),
-              (gi, PG.text, lit(text), g), (gi, PROV.wasGeneratedBy, act, g)]
-        sources = []
-        for s in segments:
-            if s.source is not None and iri_of(s.source) not in sources:
-                sources.append(iri_of(s.source))
-        for src in sources:
-            q += [(act, PROV.used, src, g), (gi, PROV.wasDerivedFrom, src, g)]
-        informed = []
-        if retrieval is not None:
-            r = iri_of(retrieval)
-            q.append((act, PROV.wasInformedBy, r, g))
-            informed.append(r)
-        for o in omitted:
-            q.append((act, PG.omitted, iri_of(o), g))
-        if token_budget is not None:
-            q.append((act, PG.tokenBudget, lit(int(token_budget)), g))
-        support = self._support.derive(agents=[a.iri for a in tmpl], evidence=sources,
-                                       inputs=informed)
-        self._emit(q)
+        tmpl = _agent_tuple("prompt_template", template) if template is not None else None
+        segs = self._check_segments(text, segments, "context_packing")
+        r = iri_of(retrieval) if retrieval is not None else None
+        rec = InputRecord(iri=gi, packing=act, text=text, segments=segs, retrieval=r,
+                          template=tmpl, omitted=tuple(dict.fromkeys(iri_of(o) for o in omitted)),
+                          token_budget=int(token_budget) if token_budget is not None else None,
+                          at=when, run=g)
+        support = self._support.derive(agents=[tmpl.iri] if tmpl else [],
+                                       evidence=list(rec.sources), inputs=[r] if r else [])
+        self._emit(prompt_schema.to_quads(rec, g))
         self._support.remember(gi, support, ingestion=False)
-        return InputRecord(iri=gi, packing=act, text=text, segments=tuple(segments))
+        return rec
 
     def generation(self, generator_input: Ref, *, model: Agent | tuple[str, str], text: str,
                    settings: Mapping[str, Any] | None = None, started_at: _dt.datetime | None = None,
@@ -317,15 +293,13 @@ class Recorder(IngestionSteps):
         g = self.iri
         start = self._time("started_at", started_at)
         end = self._time("ended_at", ended_at) if ended_at else start
-        q = self._activity_quads(act, PG.Generation, g, start, end, [agent])
-        q += [(act, PROV.used, gi, g), (act, PG.settings, self._json("settings", settings or {}), g),
-              (ans, RDF.type, PROV.Entity, g), (ans, RDF.type, PG.Answer, g),
-              (ans, PG.text, lit(text), g), (ans, PROV.wasGeneratedBy, act, g),
-              (ans, PROV.generatedAtTime, lit(end), g)]
+        self._json("settings", settings or {})
+        rec = AnswerRecord(iri=ans, generation=act, text=text, model=agent, generator_input=gi,
+                           settings=dict(settings or {}), started_at=start, ended_at=end, run=g)
         support = self._support.derive(agents=[agent.iri], inputs=[gi])
-        self._emit(q)
+        self._emit(generation_schema.to_quads(rec, g))
         self._support.remember(ans, support, ingestion=False)
-        return AnswerRecord(iri=ans, generation=act, text=text, model=agent)
+        return rec
 
     def claim(self, answer: AnswerRecord | str, *, start: int, end: int, kind: str,
               status: str = "supported", text: str | None = None,
@@ -370,28 +344,16 @@ class Recorder(IngestionSteps):
             raise RecordError("a derivation claim needs derived_from (its operands) and a warrant")
         c = _given_iri("iri", iri) or ids.new_iri()
         g = self.iri
-        q: list[Quad] = [(c, RDF.type, PROV.Entity, g), (c, RDF.type, PG.Claim, g),
-                         (c, PG.answer, ans, g), (c, PG.start, lit(start), g), (c, PG.end, lit(end), g),
-                         (c, PG.text, lit(text), g), (c, PG.claimKind, lit(kind), g),
-                         (c, PG.claimStatus, lit(status), g), (c, PG.run, self.iri, g)]
-        if gen is not None:
-            q.append((c, PROV.wasGeneratedBy, gen, g))
-        operands = []
-        for i, op in enumerate(derived_from):
-            o = iri_of(op)
-            node = IRI(f"{c}#derivation-{i}")
-            q += [(c, PROV.wasDerivedFrom, o, g), (c, PROV.qualifiedDerivation, node, g),
-                  (node, RDF.type, PROV.Derivation, g), (node, PROV.entity, o, g)]
-            if warrant:
-                q.append((node, PG.warrant, lit(warrant), g))
-            operands.append(o)
-        support = self._support.derive(evidence=operands, inputs=[ans])
-        q += [(c, PG.supportAgent, a, g) for a in sorted(support.agents)]
-        q += [(c, PG.citedSnapshot, s, g) for s in sorted(support.snapshots)]
-        self._emit(q)
+        derivations = tuple(Derivation(entity=iri_of(op), warrant=warrant or None)
+                            for op in derived_from)
+        support = self._support.derive(evidence=[d.entity for d in derivations], inputs=[ans])
+        rec = ClaimRecord(iri=c, answer=ans, start=start, end=end, text=text, kind=kind,
+                          status=status, run=g, generation=gen, derivations=derivations,
+                          support_agents=tuple(sorted(support.agents)),
+                          cited_snapshots=tuple(sorted(support.snapshots)))
+        self._emit(claim_schema.to_quads(rec, g))
         self._support.remember(c, support, ingestion=False)
-        return ClaimRecord(iri=c, answer=ans, start=start, end=end, text=text, kind=kind,
-                           status=status)
+        return rec
 
     def citation(self, claim: Ref, *, target: Ref, start: int | None = None,
                  end: int | None = None, unit: str | None = None, end_inclusive: bool = False,
@@ -450,42 +412,28 @@ class Recorder(IngestionSteps):
         g = self.iri
         raw = target if isinstance(target, str) else iri_of(target)
         target_iri = self._as_target(raw)
-        q: list[Quad] = [(cit, RDF.type, PROV.Entity, g), (cit, RDF.type, PG.Citation, g),
-                         (c, PG.citation, cit, g), (cit, PG.targetId, lit(str(raw)), g)]
-        if target_iri is not None:
-            q.append((cit, PG.target, target_iri, g))
-        if start is not None:
-            q += [(cit, PG.start, lit(int(start)), g), (cit, PG.end, lit(int(end)), g),  # type: ignore[arg-type]
-                  (cit, PG.offsetUnit, lit(unit), g),
-                  (cit, PG.endInclusive, lit(bool(end_inclusive)), g)]
-        if quote is not None:
-            sel = IRI(f"{cit}#quote")
-            q += [(cit, OA.hasSelector, sel, g), (sel, RDF.type, OA.TextQuoteSelector, g),
-                  (sel, OA.exact, lit(quote), g)]
-            if prefix:
-                q.append((sel, OA.prefix, lit(prefix), g))
-            if suffix:
-                q.append((sel, OA.suffix, lit(suffix), g))
-            if declared:
-                q.append((sel, PG.policy, lit(declared), g))
-        if pinned_sha256:
-            q.append((cit, PG.pinnedSha256, lit(pinned_sha256.lower()), g))
+        rec = CitationRecord(iri=cit, claim=c, target_id=str(raw), target=target_iri,
+                             start=int(start) if start is not None else None,
+                             end=int(end) if end is not None else None,
+                             unit=unit if start is not None else None,
+                             end_inclusive=bool(end_inclusive) if start is not None else False,
+                             quote=quote, prefix=(prefix or None) if quote is not None else None,
+                             suffix=(suffix or None) if quote is not None else None,
+                             pinned_sha256=pinned_sha256.lower() if pinned_sha256 else None,
+                             policy=declared, graph=g)
+        q = citation_schema.to_quads(rec, g)
         support = None
         if target_iri is not None:
             # the claim's support grows by the target's: write what it adds
             old = self._support.of(c)
             support = self._support.derive(agents=old.agents, snapshots=old.snapshots,
                                            evidence=[target_iri])
-            q += [(c, PG.supportAgent, a, g) for a in sorted(support.agents - old.agents)]
-            q += [(c, PG.citedSnapshot, s, g) for s in sorted(support.snapshots - old.snapshots)]
+            q += claim_schema.shortcut_quads(c, sorted(support.agents - old.agents),
+                                             sorted(support.snapshots - old.snapshots), g)
         self._emit(q)
         if support is not None:
             self._support.remember(c, support, ingestion=False)
-        return CitationRecord(iri=cit, claim=c, target_id=str(raw), target=target_iri,
-                              start=start, end=end, unit=unit, end_inclusive=end_inclusive,
-                              quote=quote, prefix=prefix, suffix=suffix,
-                              pinned_sha256=pinned_sha256.lower() if pinned_sha256 else None,
-                              policy=declared)
+        return rec
 
     def _as_target(self, raw: str) -> IRI | None:
         """``raw`` as an IRI when it names a recorded resource, else ``None``."""

@@ -83,14 +83,17 @@ Annotation Data Model §4.2.4 and §4.2.5 (selectors).
 
 from __future__ import annotations
 
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from typing import Any
 
 from . import ids
-from ._resolver import _PREFIXES, Citation, _Resolver, _value
+from ._resolver import _Resolver
 from .errors import NotFound
 from .matching import Resolution, check_quote
-from .model import CitationRecord
+from .schema import citation as citation_schema
+from .schema import claim as claim_schema
+from .schema.citation import OUTCOME_PREDICATES, Citation
+from .schema.claim import ClaimRecord
 from .normalize import Policy, get_policy
 from .store import ProvStore
 from .terms import IRI, BNode, Quad, Term, lit
@@ -126,58 +129,32 @@ class RunResolution:
                 for c, r in self.items]
 
 
-_CITATIONS = _PREFIXES + """SELECT ?g ?cit ?claim ?kind ?ctext ?tid ?target ?start ?end ?unit ?incl
-       ?exact ?prefix ?suffix ?pin ?qpol WHERE {
-  GRAPH ?g { ?claim pg:citation ?cit }
-  OPTIONAL { ?claim pg:claimKind ?kind }
-  OPTIONAL { ?claim pg:text ?ctext }
-  OPTIONAL { ?cit pg:targetId ?tid }
-  OPTIONAL { ?cit pg:target ?target }
-  OPTIONAL { ?cit pg:start ?start ; pg:end ?end }
-  OPTIONAL { ?cit pg:offsetUnit ?unit }
-  OPTIONAL { ?cit pg:endInclusive ?incl }
-  OPTIONAL { ?cit oa:hasSelector ?sel . ?sel a oa:TextQuoteSelector ; oa:exact ?exact .
-             OPTIONAL { ?sel oa:prefix ?prefix } OPTIONAL { ?sel oa:suffix ?suffix }
-             OPTIONAL { ?sel pg:policy ?qpol } }
-  OPTIONAL { ?cit pg:pinnedSha256 ?pin }
-} ORDER BY ?g ?cit"""
-
-
 def load_citations(store: ProvStore, run: str | None = None, *,
                    citation: str | None = None) -> list[Citation]:
     """The recorded citations of one run (``run`` = its IRI, the name of its graph), or
     of every run (``run=None``), or the one citation ``citation``; ordered by run
-    and citation IRI. Each carries its claim's kind and text.
+    and citation IRI. Read through :mod:`provgraph.schema.citation` (two queries).
 
     Raises:
         NotFound: ``run`` is not a graph of the store, or ``citation`` is not recorded.
     """
-    bindings: dict[str, Term] = {}
+    if citation is not None:
+        got = citation_schema.load(store, [IRI(citation)])
+        if IRI(citation) not in got or got[IRI(citation)].claim is None:
+            raise NotFound(citation, "citation")
+        return [got[IRI(citation)]]
     if run is not None:
         if IRI(run) not in store.named_graphs():
             raise NotFound(run, "run")
-        bindings["g"] = IRI(run)
-    if citation is not None:
-        bindings["cit"] = IRI(citation)
-    out: dict[str, Citation] = {}
-    for r in store.select(_CITATIONS, bindings):
-        cit = IRI(r["cit"])  # type: ignore[arg-type]
-        if cit in out:
-            continue
-        v = {k: _value(t) for k, t in r.items()}
-        out[cit] = Citation(
-            target_id=str(v["tid"] if v["tid"] is not None else (v["target"] or "")),
-            target=IRI(v["target"]) if v["target"] else None,
-            start=v["start"], end=v["end"], unit=v["unit"], end_inclusive=bool(v["incl"]),
-            quote=v["exact"], prefix=v["prefix"], suffix=v["suffix"], pinned_sha256=v["pin"],
-            policy=v["qpol"], iri=cit, claim=IRI(v["claim"]), claim_kind=v["kind"], claim_text=v["ctext"],
-            graph=IRI(v["g"]) if v["g"] else None)
-    if citation is not None and not out:
-        raise NotFound(citation, "citation")
-    return list(out.values())
+        return citation_schema.citations_of_runs(store, [IRI(run)])
+    return citation_schema.citations_of_runs(store)
 
 
-def resolve(store: ProvStore, citation: Citation | CitationRecord | str, *,
+def _claims_of(store: ProvStore, cits: list[Citation]) -> dict[IRI, ClaimRecord]:
+    return claim_schema.load(store, sorted({c.claim for c in cits if c.claim is not None}))
+
+
+def resolve(store: ProvStore, citation: Citation | str, *,
             policy: str | Policy = "exact") -> Resolution:
     """Resolve one citation against the retained originals; write nothing.
 
@@ -210,17 +187,10 @@ def resolve(store: ProvStore, citation: Citation | CitationRecord | str, *,
         ('quote_match', 6, 17, 5, 16)
     """
     pol = get_policy(policy)
-    if isinstance(citation, CitationRecord):
-        citation = Citation.from_record(citation)
-        if citation.claim is not None:
-            kind = store.select(_PREFIXES + "SELECT ?c ?k ?t WHERE { ?c pg:claimKind ?k ; pg:text ?t }",
-                                {"c": citation.claim})
-            if kind:
-                citation = replace(citation, claim_kind=_value(kind[0]["k"]),
-                                   claim_text=_value(kind[0]["t"]))
-    elif isinstance(citation, str):
+    if isinstance(citation, str):
         citation = load_citations(store, citation=citation)[0]
-    return _Resolver(store, pol).resolve(citation)
+    claim = _claims_of(store, [citation]).get(citation.claim) if citation.claim else None
+    return _Resolver(store, pol).resolve(citation, claim)
 
 
 def resolve_run(store: ProvStore, run: str | None = None, *,
@@ -260,18 +230,16 @@ def resolve_run(store: ProvStore, run: str | None = None, *,
     """
     pol = get_policy(policy)
     cits = load_citations(store, run)
+    claims = _claims_of(store, cits)
     resolver = _Resolver(store, pol)
-    items = tuple((c, resolver.resolve(c)) for c in cits)
+    items = tuple((c, resolver.resolve(c, claims.get(c.claim) if c.claim else None)) for c in cits)
     added, removed = write_back(store, items, pol)
     return RunResolution(items, added, removed)
 
 
 
 # ---------------------------------------------------------------- write-back
-_OUTCOME_PREDICATES = frozenset({PG.outcome, PG.reason, PG.policy, PG.resolvedSnapshot,
-                                 PG.resolvedByteStart, PG.resolvedByteEnd,
-                                 PG.resolvedCodepointStart, PG.resolvedCodepointEnd,
-                                 PROV.wasInfluencedBy})
+_OUTCOME_PREDICATES = OUTCOME_PREDICATES
 
 
 def resolver_agent() -> tuple[IRI, list[tuple[IRI, IRI, Any]]]:

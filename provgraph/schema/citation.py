@@ -1,0 +1,210 @@
+"""Citations (``pg:Citation``): what a claim pointed at, as the answer gave it, and the
+resolver's recorded outcome.
+
+What is stored, in the run graph:
+
+* ``claim pg:citation citation``; ``pg:targetId`` the identifier as the answer gave it,
+  ``pg:target`` the recorded resource it names (when it names one);
+* a range: ``pg:start``/``pg:end`` in ``pg:offsetUnit`` (``utf8_byte``, ``codepoint``,
+  ``utf16_unit``, ``page``, ``block``) with ``pg:endInclusive``, written together;
+* a quote: a W3C Web Annotation ``oa:TextQuoteSelector`` ``<citation>#quote``
+  (``oa:exact``, ``oa:prefix``, ``oa:suffix``; Web Annotation Data Model §4.2.4) with
+  the normalization policy it is to be compared under (``pg:policy "name@version"``);
+* ``pg:pinnedSha256``: the digest of the bytes the citation was made against;
+* after ``provgraph resolve``: ``pg:outcome``, ``pg:reason`` and, for
+  ``generated_target``, ``prov:wasInfluencedBy`` the generated text
+  (:func:`resolution_quads` writes these; :mod:`provgraph.resolve` decides them).
+
+Offsets: :meth:`Citation.span_in` is the one interpretation of a citation's range
+against a text (:meth:`provgraph.offsets.SourceText.span`: ``utf8_byte`` counts the
+bytes, byte-order mark included; ``codepoint`` and ``utf16_unit`` the decoded text
+without the mark; an offset inside a multi-byte sequence or surrogate pair is an
+error, never a rounding). Every reader of a citation's span (the resolver, ``stale``,
+the demo's audit) goes through it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from ..offsets import SourceText
+from ..store import ProvStore
+from ..terms import IRI, Quad, Term, lit
+from ..vocab import OA, PG, PROV, RDF
+from ._table import Field, Part, Table
+
+__all__ = ["Citation", "CITATION", "to_quads", "load", "citations_of_claims", "citations_of_runs",
+           "OUTCOME_PREDICATES"]
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Citation:
+    """What a claim pointed at (``pg:Citation``), as recorded; also the input of the resolver.
+
+    Args:
+        target_id: the identifier as the answer gave it (``pg:targetId``).
+        target: the recorded resource it names (``pg:target``), ``None`` if none.
+        start, end: the cited range in ``unit`` (both or neither).
+        unit: ``utf8_byte``, ``codepoint``, ``utf16_unit``, ``page`` or ``block``.
+        end_inclusive: ``end`` names the last unit of the range (Amazon Bedrock spans).
+        quote, prefix, suffix: the ``oa:TextQuoteSelector`` (exact text and its context).
+        pinned_sha256: hex digest of the bytes the citation was made against.
+        policy: the normalization policy declared for the quote (``name@version``); it
+            wins over the policy the resolver is asked to use.
+        iri: the citation (``None`` for one built by hand to resolve).
+        claim: the claim that made it.
+        graph: the run graph it is recorded in.
+        outcome, reason: the resolver's recorded outcome and reason (``None``: not resolved).
+        generated_source: for ``generated_target``, the generated text behind it.
+    """
+
+    target_id: str
+    target: IRI | None = None
+    start: int | None = None
+    end: int | None = None
+    unit: str | None = None
+    end_inclusive: bool = False
+    quote: str | None = None
+    prefix: str | None = None
+    suffix: str | None = None
+    pinned_sha256: str | None = None
+    policy: str | None = None
+    iri: IRI | None = None
+    claim: IRI | None = None
+    graph: IRI | None = None
+    outcome: str | None = None
+    reason: str | None = None
+    generated_source: IRI | None = None
+
+    @property
+    def has_range(self) -> bool:
+        """Both bounds of a range are given."""
+        return self.start is not None and self.end is not None
+
+    def span_in(self, source: SourceText) -> tuple[int, int]:
+        """The end-exclusive code point range of ``source`` the citation's range names.
+
+        Raises:
+            OffsetError: no range, or one that :meth:`provgraph.offsets.SourceText.span`
+                rejects (past the end, inside a character, reversed, empty).
+        """
+        from ..errors import OffsetError
+
+        if self.start is None or self.end is None:
+            raise OffsetError("the citation gives no range", offset=None, unit=self.unit or "",
+                              kind="no_range")
+        return source.span(self.start, self.end, self.unit or "codepoint", self.end_inclusive)
+
+    def cited_text(self, source: SourceText) -> str:
+        """The text of ``source`` the citation's range names (see :meth:`span_in`)."""
+        s, e = self.span_in(source)
+        return source.text[s:e]
+
+
+_QUOTE = Table("quote-selector", (OA.TextQuoteSelector,),
+               fields=(Field("quote", OA.exact), Field("prefix", OA.prefix, omit_empty=True),
+                       Field("suffix", OA.suffix, omit_empty=True),
+                       Field("policy", PG.policy, omit_empty=True)))
+
+CITATION = Table(
+    "citation", (PROV.Entity, PG.Citation),
+    fields=(Field("claim", PG.citation, "iri", inverse=True), Field("target_id", PG.targetId),
+            Field("target", PG.target, "iri"), Field("start", PG.start, "int", requires="end"),
+            Field("end", PG.end, "int", requires="start"),
+            Field("unit", PG.offsetUnit, requires="start"),
+            Field("end_inclusive", PG.endInclusive, "bool", default=False, requires="start"),
+            Field("pinned_sha256", PG.pinnedSha256, omit_empty=True),
+            Field("outcome", PG.outcome, write=False), Field("reason", PG.reason, write=False),
+            Field("generated_source", PROV.wasInfluencedBy, "iri", write=False)),
+    parts=(Part("quote", OA.hasSelector, "#quote", _QUOTE),))
+
+OUTCOME_PREDICATES = frozenset({PG.outcome, PG.reason, PG.policy, PG.resolvedSnapshot,
+                                PG.resolvedByteStart, PG.resolvedByteEnd,
+                                PG.resolvedCodepointStart, PG.resolvedCodepointEnd,
+                                PROV.wasInfluencedBy})
+"""What a resolution writes on a citation (replaced, never added to, by the next one)."""
+
+
+def to_quads(cit: Citation, graph: IRI | None) -> list[Quad]:
+    """The citation's statements (with ``claim pg:citation`` it) and its quote selector.
+
+    Raises:
+        ValueError: the citation has no IRI or no claim.
+    """
+    if cit.iri is None or cit.claim is None:
+        raise ValueError("a citation is stored with its IRI and its claim")
+    return CITATION.quads(cit.iri, cit, graph)
+
+
+def _record(iri: IRI, p: dict[IRI, list[Term]], nodes: dict[IRI, dict[IRI, list[Term]]],
+            graph: IRI | None) -> Citation:
+    v = CITATION.decode(p, nodes, iri)
+    start, end = v["start"], v["end"]
+    if not (isinstance(start, int) and isinstance(end, int)):
+        start = end = None
+    return Citation(
+        target_id=str(v["target_id"] if v["target_id"] is not None else (v["target"] or "")),
+        target=v["target"], start=start, end=end, unit=v["unit"],
+        end_inclusive=bool(v["end_inclusive"]), quote=v["quote"], prefix=v["prefix"],
+        suffix=v["suffix"], pinned_sha256=v["pinned_sha256"], policy=v["policy"], iri=iri,
+        claim=v["claim"], graph=graph, outcome=v["outcome"], reason=v["reason"],
+        generated_source=v["generated_source"])
+
+
+def load(store: ProvStore, iris: Sequence[IRI]) -> dict[IRI, Citation]:
+    """The citations among ``iris``, by IRI (one query). ``graph`` is the graph of the
+    citation's ``rdf:type`` statement.
+
+    Raises:
+        StoreError, QueryError: the store cannot be read.
+    """
+    props, nodes, graphs = CITATION.read(store, iris)
+    return {i: _record(i, p, nodes, graphs.get(i)) for i, p in props.items()
+            if PG.Citation in p.get(RDF.type, [])}
+
+
+_BY_CLAIM = f"SELECT ?claim ?cit WHERE {{ ?claim <{PG.citation}> ?cit }}"
+_BY_GRAPH = f"SELECT ?g ?cit WHERE {{ GRAPH ?g {{ ?claim <{PG.citation}> ?cit }} }}"
+
+
+def citations_of_claims(store: ProvStore, claims: Sequence[IRI]) -> dict[IRI, list[Citation]]:
+    """The citations of each of ``claims``, ordered by citation IRI (two queries).
+
+    Raises:
+        StoreError, QueryError: the store cannot be read.
+    """
+    rows = store.select(_BY_CLAIM, values=("claim", list(claims)), source="provgraph.schema.citation") \
+        if claims else []
+    cits = load(store, sorted({IRI(r["cit"]) for r in rows if isinstance(r["cit"], IRI)}))  # type: ignore[arg-type]
+    out: dict[IRI, list[Citation]] = {c: [] for c in claims}
+    for c in sorted(cits.values(), key=lambda c: c.iri or ""):
+        if c.claim in out:
+            out[c.claim].append(c)
+    return out
+
+
+def citations_of_runs(store: ProvStore, runs: Sequence[IRI] | None = None) -> list[Citation]:
+    """Every citation recorded in the graphs ``runs`` (``None``: in any graph), ordered
+    by graph and citation IRI (two queries).
+
+    Raises:
+        StoreError, QueryError: the store cannot be read.
+    """
+    if runs is not None and not runs:
+        return []
+    rows = (store.select(_BY_GRAPH, values=("g", list(runs)), source="provgraph.schema.citation")
+            if runs is not None else store.select(_BY_GRAPH, source="provgraph.schema.citation"))
+    cits = load(store, sorted({IRI(r["cit"]) for r in rows if isinstance(r["cit"], IRI)}))  # type: ignore[arg-type]
+    return sorted(cits.values(), key=lambda c: (c.graph or "", c.iri or ""))
+
+
+def resolution_quads(cit: Citation, graph: IRI | None, *, outcome: str, reason: str,
+                     policy: str) -> list[Quad]:
+    """The outcome statements every resolution writes on ``cit`` (see
+    :func:`provgraph.resolve.resolve_run` for the rest)."""
+    c = cit.iri
+    if c is None:
+        return []
+    return [(c, PG.outcome, lit(outcome), graph), (c, PG.reason, lit(reason), graph),
+            (c, PG.policy, lit(policy), graph)]
