@@ -92,12 +92,12 @@ from .errors import NotFound
 from .matching import Resolution, check_quote
 from .schema import citation as citation_schema
 from .schema import claim as claim_schema
-from .schema.citation import OUTCOME_PREDICATES, Citation
+from .schema.citation import OUTCOME_PREDICATES, Citation, quotation_nodes, verdict_quads
 from .schema.claim import ClaimRecord
 from .normalize import Policy, get_policy
 from .store import ProvStore
 from .terms import IRI, BNode, Quad, Term, lit
-from .vocab import OA, OUTCOMES, PG, PROV, RDF, RDFS
+from .vocab import OUTCOMES, PG, PROV, RDF, RDFS
 
 __all__ = ["Citation", "Resolution", "RunResolution", "load_citations", "resolve",
            "resolve_run", "check_quote", "resolver_agent"]
@@ -254,10 +254,6 @@ def resolver_agent() -> tuple[IRI, list[tuple[IRI, IRI, Any]]]:
                    (agent, RDFS.label, lit(f"provgraph {__version__}"))]
 
 
-def _quotation_nodes(cit: IRI) -> tuple[IRI, IRI, IRI]:
-    return IRI(f"{cit}#quotation"), IRI(f"{cit}#quotation-position"), IRI(f"{cit}#quotation-quote")
-
-
 def _new_statements(g: IRI | None, items: list[tuple[Citation, Resolution]],
                     policy: Policy) -> set[Quad]:
     agent, agent_triples = resolver_agent()
@@ -268,37 +264,9 @@ def _new_statements(g: IRI | None, items: list[tuple[Citation, Resolution]],
     if g is not None:
         out.add((act, PG.run, g, g))
     for cit, res in items:
-        c = cit.iri
-        if c is None:
-            continue
-        out |= {(act, PROV.used, c, g), (c, PG.outcome, lit(res.outcome), g),
-                (c, PG.reason, lit(res.reason), g),
-                (c, PG.policy, lit(f"{res.policy}@{res.policy_version}"), g)}
-        if res.snapshot:
-            out.add((c, PG.resolvedSnapshot, res.snapshot, g))
-        for pred, val in ((PG.resolvedByteStart, res.byte_start), (PG.resolvedByteEnd, res.byte_end),
-                          (PG.resolvedCodepointStart, res.codepoint_start),
-                          (PG.resolvedCodepointEnd, res.codepoint_end)):
-            if val is not None:
-                out.add((c, pred, lit(val), g))
-        if res.generated_source:
-            out.add((c, PROV.wasInfluencedBy, res.generated_source, g))
-        if res.verified and cit.claim is not None and res.snapshot is not None:
-            claim, snap = cit.claim, res.snapshot
-            qn, pos, qs = _quotation_nodes(c)
-            out |= {(claim, PROV.wasQuotedFrom, snap, g), (claim, PROV.wasDerivedFrom, snap, g),
-                    (claim, PROV.qualifiedQuotation, qn, g), (qn, RDF.type, PROV.Quotation, g),
-                    (qn, PROV.entity, snap, g), (qn, PG.policy, lit(f"{res.policy}@{res.policy_version}"), g)}
-            if res.byte_start is not None and res.byte_end is not None:
-                out |= {(qn, PG.resolvedByteStart, lit(res.byte_start), g),
-                        (qn, PG.resolvedByteEnd, lit(res.byte_end), g)}
-            if res.codepoint_start is not None and res.codepoint_end is not None:
-                out |= {(qn, OA.hasSelector, pos, g), (pos, RDF.type, OA.TextPositionSelector, g),
-                        (pos, OA.start, lit(res.codepoint_start), g),
-                        (pos, OA.end, lit(res.codepoint_end), g)}
-            if res.text is not None:
-                out |= {(qn, OA.hasSelector, qs, g), (qs, RDF.type, OA.TextQuoteSelector, g),
-                        (qs, OA.exact, lit(res.text), g)}
+        if cit.iri is not None:
+            out.add((act, PROV.used, cit.iri, g))
+            out |= verdict_quads(cit, res, g)
     return out
 
 
@@ -311,7 +279,7 @@ def _old_statements(store: ProvStore, g: IRI | None,
         if c is None:
             continue
         old |= {q for q in store.quads(c, None, None, g) if q[1] in _OUTCOME_PREDICATES}
-        qn, pos, qs = _quotation_nodes(c)
+        qn, pos, qs = quotation_nodes(c)
         quoted = [q[2] for q in store.quads(qn, PROV.entity, None, g)]
         for node in (qn, pos, qs):
             old |= set(store.quads(node, None, None, g))

@@ -27,6 +27,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import Protocol
 
 from ..offsets import SourceText
 from ..store import ProvStore
@@ -35,7 +36,7 @@ from ..vocab import OA, PG, PROV, RDF
 from ._table import Field, Part, Table
 
 __all__ = ["Citation", "CITATION", "to_quads", "load", "citations_of_claims", "citations_of_runs",
-           "OUTCOME_PREDICATES"]
+           "OUTCOME_PREDICATES", "Verdict", "verdict_quads", "quotation_nodes"]
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -57,6 +58,8 @@ class Citation:
         graph: the run graph it is recorded in.
         outcome, reason: the resolver's recorded outcome and reason (``None``: not resolved).
         generated_source: for ``generated_target``, the generated text behind it.
+        resolved_snapshot, resolved_bytes, resolved_codepoints: where the resolver located
+            the cited span (end-exclusive byte and code point ranges of that snapshot).
     """
 
     target_id: str
@@ -76,6 +79,9 @@ class Citation:
     outcome: str | None = None
     reason: str | None = None
     generated_source: IRI | None = None
+    resolved_snapshot: IRI | None = None
+    resolved_bytes: tuple[int, int] | None = None
+    resolved_codepoints: tuple[int, int] | None = None
 
     @property
     def has_range(self) -> bool:
@@ -116,7 +122,12 @@ CITATION = Table(
             Field("end_inclusive", PG.endInclusive, "bool", default=False, requires="start"),
             Field("pinned_sha256", PG.pinnedSha256, omit_empty=True),
             Field("outcome", PG.outcome, write=False), Field("reason", PG.reason, write=False),
-            Field("generated_source", PROV.wasInfluencedBy, "iri", write=False)),
+            Field("generated_source", PROV.wasInfluencedBy, "iri", write=False),
+            Field("resolved_snapshot", PG.resolvedSnapshot, "iri", write=False),
+            Field("resolved_byte_start", PG.resolvedByteStart, "int", write=False),
+            Field("resolved_byte_end", PG.resolvedByteEnd, "int", write=False),
+            Field("resolved_codepoint_start", PG.resolvedCodepointStart, "int", write=False),
+            Field("resolved_codepoint_end", PG.resolvedCodepointEnd, "int", write=False)),
     parts=(Part("quote", OA.hasSelector, "#quote", _QUOTE),))
 
 OUTCOME_PREDICATES = frozenset({PG.outcome, PG.reason, PG.policy, PG.resolvedSnapshot,
@@ -149,7 +160,13 @@ def _record(iri: IRI, p: dict[IRI, list[Term]], nodes: dict[IRI, dict[IRI, list[
         end_inclusive=bool(v["end_inclusive"]), quote=v["quote"], prefix=v["prefix"],
         suffix=v["suffix"], pinned_sha256=v["pinned_sha256"], policy=v["policy"], iri=iri,
         claim=v["claim"], graph=graph, outcome=v["outcome"], reason=v["reason"],
-        generated_source=v["generated_source"])
+        generated_source=v["generated_source"], resolved_snapshot=v["resolved_snapshot"],
+        resolved_bytes=_pair(v["resolved_byte_start"], v["resolved_byte_end"]),
+        resolved_codepoints=_pair(v["resolved_codepoint_start"], v["resolved_codepoint_end"]))
+
+
+def _pair(a: object, b: object) -> tuple[int, int] | None:
+    return (a, b) if isinstance(a, int) and isinstance(b, int) else None
 
 
 def load(store: ProvStore, iris: Sequence[IRI]) -> dict[IRI, Citation]:
@@ -199,12 +216,74 @@ def citations_of_runs(store: ProvStore, runs: Sequence[IRI] | None = None) -> li
     return sorted(cits.values(), key=lambda c: (c.graph or "", c.iri or ""))
 
 
-def resolution_quads(cit: Citation, graph: IRI | None, *, outcome: str, reason: str,
-                     policy: str) -> list[Quad]:
-    """The outcome statements every resolution writes on ``cit`` (see
-    :func:`provgraph.resolve.resolve_run` for the rest)."""
+class Verdict(Protocol):
+    """What the resolver decided about one citation (:class:`provgraph.matching.Resolution`
+    has these attributes): outcome, reason, policy, the resolved span in the snapshot
+    (end-exclusive bytes and code points), the generated source, the original text."""
+
+    outcome: str
+    reason: str
+    policy: str
+    policy_version: str
+    byte_start: int | None
+    byte_end: int | None
+    codepoint_start: int | None
+    codepoint_end: int | None
+    snapshot: IRI | None
+    generated_source: IRI | None
+    text: str | None
+
+    @property
+    def verified(self) -> bool: ...
+
+
+def quotation_nodes(cit: IRI) -> tuple[IRI, IRI, IRI]:
+    """The qualified ``prov:Quotation`` node a verified citation gets, and its position
+    and quote selectors: ``<cit>#quotation``, ``#quotation-position``, ``#quotation-quote``."""
+    return IRI(f"{cit}#quotation"), IRI(f"{cit}#quotation-position"), IRI(f"{cit}#quotation-quote")
+
+
+def verdict_quads(cit: Citation, v: Verdict, graph: IRI | None) -> set[Quad]:
+    """The statements a resolution writes for ``cit`` in ``graph``.
+
+    On the citation: ``pg:outcome``, ``pg:reason``, ``pg:policy`` (``name@version``),
+    ``pg:resolvedSnapshot``, ``pg:resolvedByteStart/End`` and
+    ``pg:resolvedCodepointStart/End`` (end-exclusive), ``prov:wasInfluencedBy`` the
+    generated source. For a verified quote (``quote_match``, ``normalized_match``) also
+    ``claim prov:wasQuotedFrom snapshot``, ``claim prov:wasDerivedFrom snapshot`` and the
+    qualified ``prov:Quotation`` (PROV-O §3.3) with an ``oa:TextPositionSelector`` in
+    code points of the snapshot's text and an ``oa:TextQuoteSelector`` with the
+    original text. Nothing for a citation without an IRI.
+    """
     c = cit.iri
     if c is None:
-        return []
-    return [(c, PG.outcome, lit(outcome), graph), (c, PG.reason, lit(reason), graph),
-            (c, PG.policy, lit(policy), graph)]
+        return set()
+    policy = lit(f"{v.policy}@{v.policy_version}")
+    out: set[Quad] = {(c, PG.outcome, lit(v.outcome), graph), (c, PG.reason, lit(v.reason), graph),
+                      (c, PG.policy, policy, graph)}
+    if v.snapshot:
+        out.add((c, PG.resolvedSnapshot, v.snapshot, graph))
+    for pred, val in ((PG.resolvedByteStart, v.byte_start), (PG.resolvedByteEnd, v.byte_end),
+                      (PG.resolvedCodepointStart, v.codepoint_start),
+                      (PG.resolvedCodepointEnd, v.codepoint_end)):
+        if val is not None:
+            out.add((c, pred, lit(val), graph))
+    if v.generated_source:
+        out.add((c, PROV.wasInfluencedBy, v.generated_source, graph))
+    if v.verified and cit.claim is not None and v.snapshot is not None:
+        claim, snap = cit.claim, v.snapshot
+        qn, pos, qs = quotation_nodes(c)
+        out |= {(claim, PROV.wasQuotedFrom, snap, graph), (claim, PROV.wasDerivedFrom, snap, graph),
+                (claim, PROV.qualifiedQuotation, qn, graph), (qn, RDF.type, PROV.Quotation, graph),
+                (qn, PROV.entity, snap, graph), (qn, PG.policy, policy, graph)}
+        if v.byte_start is not None and v.byte_end is not None:
+            out |= {(qn, PG.resolvedByteStart, lit(v.byte_start), graph),
+                    (qn, PG.resolvedByteEnd, lit(v.byte_end), graph)}
+        if v.codepoint_start is not None and v.codepoint_end is not None:
+            out |= {(qn, OA.hasSelector, pos, graph), (pos, RDF.type, OA.TextPositionSelector, graph),
+                    (pos, OA.start, lit(v.codepoint_start), graph),
+                    (pos, OA.end, lit(v.codepoint_end), graph)}
+        if v.text is not None:
+            out |= {(qn, OA.hasSelector, qs, graph), (qs, RDF.type, OA.TextQuoteSelector, graph),
+                    (qs, OA.exact, lit(v.text), graph)}
+    return out
