@@ -34,7 +34,6 @@ from __future__ import annotations
 import contextlib
 import io
 import os
-import re
 from abc import ABC, abstractmethod
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from functools import lru_cache
@@ -44,6 +43,8 @@ from typing import IO, Any
 import pyoxigraph as ox
 
 from .errors import QueryError, QuerySyntaxError, SerializationError, StoreError, UnsupportedFormat
+from ._bulk_windows import FileWindow, line_windows, may_have_blank_nodes, with_file_lines
+from ._sparql_messages import short_syntax_message
 from .originals import BlobStore, Originals
 from .terms import IRI, BNode, Literal, Quad, Term
 
@@ -640,68 +641,6 @@ def _rdf_format(name: str) -> Any:
         raise UnsupportedFormat(name, sorted(RDF_FORMATS)) from None
 
 
-_EXPECTED = re.compile(r"(?s)(error at \d+:\d+: expected )(one of )?(.*)")
-_SHOWN_TOKENS = 8
-
-
-def short_syntax_message(message: str) -> str:
-    """The engine's SPARQL syntax error, shortened: the position and the first expected tokens.
-
-    pyoxigraph 0.5.13 lists every token its grammar accepts at the error position,
-    character classes included (some 500 characters). This keeps ``error at L:C``,
-    the first tokens, and says how many more there were; character classes become
-    "a digit", "a name" or are left out.
-
-    Example:
-        >>> short_syntax_message("error at 1:26: expected one of LATERAL, SERVICE, [_]")
-        'error at 1:26: expected one of LATERAL, SERVICE'
-    """
-    m = _EXPECTED.match(message)
-    if m is None:
-        return message if len(message) <= 300 else message[:297] + "..."
-    tokens: list[str] = []
-    for tok in _split_tokens(m.group(3)):
-        if tok.startswith("["):
-            tok = "a digit" if "'0'" in tok and "'A'" not in tok else \
-                "a name" if "'A'" in tok or "'a'" in tok else ""
-        if tok and tok not in tokens:
-            tokens.append(tok)
-    if not tokens:
-        return m.group(1).rstrip() + " something else"
-    more = len(tokens) - _SHOWN_TOKENS
-    shown = ", ".join(tokens[:_SHOWN_TOKENS]) + (f" (and {more} more)" if more > 0 else "")
-    return m.group(1) + ("one of " if len(tokens) > 1 else "") + shown
-
-
-def _split_tokens(text: str) -> list[str]:
-    """Split the engine's comma-separated token list, respecting quotes and brackets."""
-    out: list[str] = []
-    cur: list[str] = []
-    depth, quote, i = 0, "", 0
-    while i < len(text):
-        c = text[i]
-        if quote:
-            cur.append(c)
-            if c == "\\" and i + 1 < len(text):
-                cur.append(text[i + 1])
-                i += 1
-            elif c == quote:
-                quote = ""
-        elif c in "\"'":
-            quote = c
-            cur.append(c)
-        elif c == "," and depth == 0:
-            out.append("".join(cur).strip())
-            cur = []
-        else:
-            depth += (c == "[") - (c == "]")
-            cur.append(c)
-        i += 1
-    if "".join(cur).strip():
-        out.append("".join(cur).strip())
-    return out
-
-
 @contextlib.contextmanager
 def _map_errors(what: str, *, query: bool = False, source: str = "<text>") -> Iterator[None]:
     """Translate pyoxigraph exceptions into the provgraph tree (httpx style)."""
@@ -873,13 +812,13 @@ class EmbeddedStore(ProvStore):
         what = f"{format} input {path}"
         with _map_errors(what):
             size = os.path.getsize(path)
-            if _may_have_blank_nodes(path):
+            if may_have_blank_nodes(path):
                 # pyoxigraph gives each loaded document fresh blank nodes, so a label used
                 # in two windows would become two nodes: load such files whole.
                 self._store.bulk_load(path=str(path), **kwargs)
                 return
             probe = open(path, "rb")  # noqa: SIM115 - closed below
-        windows = _line_windows(probe, size, _BULK_WINDOW_BYTES)
+        windows = line_windows(probe, size, _BULK_WINDOW_BYTES)
         lock = threading.Lock()
         failures: list[tuple[int, BaseException]] = []
 
@@ -895,7 +834,7 @@ class EmbeddedStore(ProvStore):
                     try:
                         with _map_errors(what):
                             self._store.bulk_load(
-                                io.BufferedReader(_FileWindow(raw, *window), 1 << 20), **kwargs)
+                                io.BufferedReader(FileWindow(raw, *window), 1 << 20), **kwargs)
                     except BaseException as exc:  # re-raised below, from the calling thread
                         with lock:
                             failures.append((window[0], exc))
@@ -910,7 +849,7 @@ class EmbeddedStore(ProvStore):
                 t.join()
         if failures:
             start, exc = min(failures, key=lambda f: f[0])
-            raise _with_file_lines(exc, what, path, start)
+            raise with_file_lines(exc, what, path, start)
 
     # reading
     def quads(self, subject: IRI | BNode | None = None, predicate: IRI | None = None,
@@ -1002,7 +941,7 @@ class EmbeddedStore(ProvStore):
             kwargs["prefixes"] = dict(prefixes)
         with _map_errors(f"{format} output"):
             if output is None:
-                return self._store.dump(**kwargs)  # type: ignore[no-any-return]
+                return self._store.dump(**kwargs)
             self._store.dump(output, **kwargs)
         return None
 
@@ -1038,78 +977,6 @@ _BULK_WINDOW_BYTES = 24 << 20
 """Bytes of N-Quads/N-Triples per pyoxigraph bulk load in :meth:`EmbeddedStore.bulk_load`."""
 _BULK_WORKERS = 2
 """Windows loaded at the same time (peak memory grows with WINDOW_BYTES x WORKERS)."""
-
-
-class _FileWindow(io.RawIOBase):
-    """Bytes ``[start, end)`` of an open binary file, read without copying the window."""
-
-    def __init__(self, raw: Any, start: int, end: int) -> None:
-        self._raw, self._pos, self._end = raw, start, end
-
-    def readable(self) -> bool:
-        return True
-
-    def readinto(self, buffer: Any) -> int:
-        n = min(len(buffer), self._end - self._pos)
-        if n <= 0:
-            return 0
-        self._raw.seek(self._pos)
-        got = self._raw.readinto(memoryview(buffer)[:n]) or 0
-        self._pos += got
-        return got
-
-
-def _may_have_blank_nodes(path: str | os.PathLike[str]) -> bool:
-    """Whether ``_:`` occurs anywhere in the file (a blank node label, or the same two
-    characters inside a literal or IRI: then the answer is a harmless yes)."""
-    with open(path, "rb") as fh:
-        tail = b""
-        while block := fh.read(4 << 20):
-            if b"_:" in tail + block[:1] or b"_:" in block:
-                return True
-            tail = block[-1:]
-    return False
-
-
-def _line_windows(probe: Any, size: int, window: int) -> Iterator[tuple[int, int]]:
-    """``(start, end)`` byte ranges of about ``window`` bytes, each ending at a line end."""
-    start = 0
-    while start < size:
-        probe.seek(min(size, start + window))
-        probe.readline()
-        end = probe.tell()
-        yield start, end
-        start = end
-
-
-def _with_file_lines(exc: BaseException, what: str, path: str | os.PathLike[str],
-                     start: int) -> BaseException:
-    """``exc`` from the window starting at byte ``start``, its line numbers made file-wide."""
-    cause = exc.__cause__
-    if start == 0 or not isinstance(exc, SerializationError) or not isinstance(cause, SyntaxError):
-        return exc
-    err = SerializationError(f"{what}: the document does not parse: "
-                             f"{_shift_lines(str(cause), _count_lines(path, start))}")
-    err.__cause__ = cause
-    return err
-
-
-def _count_lines(path: str | os.PathLike[str], upto: int) -> int:
-    """Newlines in the first ``upto`` bytes of ``path`` (used on the error path only)."""
-    lines = 0
-    with open(path, "rb") as fh:
-        while upto > 0:
-            block = fh.read(min(upto, 1 << 20))
-            if not block:
-                break
-            lines += block.count(b"\n")
-            upto -= len(block)
-    return lines
-
-
-def _shift_lines(message: str, offset: int) -> str:
-    """``message`` with each ``line N`` turned into ``line N+offset``."""
-    return re.sub(r"\bline (\d+)", lambda m: f"line {int(m.group(1)) + offset}", message)
 
 
 def _ntriples_quad(q: ox.Quad) -> str:

@@ -276,7 +276,7 @@ def test_describe_reads_every_subject_in_one_query(any_store: ProvStore) -> None
     with pytest.raises(ValueError, match="graph=None"):
         any_store.describe([A], graph=None)
     with pytest.raises(TypeError, match="not an IRI"):
-        any_store.describe([BNode("n")])
+        any_store.describe([BNode("n")])  # type: ignore[list-item]
 
 
 def test_describe_of_nothing_issues_no_query(any_store: ProvStore) -> None:
