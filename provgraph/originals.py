@@ -1,12 +1,22 @@
-"""Retained originals: a content-addressed, write-once store of source bytes.
+"""Retained originals: the blob-store interface and its implementations.
 
 Every source snapshot's bytes (and every extracted text provgraph resolves
-citations against) are kept here, named by their SHA-256 digest (FIPS 180-4)
-in lowercase hex. A blob is written once, atomically (temporary file, fsync,
-rename) and made read-only; reading it re-hashes the bytes, so an altered or
-missing blob is an error and never silently wrong evidence.
+citations against) are kept in a :class:`BlobStore`, named by their SHA-256
+digest (FIPS 180-4) in lowercase hex. A blob is written once; reading it
+re-hashes the bytes, so an altered or missing blob is an error
+(:class:`~provgraph.errors.OriginalCorruptError`,
+:class:`~provgraph.errors.OriginalMissingError`) and never silently wrong evidence.
 
-Layout: ``ROOT/sha256/ab/abcdef...`` (two-character fan-out directories).
+Implementations:
+
+* :class:`Originals`: a directory on disk, the default beside an embedded store.
+  Layout: ``ROOT/sha256/ab/abcdef...`` (two-character fan-out directories); each
+  blob is written atomically (temporary file, fsync, rename) and made read-only.
+* :class:`MemoryBlobStore`: a dictionary, for tests and throw-away stores.
+
+The RDF store reaches its blob store as ``store.originals`` (see
+:class:`provgraph.store.ProvStore`); the blob store is a separate interface so that
+a remote RDF store (issue 13) can keep its originals in a local or shared folder.
 """
 
 from __future__ import annotations
@@ -14,11 +24,14 @@ from __future__ import annotations
 import hashlib
 import os
 import tempfile
+from abc import ABC, abstractmethod
 from pathlib import Path
 
 from .errors import OriginalCorruptError, OriginalMissingError, StoreError
 
-__all__ = ["Originals", "sha256_hex"]
+__all__ = ["BlobStore", "MemoryBlobStore", "Originals", "check_digest", "sha256_hex"]
+
+_HEX = frozenset("0123456789abcdef")
 
 
 def sha256_hex(data: bytes) -> str:
@@ -26,8 +39,74 @@ def sha256_hex(data: bytes) -> str:
     return hashlib.sha256(data).hexdigest()
 
 
-class Originals:
-    """Write-once blob store keyed by SHA-256.
+def check_digest(sha256: str) -> str:
+    """``sha256`` itself when it is 64 lowercase hex characters (a blob name).
+
+    Raises:
+        ValueError: it is not (an upper-case digest is refused, not folded, so one
+            blob has exactly one name).
+
+    Example:
+        >>> check_digest(sha256_hex(b"")) == sha256_hex(b"")
+        True
+    """
+    if not isinstance(sha256, str) or len(sha256) != 64 or not _HEX.issuperset(sha256):
+        raise ValueError(f"not a lowercase hex sha-256 digest: {sha256!r}")
+    return sha256
+
+
+class BlobStore(ABC):
+    """Interface of a content-addressed, write-once store of retained bytes.
+
+    Blobs are named by the lowercase hex SHA-256 of their bytes. Every
+    implementation verifies the digest on :meth:`get`, and keeps a missing blob
+    (:class:`~provgraph.errors.OriginalMissingError`) apart from a corrupt one
+    (:class:`~provgraph.errors.OriginalCorruptError`, both subclasses of
+    :class:`~provgraph.errors.StoreError`).
+
+    Attributes:
+        location: where the blobs are, for messages (a directory, or ``":memory:"``).
+
+    Example:
+        >>> blobs = MemoryBlobStore()
+        >>> digest = blobs.put(b"hello")
+        >>> digest == sha256_hex(b"hello"), digest in blobs, blobs.get(digest)
+        (True, True, b'hello')
+    """
+
+    location: str
+
+    @abstractmethod
+    def put(self, data: bytes) -> str:
+        """Retain ``data``; return its SHA-256 as 64 lowercase hex characters.
+
+        Storing the same bytes again is a no-op that returns the same digest.
+
+        Raises:
+            StoreError: the blob cannot be written.
+            OriginalCorruptError: a blob with this name exists with other bytes
+                (it is never overwritten).
+        """
+
+    @abstractmethod
+    def get(self, sha256: str) -> bytes:
+        """The retained bytes whose SHA-256 is ``sha256``, verified against it.
+
+        Raises:
+            ValueError: ``sha256`` is not 64 lowercase hex characters.
+            OriginalMissingError: no blob has that digest.
+            OriginalCorruptError: the stored bytes hash to another digest.
+            StoreError: the blob cannot be read.
+        """
+
+    @abstractmethod
+    def __contains__(self, sha256: object) -> bool:
+        """Whether a blob named ``sha256`` is stored (its bytes are not verified:
+        use :meth:`get` for that). Anything but a valid digest is not contained."""
+
+
+class Originals(BlobStore):
+    """A :class:`BlobStore` in a directory on disk (the embedded store's ``originals/``).
 
     Args:
         root: directory holding the blobs; created on first write.
@@ -42,24 +121,18 @@ class Originals:
 
     def __init__(self, root: str | os.PathLike[str]) -> None:
         self.root = Path(root)
+        self.location = str(self.root)
 
     def path_for(self, sha256: str) -> Path:
         """Where the blob with hex digest ``sha256`` lives (it may not exist).
 
         Raises:
-            ValueError: ``sha256`` is not 64 hex characters.
+            ValueError: ``sha256`` is not 64 lowercase hex characters.
         """
-        if len(sha256) != 64 or any(c not in "0123456789abcdef" for c in sha256):
-            raise ValueError(f"not a lowercase hex sha-256 digest: {sha256!r}")
+        check_digest(sha256)
         return self.root / "sha256" / sha256[:2] / sha256
 
     def put(self, data: bytes) -> str:
-        """Retain ``data``; return its hex SHA-256. Storing the same bytes again is a no-op.
-
-        Raises:
-            StoreError: the directory cannot be written.
-            OriginalCorruptError: a blob with this name exists with other bytes.
-        """
         digest = sha256_hex(data)
         target = self.path_for(digest)
         if target.exists():
@@ -84,12 +157,6 @@ class Originals:
         return digest
 
     def get(self, sha256: str) -> bytes:
-        """The retained bytes whose SHA-256 is ``sha256``, verified.
-
-        Raises:
-            OriginalMissingError: no blob has that digest.
-            OriginalCorruptError: the blob's bytes hash to something else.
-        """
         path = self.path_for(sha256)
         try:
             data = path.read_bytes()
@@ -103,4 +170,53 @@ class Originals:
         return data
 
     def __contains__(self, sha256: object) -> bool:
-        return isinstance(sha256, str) and self.path_for(sha256).exists()
+        try:
+            return isinstance(sha256, str) and self.path_for(sha256).exists()
+        except ValueError:
+            return False
+
+    def __repr__(self) -> str:
+        return f"Originals({self.location!r})"
+
+
+class MemoryBlobStore(BlobStore):
+    """A :class:`BlobStore` held in a dictionary; gone when the object is.
+
+    The bytes are still verified on :meth:`get`, so the two implementations
+    behave alike (the store contract tests run over both).
+
+    Example:
+        >>> blobs = MemoryBlobStore()
+        >>> blobs.get(blobs.put(b"x"))
+        b'x'
+    """
+
+    def __init__(self) -> None:
+        self._blobs: dict[str, bytes] = {}
+        self.location = ":memory:"
+
+    def put(self, data: bytes) -> str:
+        data = bytes(data)
+        digest = sha256_hex(data)
+        if digest in self._blobs:
+            self.get(digest)  # verifies the existing blob
+        else:
+            self._blobs[digest] = data
+        return digest
+
+    def get(self, sha256: str) -> bytes:
+        check_digest(sha256)
+        try:
+            data = self._blobs[sha256]
+        except KeyError:
+            raise OriginalMissingError(sha256, "the in-memory blob store") from None
+        actual = sha256_hex(data)
+        if actual != sha256:
+            raise OriginalCorruptError(sha256, actual, f"sha256:{sha256} (in memory)")
+        return data
+
+    def __contains__(self, sha256: object) -> bool:
+        return isinstance(sha256, str) and sha256 in self._blobs
+
+    def __repr__(self) -> str:
+        return f"MemoryBlobStore({len(self._blobs)} blobs)"

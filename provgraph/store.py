@@ -4,8 +4,10 @@
 against; it speaks :mod:`provgraph.terms` types only. :class:`EmbeddedStore`
 is its first implementation, an embedded pyoxigraph ``Store`` (RocksDB on disk,
 or in memory) with a sibling :class:`~provgraph.originals.Originals` directory of
-retained source bytes. A SPARQL 1.1 Protocol endpoint is the planned second
-implementation, so nothing here leaks pyoxigraph types.
+retained source bytes (reached as ``store.originals``, a
+:class:`~provgraph.originals.BlobStore`). A SPARQL 1.1 Protocol endpoint is the
+planned second implementation (issue 13), so nothing here leaks pyoxigraph types,
+and ``tests/test_store_contract.py`` is the suite every implementation passes.
 
 Dataset semantics: one named graph per run (a PROV bundle), the shared
 ingestion graph :data:`provgraph.vocab.GRAPH.INGESTION`, and the ontology graph.
@@ -32,7 +34,6 @@ from __future__ import annotations
 import contextlib
 import io
 import os
-import re
 from abc import ABC, abstractmethod
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from functools import lru_cache
@@ -42,11 +43,13 @@ from typing import IO, Any
 import pyoxigraph as ox
 
 from .errors import QueryError, QuerySyntaxError, SerializationError, StoreError, UnsupportedFormat
-from .originals import Originals
+from ._bulk_windows import FileWindow, line_windows, may_have_blank_nodes, with_file_lines
+from ._sparql_messages import short_syntax_message
+from .originals import BlobStore, Originals
 from .terms import IRI, BNode, Literal, Quad, Term
 
 __all__ = ["ProvStore", "EmbeddedStore", "open_store", "default_store_path", "RDF_FORMATS",
-           "ANY_GRAPH", "DEFAULT_GRAPH"]
+           "ANY_GRAPH", "DEFAULT_GRAPH", "term_sort_key"]
 
 ENV_VAR = "PROVGRAPH_STORE"
 """Environment variable naming the store directory."""
@@ -83,14 +86,36 @@ def default_store_path() -> Path:
 
 
 class ProvStore(ABC):
-    """Interface of a provgraph RDF store with retained originals.
+    """Interface of a provgraph RDF store with retained originals (the store contract).
 
-    Implementations: :class:`EmbeddedStore` (pyoxigraph). Terms are
-    :mod:`provgraph.terms` values; graphs are :class:`~provgraph.terms.IRI` or
-    ``None`` for the default graph.
+    Implementations: :class:`EmbeddedStore` (pyoxigraph); a remote SPARQL 1.1
+    store is next (issue 13). Terms are :mod:`provgraph.terms` values; graphs are
+    :class:`~provgraph.terms.IRI` or ``None`` for the default graph. An
+    implementation provides the abstract primitives; everything else here is built
+    on them, so it works on any implementation (which may override it for speed):
+
+    * writing: :meth:`add`, :meth:`remove` and :meth:`replace` are transactions
+      (all or nothing); :meth:`bulk_add` and :meth:`bulk_load` stream without one
+      (use them for large loads, then :meth:`optimize`); :meth:`load` parses a
+      document and stores it atomically; :meth:`update` runs SPARQL 1.1 Update.
+    * reading: :meth:`quads` (pattern), :meth:`select`, :meth:`ask`,
+      :meth:`construct` (SPARQL over the union of all graphs), and the batch reads
+      the layers above use to keep the number of store round trips independent of
+      the data: :meth:`describe` (every statement about a set of IRIs, one query)
+      and :meth:`closure` (the nodes reachable along given predicates, one query).
+    * errors: engine errors surface as :class:`~provgraph.errors.StoreError`,
+      :class:`~provgraph.errors.QuerySyntaxError`,
+      :class:`~provgraph.errors.QueryError` and
+      :class:`~provgraph.errors.SerializationError`, never as engine exceptions.
+
+    Attributes:
+        originals: the :class:`~provgraph.originals.BlobStore` of retained
+            original bytes beside the statements (the embedded store's is an
+            :class:`~provgraph.originals.Originals` directory).
+        location: where the store is, for messages (a directory or ``":memory:"``).
     """
 
-    originals: Originals
+    originals: BlobStore
     location: str
 
     # -- writing -------------------------------------------------------------
@@ -120,18 +145,23 @@ class ProvStore(ABC):
         """Remove quads in one transaction; absent quads are ignored.
 
         Raises:
-            StoreError: the store cannot be written.
+            StoreError: the store cannot be written, or a term is invalid; nothing
+                is removed then.
         """
 
     def replace(self, remove: Iterable[Quad], add: Iterable[Quad]) -> None:
-        """Remove some quads and add others (absent removals are ignored).
+        """Remove some quads and add others, in one transaction (absent removals are ignored).
 
         Used where statements are rewritten in place, such as resolver outcomes
-        (issue 3). This default runs :meth:`remove` then :meth:`add`;
-        :class:`EmbeddedStore` does both in one transaction.
+        (issue 3). A quad both removed and added is present afterwards. The
+        contract is all or nothing: after a failure the store is unchanged. This
+        default runs :meth:`remove` then :meth:`add`, which is not atomic, so an
+        implementation overrides it (:class:`EmbeddedStore` runs one SPARQL 1.1
+        Update; the contract suite checks it).
 
         Raises:
-            StoreError: the store cannot be written.
+            StoreError: the store cannot be written, or a term is invalid; nothing
+                is changed then.
         """
         self.remove(remove)
         self.add(add)
@@ -263,6 +293,147 @@ class ProvStore(ABC):
         return (self.mentions(iri) or next(iter(self.quads(None, iri)), None) is not None
                 or next(iter(self.quads(graph=iri)), None) is not None)
 
+    def bulk_load(self, path: str | os.PathLike[str], format: str, *,
+                  graph: IRI | None = None) -> None:
+        """Stream an RDF file into the store without a transaction (pair: :meth:`load`).
+
+        This default parses the whole file and hands it to :meth:`bulk_add`;
+        :class:`EmbeddedStore` streams it in windows with flat memory.
+
+        Args:
+            path: the file.
+            format: one of :data:`RDF_FORMATS`.
+            graph: target graph for triple formats (``None``: default graph);
+                dataset formats keep their own graphs.
+
+        Raises:
+            UnsupportedFormat: ``format`` is not in :data:`RDF_FORMATS`.
+            SerializationError: the file does not parse (then nothing is stored by
+                this default; a streaming implementation may have stored a part).
+            StoreError: the file cannot be read or the store cannot be written.
+        """
+        try:
+            data = Path(path).read_bytes()
+        except OSError as exc:
+            raise StoreError(f"{format} input {path}: cannot read it: {exc}") from exc
+        self.bulk_add(parse_rdf(data, format, graph=graph))
+
+    def describe(self, iris: Iterable[IRI], *, graph: Any = ANY_GRAPH,
+                 predicates: Iterable[IRI] | None = None,
+                 ) -> dict[IRI, dict[IRI, list[Term]]]:
+        """Every statement about each of ``iris`` as subject, in one query whatever their number.
+
+        One SPARQL 1.1 SELECT with a ``VALUES ?s { ... }`` clause (SPARQL 1.1
+        §10.2.2, through :meth:`select`'s ``values=``); an empty ``iris`` or an
+        empty ``predicates`` issues no query at all.
+
+        Args:
+            iris: the subjects (IRIs only: blank nodes cannot be named in a query);
+                repeated IRIs are described once.
+            graph: :data:`ANY_GRAPH` (the default) reads the union of all graphs, so
+                a statement held in two graphs is one object; an IRI reads that
+                named graph only. ``None`` (the default graph alone) is refused:
+                SPARQL over the union default graph cannot address it.
+            predicates: restrict the description to these predicates; ``None`` means all.
+
+        Returns:
+            ``dict[IRI, dict[IRI, list[Term]]]``: for each subject, in the order
+            given, each predicate (sorted by IRI) with its distinct objects, sorted
+            (blank nodes, then IRIs, then literals by lexical form, datatype and
+            language). A subject with no statement maps to ``{}``.
+
+        Raises:
+            ValueError: ``graph`` is ``None``.
+            TypeError: an entry of ``iris`` or ``predicates`` is not an IRI.
+            QueryError: the store cannot evaluate the query.
+
+        Example:
+            >>> from provgraph.terms import IRI, lit
+            >>> s = EmbeddedStore()
+            >>> a, p, q, g = (IRI(f"urn:x:{n}") for n in "apqg")
+            >>> s.add([(a, p, lit(2), g), (a, p, lit(1), g), (a, q, a, g)])
+            >>> d = s.describe([a, IRI("urn:x:none")])
+            >>> list(d[a]), [o.value for o in d[a][p]], d[IRI("urn:x:none")]
+            ([IRI('urn:x:p'), IRI('urn:x:q')], ['1', '2'], {})
+            >>> list(s.describe([a], predicates=[q])[a].items())
+            [(IRI('urn:x:q'), [IRI('urn:x:a')])]
+        """
+        if graph is None:
+            raise ValueError("describe(graph=None): the default graph alone cannot be "
+                             "addressed over the union default graph; pass ANY_GRAPH or a "
+                             "named graph IRI")
+        subjects = _iris(iris, "describe")
+        out: dict[IRI, dict[IRI, list[Term]]] = {s: {} for s in subjects}
+        preds = None if predicates is None else _iris(predicates, "predicates")
+        if not subjects or preds == []:
+            return out
+        pattern = "?s ?p ?o"
+        if preds is not None:
+            pattern = f"VALUES ?p {{ {' '.join(_sparql_terms(preds, 'predicates'))} }} {pattern}"
+        if graph is not ANY_GRAPH:
+            pattern = f"GRAPH {_sparql_terms([graph], 'graph')[0]} {{ {pattern} }}"
+        found: dict[IRI, dict[IRI, set[Term]]] = {}
+        for row in self.select(f"SELECT ?s ?p ?o WHERE {{ {pattern} }}",
+                               source="describe", values=("s", subjects)):
+            s, p, o = row["s"], row["p"], row["o"]
+            found.setdefault(s, {}).setdefault(p, set()).add(o)  # type: ignore[arg-type]
+        for s, by_p in found.items():
+            out[s] = {p: sorted(by_p[p], key=term_sort_key) for p in sorted(by_p)}
+        return out
+
+    def closure(self, start: Iterable[IRI], predicates: Iterable[IRI], *,
+                inverse: bool = False, max_depth: int | None = None) -> set[IRI]:
+        """The IRIs reachable from ``start`` along ``predicates``, in one query.
+
+        One SPARQL 1.1 SELECT with a property path (SPARQL 1.1 §9.1) over the union
+        of all graphs, so a path may cross graphs (a claim in a run's graph, its
+        snapshot in the ingestion graph): ``(p1|p2|...)+`` from each start node,
+        or ``p/p?/.../p?`` (``max_depth`` steps at most) when a depth is given.
+
+        Args:
+            start: the start nodes (IRIs). They are in the result only when they
+                are reached again (a cycle); add them yourself for "start and upstream".
+            predicates: the edges to follow; an empty set reaches nothing.
+            inverse: ``False`` (the default) follows each edge from subject to
+                object (``claim prov:wasDerivedFrom chunk`` reaches the chunk from
+                the claim: upstream in PROV); ``True`` from object to subject
+                (``^p``: downstream, what was derived from ``start``).
+            max_depth: the largest number of edges on a path (an int >= 1);
+                ``None`` means no limit.
+
+        Returns:
+            ``set[IRI]``: the IRIs reached. Paths run through blank nodes, but blank
+            nodes and literals reached are not returned.
+
+        Raises:
+            ValueError: ``max_depth`` is less than 1.
+            TypeError: an entry of ``start`` or ``predicates`` is not an IRI.
+            QueryError: the store cannot evaluate the query.
+
+        Example:
+            >>> from provgraph.terms import IRI
+            >>> s = EmbeddedStore()
+            >>> claim, chunk, snap, d = (IRI(f"urn:x:{n}") for n in ("claim", "chunk", "snap", "d"))
+            >>> s.add([(claim, d, chunk, None), (chunk, d, snap, None)])
+            >>> sorted(s.closure([claim], [d]))
+            [IRI('urn:x:chunk'), IRI('urn:x:snap')]
+            >>> sorted(s.closure([claim], [d], max_depth=1)), sorted(s.closure([snap], [d], inverse=True))
+            ([IRI('urn:x:chunk')], [IRI('urn:x:chunk'), IRI('urn:x:claim')])
+        """
+        if max_depth is not None and max_depth < 1:
+            raise ValueError(f"closure: max_depth must be at least 1, not {max_depth!r}")
+        starts = _iris(start, "closure")
+        preds = _iris(predicates, "predicates")
+        if not starts or not preds:
+            return set()
+        step = "(" + "|".join(_sparql_terms(preds, "predicates")) + ")"
+        if inverse:
+            step = f"^{step}"
+        path = f"{step}+" if max_depth is None else "/".join([step] + [f"{step}?"] * (max_depth - 1))
+        rows = self.select(f"SELECT DISTINCT ?n WHERE {{ ?start {path} ?n FILTER(isIRI(?n)) }}",
+                           source="closure", values=("start", starts))
+        return {row["n"] for row in rows}  # type: ignore[misc]
+
     def canonical_nquads(self, graphs: Iterable[IRI | None] | None = None) -> str:
         """The quads (of ``graphs``, or all) as sorted N-Quads after blank-node
         canonicalization, for comparing datasets or digesting a bundle."""
@@ -318,6 +489,45 @@ def _with_values(sparql: str, name: str, terms: Sequence[IRI | Literal]) -> str:
                             "blank node)")
         written.append(str(_to_ox(t)))
     return f"{sparql}\nVALUES ?{name} {{ {' '.join(written)} }}\n"
+
+
+def _sparql_terms(iris: Iterable[IRI], what: str) -> list[str]:
+    """Each IRI written by pyoxigraph as ``<...>`` (checked and escaped), for query text."""
+    out = []
+    for t in iris:
+        if not isinstance(t, IRI):
+            raise TypeError(f"{what}: {t!r} is not an IRI")
+        try:
+            out.append(str(_named(t)))
+        except ValueError as exc:
+            raise QueryError(f"{what}: {t!r} is not a valid IRI: {exc}") from exc
+    return out
+
+
+def _iris(items: Iterable[IRI], what: str) -> list[IRI]:
+    """``items`` without repeats, in order; a plain ``str`` is taken as an IRI."""
+    out: dict[IRI, None] = {}
+    for t in items:
+        if type(t) is str:
+            t = IRI(t)
+        elif not isinstance(t, IRI):
+            raise TypeError(f"{what}: {t!r} is not an IRI")
+        out[t] = None
+    return list(out)
+
+
+def term_sort_key(term: Term) -> tuple[int, str, str, str]:
+    """A total order on terms, as SPARQL ``ORDER BY`` ranks kinds (SPARQL 1.1 §15.1):
+    blank nodes, then IRIs, then literals by lexical form, datatype and language.
+
+    Example:
+        >>> from provgraph.terms import IRI, BNode, lit
+        >>> sorted([lit("a"), IRI("urn:b"), BNode("c")], key=term_sort_key)
+        [BNode('c'), IRI('urn:b'), Literal(value='a', datatype=None, language=None)]
+    """
+    if isinstance(term, Literal):
+        return (2, term.value, term.datatype or "", term.language or "")
+    return (0 if isinstance(term, BNode) else 1, str(term), "", "")
 
 
 _XSD_STRING = "http://www.w3.org/2001/XMLSchema#string"
@@ -431,68 +641,6 @@ def _rdf_format(name: str) -> Any:
         raise UnsupportedFormat(name, sorted(RDF_FORMATS)) from None
 
 
-_EXPECTED = re.compile(r"(?s)(error at \d+:\d+: expected )(one of )?(.*)")
-_SHOWN_TOKENS = 8
-
-
-def short_syntax_message(message: str) -> str:
-    """The engine's SPARQL syntax error, shortened: the position and the first expected tokens.
-
-    pyoxigraph 0.5.13 lists every token its grammar accepts at the error position,
-    character classes included (some 500 characters). This keeps ``error at L:C``,
-    the first tokens, and says how many more there were; character classes become
-    "a digit", "a name" or are left out.
-
-    Example:
-        >>> short_syntax_message("error at 1:26: expected one of LATERAL, SERVICE, [_]")
-        'error at 1:26: expected one of LATERAL, SERVICE'
-    """
-    m = _EXPECTED.match(message)
-    if m is None:
-        return message if len(message) <= 300 else message[:297] + "..."
-    tokens: list[str] = []
-    for tok in _split_tokens(m.group(3)):
-        if tok.startswith("["):
-            tok = "a digit" if "'0'" in tok and "'A'" not in tok else \
-                "a name" if "'A'" in tok or "'a'" in tok else ""
-        if tok and tok not in tokens:
-            tokens.append(tok)
-    if not tokens:
-        return m.group(1).rstrip() + " something else"
-    more = len(tokens) - _SHOWN_TOKENS
-    shown = ", ".join(tokens[:_SHOWN_TOKENS]) + (f" (and {more} more)" if more > 0 else "")
-    return m.group(1) + ("one of " if len(tokens) > 1 else "") + shown
-
-
-def _split_tokens(text: str) -> list[str]:
-    """Split the engine's comma-separated token list, respecting quotes and brackets."""
-    out: list[str] = []
-    cur: list[str] = []
-    depth, quote, i = 0, "", 0
-    while i < len(text):
-        c = text[i]
-        if quote:
-            cur.append(c)
-            if c == "\\" and i + 1 < len(text):
-                cur.append(text[i + 1])
-                i += 1
-            elif c == quote:
-                quote = ""
-        elif c in "\"'":
-            quote = c
-            cur.append(c)
-        elif c == "," and depth == 0:
-            out.append("".join(cur).strip())
-            cur = []
-        else:
-            depth += (c == "[") - (c == "]")
-            cur.append(c)
-        i += 1
-    if "".join(cur).strip():
-        out.append("".join(cur).strip())
-    return out
-
-
 @contextlib.contextmanager
 def _map_errors(what: str, *, query: bool = False, source: str = "<text>") -> Iterator[None]:
     """Translate pyoxigraph exceptions into the provgraph tree (httpx style)."""
@@ -522,6 +670,11 @@ class EmbeddedStore(ProvStore):
         path: store directory (created if missing; see the module docstring for
             its layout), or ``None`` for an in-memory store whose originals are
             kept in a temporary directory removed at :meth:`close`.
+        blobs: the :class:`~provgraph.originals.BlobStore` for retained originals;
+            ``None`` (the default) uses the :class:`~provgraph.originals.Originals`
+            directory described above. Pass a
+            :class:`~provgraph.originals.MemoryBlobStore` for a store that touches
+            no disk at all.
 
     Raises:
         StoreError: the directory cannot be created or the RocksDB files cannot
@@ -535,23 +688,27 @@ class EmbeddedStore(ProvStore):
         1
     """
 
-    def __init__(self, path: str | os.PathLike[str] | None = None) -> None:
+    def __init__(self, path: str | os.PathLike[str] | None = None, *,
+                 blobs: BlobStore | None = None) -> None:
         self._tmp: Any = None
         self._names: dict[Any, Any] = {}  # pyoxigraph predicate/graph -> provgraph term
         try:
             if path is None:
-                import tempfile
-
-                self._tmp = tempfile.TemporaryDirectory(prefix="provgraph-originals-")
                 self._store = ox.Store()
                 self.location = ":memory:"
-                self.originals = Originals(Path(self._tmp.name))
+                if blobs is None:
+                    import tempfile
+
+                    self._tmp = tempfile.TemporaryDirectory(prefix="provgraph-originals-")
+                    blobs = Originals(Path(self._tmp.name))
             else:
                 root = Path(path)
                 (root / "rdf").mkdir(parents=True, exist_ok=True)
                 self._store = ox.Store(str(root / "rdf"))
                 self.location = str(root)
-                self.originals = Originals(root / "originals")
+                if blobs is None:
+                    blobs = Originals(root / "originals")
+            self.originals = blobs
         except OSError as exc:
             raise StoreError(
                 f"cannot open the store at {path}: {exc}. Check the path and that no other "
@@ -573,7 +730,8 @@ class EmbeddedStore(ProvStore):
             (self._store.bulk_extend if bulk else self._store.extend)(quads)
 
     def remove(self, quads: Iterable[Quad]) -> None:
-        oxq = [_quad_to_ox(q) for q in quads]
+        with _map_errors(f"store {self.location}"):  # an invalid term is a StoreError too
+            oxq = [_quad_to_ox(q) for q in quads]
         if not oxq:
             return
         with _map_errors(f"store {self.location}"):
@@ -583,8 +741,9 @@ class EmbeddedStore(ProvStore):
 
     def replace(self, remove: Iterable[Quad], add: Iterable[Quad]) -> None:
         """Remove and add in one SPARQL 1.1 Update (one transaction): a failure stores nothing."""
-        rm = [_quad_to_ox(q) for q in remove]
-        ad = [_quad_to_ox(q) for q in add]
+        with _map_errors(f"store {self.location}"):  # an invalid term is a StoreError too
+            rm = [_quad_to_ox(q) for q in remove]
+            ad = [_quad_to_ox(q) for q in add]
         if not rm:
             if ad:
                 with _map_errors(f"store {self.location}"):
@@ -653,13 +812,13 @@ class EmbeddedStore(ProvStore):
         what = f"{format} input {path}"
         with _map_errors(what):
             size = os.path.getsize(path)
-            if _may_have_blank_nodes(path):
+            if may_have_blank_nodes(path):
                 # pyoxigraph gives each loaded document fresh blank nodes, so a label used
                 # in two windows would become two nodes: load such files whole.
                 self._store.bulk_load(path=str(path), **kwargs)
                 return
             probe = open(path, "rb")  # noqa: SIM115 - closed below
-        windows = _line_windows(probe, size, _BULK_WINDOW_BYTES)
+        windows = line_windows(probe, size, _BULK_WINDOW_BYTES)
         lock = threading.Lock()
         failures: list[tuple[int, BaseException]] = []
 
@@ -675,7 +834,7 @@ class EmbeddedStore(ProvStore):
                     try:
                         with _map_errors(what):
                             self._store.bulk_load(
-                                io.BufferedReader(_FileWindow(raw, *window), 1 << 20), **kwargs)
+                                io.BufferedReader(FileWindow(raw, *window), 1 << 20), **kwargs)
                     except BaseException as exc:  # re-raised below, from the calling thread
                         with lock:
                             failures.append((window[0], exc))
@@ -690,7 +849,7 @@ class EmbeddedStore(ProvStore):
                 t.join()
         if failures:
             start, exc = min(failures, key=lambda f: f[0])
-            raise _with_file_lines(exc, what, path, start)
+            raise with_file_lines(exc, what, path, start)
 
     # reading
     def quads(self, subject: IRI | BNode | None = None, predicate: IRI | None = None,
@@ -782,7 +941,7 @@ class EmbeddedStore(ProvStore):
             kwargs["prefixes"] = dict(prefixes)
         with _map_errors(f"{format} output"):
             if output is None:
-                return self._store.dump(**kwargs)  # type: ignore[no-any-return]
+                return self._store.dump(**kwargs)
             self._store.dump(output, **kwargs)
         return None
 
@@ -818,78 +977,6 @@ _BULK_WINDOW_BYTES = 24 << 20
 """Bytes of N-Quads/N-Triples per pyoxigraph bulk load in :meth:`EmbeddedStore.bulk_load`."""
 _BULK_WORKERS = 2
 """Windows loaded at the same time (peak memory grows with WINDOW_BYTES x WORKERS)."""
-
-
-class _FileWindow(io.RawIOBase):
-    """Bytes ``[start, end)`` of an open binary file, read without copying the window."""
-
-    def __init__(self, raw: Any, start: int, end: int) -> None:
-        self._raw, self._pos, self._end = raw, start, end
-
-    def readable(self) -> bool:
-        return True
-
-    def readinto(self, buffer: Any) -> int:
-        n = min(len(buffer), self._end - self._pos)
-        if n <= 0:
-            return 0
-        self._raw.seek(self._pos)
-        got = self._raw.readinto(memoryview(buffer)[:n]) or 0
-        self._pos += got
-        return got
-
-
-def _may_have_blank_nodes(path: str | os.PathLike[str]) -> bool:
-    """Whether ``_:`` occurs anywhere in the file (a blank node label, or the same two
-    characters inside a literal or IRI: then the answer is a harmless yes)."""
-    with open(path, "rb") as fh:
-        tail = b""
-        while block := fh.read(4 << 20):
-            if b"_:" in tail + block[:1] or b"_:" in block:
-                return True
-            tail = block[-1:]
-    return False
-
-
-def _line_windows(probe: Any, size: int, window: int) -> Iterator[tuple[int, int]]:
-    """``(start, end)`` byte ranges of about ``window`` bytes, each ending at a line end."""
-    start = 0
-    while start < size:
-        probe.seek(min(size, start + window))
-        probe.readline()
-        end = probe.tell()
-        yield start, end
-        start = end
-
-
-def _with_file_lines(exc: BaseException, what: str, path: str | os.PathLike[str],
-                     start: int) -> BaseException:
-    """``exc`` from the window starting at byte ``start``, its line numbers made file-wide."""
-    cause = exc.__cause__
-    if start == 0 or not isinstance(exc, SerializationError) or not isinstance(cause, SyntaxError):
-        return exc
-    err = SerializationError(f"{what}: the document does not parse: "
-                             f"{_shift_lines(str(cause), _count_lines(path, start))}")
-    err.__cause__ = cause
-    return err
-
-
-def _count_lines(path: str | os.PathLike[str], upto: int) -> int:
-    """Newlines in the first ``upto`` bytes of ``path`` (used on the error path only)."""
-    lines = 0
-    with open(path, "rb") as fh:
-        while upto > 0:
-            block = fh.read(min(upto, 1 << 20))
-            if not block:
-                break
-            lines += block.count(b"\n")
-            upto -= len(block)
-    return lines
-
-
-def _shift_lines(message: str, offset: int) -> str:
-    """``message`` with each ``line N`` turned into ``line N+offset``."""
-    return re.sub(r"\bline (\d+)", lambda m: f"line {int(m.group(1)) + offset}", message)
 
 
 def _ntriples_quad(q: ox.Quad) -> str:
