@@ -302,7 +302,8 @@ class GeneratedEvidenceRow(_Row):
         claim: the claim.
         citation: the citation; ``None`` for a ``generated_quotation``.
         target: what was cited or quoted.
-        basis: ``generated_target`` (the target is an aid), ``generated_range``
+        basis: ``generated_target`` (the target is an aid), ``resolved_generated`` (the
+            resolver recorded ``generated_target``), ``generated_range``
             (the cited part of a prompt or indexed text is a generated segment) or
             ``generated_quotation`` (``prov:wasQuotedFrom`` an aid).
         aid: the generated aid behind it, when known.
