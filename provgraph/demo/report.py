@@ -20,7 +20,8 @@ from .rst import PARSER_V1, PARSER_V2
 if TYPE_CHECKING:
     from . import DemoResult
 
-__all__ = ["library_findings", "counts", "render", "LINEAGE_QUESTION", "RESOLVER_POLICY"]
+__all__ = ["library_findings", "counts", "render", "next_commands", "LINEAGE_QUESTION",
+           "RESOLVER_POLICY"]
 
 LINEAGE_QUESTION = "q01"
 """The question whose quoted claim the report shows the lineage tree of."""
@@ -288,25 +289,28 @@ def _generated(console: Console, demo: DemoResult) -> None:
                                       ("question", "quoted (generated prefix text)")))
 
 
-def _commands(demo: DemoResult) -> list[str]:
-    from ..cli import cli
+def next_commands(demo: DemoResult) -> list[str]:
+    """The command lines the report suggests trying next on the demo store.
 
+    Each names a ``provgraph`` command (``tests/test_cli_demo.py`` runs every one of them
+    on a demo store, so a renamed command or option fails there, not in a user's shell).
+    """
     store = str(demo.store_path)
     claim = demo.questions[LINEAGE_QUESTION].claims[0]
-    wanted = [
-        ("lineage", f"provgraph --store {store} lineage {claim}"),
-        ("stale", f"provgraph --store {store} stale --table"),
-        ("impact", f"provgraph --store {store} impact --agent {PARSER_V1.name} "
-                   f"--version {PARSER_V1.version} --table"),
-        ("resolve", f"provgraph --store {store} resolve --run {demo.runs['flask-docs-qa']} "
-                    f"--policy {RESOLVER_POLICY} --citations --table"),
-        ("export", f"provgraph --store {store} export --claim {claim} -o claim.prov.json"),
-        ("verify-bundle", f"provgraph verify-bundle {store}/exports/{LINEAGE_QUESTION}-claim.prov.json"),
-        ("generated-evidence", f"provgraph --store {store} generated-evidence --table"),
-        ("coverage", f"provgraph --store {store} coverage --run {demo.runs['flask-docs-qa']} --table"),
-        ("queries", "provgraph queries"),
+    qa_run = demo.runs["flask-docs-qa"]
+    return [
+        f"provgraph --store {store} lineage {claim}",
+        f"provgraph --store {store} stale --table",
+        f"provgraph --store {store} impact --agent {PARSER_V1.name} --version {PARSER_V1.version} "
+        "--table",
+        f"provgraph --store {store} resolve --run {qa_run} --policy {RESOLVER_POLICY} "
+        "--citations --table",
+        f"provgraph --store {store} export --claim {claim} -o claim.prov.json",
+        f"provgraph verify-bundle {store}/exports/{LINEAGE_QUESTION}-claim.prov.json",
+        f"provgraph --store {store} generated-evidence --table",
+        f"provgraph --store {store} coverage --run {qa_run} --table",
+        "provgraph queries",
     ]
-    return [cmd for name, cmd in wanted if name in cli.commands]
 
 
 def render(demo: DemoResult, console: Any = None) -> None:
@@ -343,5 +347,5 @@ def render(demo: DemoResult, console: Any = None) -> None:
     console.print("  runs: " + ", ".join(f"{k} = {v}" for k, v in demo.runs.items()))
     console.print(f"  finished in {demo.seconds:.1f} s")
     console.print("  try next:")
-    for cmd in _commands(demo):
+    for cmd in next_commands(demo):
         console.print(f"    {cmd}", soft_wrap=True, highlight=False)
