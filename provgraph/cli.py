@@ -17,8 +17,11 @@ from typing import Any
 
 import click
 
+from . import importers, io
 from .errors import ProvgraphError
+from .normalize import POLICIES
 from .output import output_options, write_rows
+from .vocab import UNITS
 
 CONTEXT_SETTINGS = {"help_option_names": ["-h", "--help"]}
 
@@ -210,11 +213,8 @@ def demo(obj: _Ctx, demo_store: str | None) -> None:
     Example:
         provgraph demo --store /tmp/provgraph-demo
     """
-    try:
-        from .demo import run_demo
-    except ImportError:
-        click.echo("provgraph demo: the reference pipeline is not built yet (see the demo issue).")
-        return
+    from .demo import run_demo
+
     run_demo(Path(demo_store) if demo_store else None)
 
 
@@ -223,12 +223,13 @@ def demo(obj: _Ctx, demo_store: str | None) -> None:
 # ---------------------------------------------------------------------------
 # PROV interchange (issue 5): import, export, verify-bundle, validate
 
-_RAG_FORMATS = ("anthropic", "cohere", "bedrock", "openai", "vertex", "ragchecker", "alce",
-                "answer")
-_IMPORT_FORMATS = ("auto", "prov-json", "provn", "prov-xml", "turtle", "trig", "nquads",
-                   "json-ld", "rdf-xml") + _RAG_FORMATS
-_EXPORT_FORMATS = ("prov-json", "provn", "prov-xml", "turtle", "trig", "nquads", "json-ld",
-                   "rdf-xml", "dot", "svg")
+# The choice lists are the library's registries, never copies of them: a format added to
+# provgraph.io.FORMATS or provgraph.importers.FORMATS is a --format choice here
+# (tests/test_cli_architecture.py).
+_RAG_FORMATS = tuple(importers.FORMATS)
+_DOCUMENT_FORMATS = ("auto", *(name for name, f in io.FORMATS.items() if f.readable))
+_IMPORT_FORMATS = _DOCUMENT_FORMATS + _RAG_FORMATS
+_EXPORT_FORMATS = tuple(io.FORMATS)
 
 
 def _iri_option(ctx: click.Context, param: click.Parameter, value: str | None) -> str | None:
@@ -301,14 +302,10 @@ def import_(obj: _Ctx, file: Any, fmt: str, graph: str | None, sources: tuple[st
     name = getattr(file, "name", "-")
     name = "<stdin>" if name in ("-", "<stdin>") else str(name)
     if fmt in _RAG_FORMATS:
-        try:
-            from . import importers  # type: ignore[attr-defined]
-        except ImportError as exc:
-            raise click.ClickException(
-                f"--format {fmt} needs the RAG answer importers (provgraph.importers), which "
-                f"are not part of this build ({exc}); import PROV or RDF documents instead") from exc
-        report = importers.import_file(obj.store(create=True), fmt, data, name, [Path(p) for p in sources],
-                                       partial)
+        from .importers import import_file
+
+        report = import_file(obj.store(create=True), fmt, data, name, [Path(p) for p in sources],
+                             partial)
         for err in getattr(report, "errors", []) or []:
             click.echo(f"error: {err}", err=True)
         if not report.stored:
@@ -456,7 +453,7 @@ def _umask() -> int:
 
 @cli.command(name="verify-bundle")
 @click.argument("file", type=click.File("rb"))
-@click.option("--format", "fmt", type=click.Choice(_IMPORT_FORMATS[:9]), default="auto",
+@click.option("--format", "fmt", type=click.Choice(_DOCUMENT_FORMATS), default="auto",
               show_default=True)
 def verify_bundle(file: Any, fmt: str) -> None:
     """Check a bundle file's recorded sha-256 against its content (exit 1 on mismatch).
@@ -510,10 +507,12 @@ def validate(obj: _Ctx, run_iri: str | None) -> None:
 
 
 # ---------------------------------------------------------------- citation resolver (issue 3)
-_POLICY_NAMES = ("exact", "nfc", "whitespace", "fold")
-_RESOLUTION_COLUMNS = ["citation", "claim", "target_id", "outcome", "snapshot", "byte_start",
+_POLICY_NAMES = tuple(POLICIES)
+RESOLUTION_COLUMNS = ["citation", "claim", "target_id", "outcome", "snapshot", "byte_start",
                        "byte_end", "codepoint_start", "codepoint_end", "policy", "policy_version",
                        "generated_source", "reason"]
+"""Columns of ``resolve --citations``: the keys of RunResolution.rows() less ``text``, in
+this order (kept here until resolve.py has its own column list)."""
 
 
 @cli.command("resolve")
@@ -543,7 +542,7 @@ def resolve_cmd(obj: _Ctx, run: str | None, policy: str, each: bool, fmt: str | 
 
     result = resolve_run(obj.store(), run, policy=policy)
     if each:
-        write_rows(result.rows(), _RESOLUTION_COLUMNS, fmt=fmt or "json", no_headers=no_headers,
+        write_rows(result.rows(), RESOLUTION_COLUMNS, fmt=fmt or "json", no_headers=no_headers,
                    title="citations")
     else:
         rows = [{"outcome": k, "citations": v} for k, v in result.counts().items()]
@@ -559,7 +558,7 @@ def resolve_cmd(obj: _Ctx, run: str | None, policy: str, each: bool, fmt: str | 
 @click.option("--quote", required=True, help="The quoted text to check (not empty).")
 @click.option("--start", type=int, help="Range start, in --unit.")
 @click.option("--end", type=int, help="Range end, in --unit (exclusive unless --end-inclusive).")
-@click.option("--unit", type=click.Choice(["utf8_byte", "codepoint", "utf16_unit", "page", "block"]),
+@click.option("--unit", type=click.Choice(UNITS),
               default="codepoint", show_default=True,
               help="Offset unit: utf8_byte counts the file's bytes (BOM included); codepoint and "
               "utf16_unit count the decoded text (BOM excluded); page numbers start at 1, "
