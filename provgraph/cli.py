@@ -8,9 +8,7 @@ output; progress and notes go to standard error.
 
 from __future__ import annotations
 
-import os
 import sys
-import tempfile
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -391,64 +389,26 @@ def export(obj: _Ctx, claim: str | None, run_iri: str | None, everything: bool, 
         provgraph export --claim urn:uuid:0190... -o claim.json
         provgraph export --all --format trig -o store.trig
     """
-    from .io import format_for_path
     from .io.bundle import export as do_export
+    from .io.files import atomic_write
 
     if sum((claim is not None, run_iri is not None, everything)) != 1:
         raise click.UsageError("give exactly one of --claim IRI, --run IRI, --all")
     if fmt is None:
         if output == "-":
             raise click.UsageError("--format is required when writing to standard output")
-        fmt = format_for_path(output)
+        fmt = io.format_for_path(output)
     if output == "-":
         result = do_export(obj.store(), fmt, claim=claim, run=run_iri, everything=everything,
                            out=sys.stdout.buffer)
         sys.stdout.buffer.flush()
-    else:
-        target = Path(output)
-        if target.is_dir():
-            from .io import get as get_format
-
-            example = target / ("export" + get_format(fmt).extensions[0])
-            raise click.ClickException(f"{output} is a directory; give a file name for -o, "
-                                       f"such as {example}")
-        # written beside the target and renamed into place: never a half-written file
-        try:
-            fh = tempfile.NamedTemporaryFile("wb", dir=target.parent, prefix=f".{target.name}.",
-                                             suffix=".partial", delete=False)
-        except OSError as exc:
-            why = (f"the directory {target.parent} does not exist; create it first"
-                   if isinstance(exc, FileNotFoundError) else
-                   f"check that the directory {target.parent} is writable")
-            raise click.ClickException(f"cannot write {output}: {exc.strerror or exc}; {why}, "
-                                       "or choose another -o FILE") from exc
-        with fh:
-            try:
-                result = do_export(obj.store(), fmt, claim=claim, run=run_iri,
-                                   everything=everything, out=fh)  # type: ignore[arg-type]  # a binary file
-                # the mode a plain write would give: the file's own, else 0666 less the umask
-                os.chmod(fh.name, target.stat().st_mode & 0o7777 if target.exists()
-                         else 0o666 & ~_umask())
-            except BaseException:
-                fh.close()
-                os.unlink(fh.name)
-                raise
-        try:
-            os.replace(fh.name, target)
-        except OSError as exc:
-            os.unlink(fh.name)
-            raise click.ClickException(f"cannot write {output}: {exc.strerror or exc}; "
-                                       "choose another -o FILE") from exc
+    else:  # written beside the file and renamed into place: never a half-written file
+        result = atomic_write(output, lambda fh: do_export(
+            obj.store(), fmt, claim=claim, run=run_iri, everything=everything, out=fh))
     what = f"bundle <{result.bundle}>" if result.bundle else "store"
     digest = f", sha256 {result.digest}" if result.digest else ""
     click.echo(f"exported {what}: {result.statements} statements as {fmt} to {output}{digest}",
                err=True)
-
-
-def _umask() -> int:
-    mask = os.umask(0o022)
-    os.umask(mask)
-    return mask
 
 
 @cli.command(name="verify-bundle")
