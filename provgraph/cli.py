@@ -18,7 +18,7 @@ import click
 from . import importers, io
 from .errors import ProvgraphError
 from .normalize import POLICIES
-from .output import output_options, write_rows
+from .output import ROW_FORMATS, output_options, write_lineage_tree, write_rows
 from .vocab import UNITS
 
 CONTEXT_SETTINGS = {"help_option_names": ["-h", "--help"]}
@@ -584,6 +584,10 @@ def _fail_option(fn: Callable[..., Any]) -> Callable[..., Any]:
                         help="Exit with status 1 when there are rows (for CI checks).")(fn)
 
 
+LINEAGE_FORMATS = ("tree", "dot", *ROW_FORMATS)
+"""What ``provgraph lineage`` writes: the tree (default), DOT, or rows."""
+
+
 def _write_result(rows: Any, row_type: Any, fmt: str | None, no_headers: bool, title: str,
                   fail_on_found: bool = False) -> None:
     n = write_rows([r.to_dict() for r in rows], row_type.columns(), fmt=fmt or "json",
@@ -593,78 +597,52 @@ def _write_result(rows: Any, row_type: Any, fmt: str | None, no_headers: bool, t
         raise click.exceptions.Exit(1)
 
 
-_RELATION_ORDER = ("pg:citation", "pg:target", "prov:wasQuotedFrom", "pg:resolvedSnapshot",
-                   "prov:wasDerivedFrom", "prov:wasRevisionOf", "prov:specializationOf",
-                   "pg:answer", "prov:wasGeneratedBy", "prov:wasAssociatedWith", "prov:used",
-                   "pg:aidUsed", "prov:wasInformedBy")
-
-
-def _lineage_tree(rows: list[Any]) -> Any:
-    """A rich Tree of lineage rows: each node under the node it was first reached from."""
-    from rich.text import Text
-    from rich.tree import Tree
-
-    def line(r: Any) -> Text:
-        t = Text()
-        if r.relation:
-            t.append(r.relation + " ", style="dim")
-        t.append(r.kind, style="bold")
-        t.append(" " + str(r.node))
-        if r.label:
-            t.append("  " + r.label, style="cyan")
-        return t
-
-    def order(r: Any) -> tuple[int, str, str]:
-        rel = r.relation or ""
-        rank = _RELATION_ORDER.index(rel) if rel in _RELATION_ORDER else len(_RELATION_ORDER)
-        return rank, r.kind, str(r.node)
-
-    children: dict[Any, list[Any]] = {}
-    for r in rows[1:]:
-        children.setdefault(r.parent, []).append(r)
-    root = Tree(line(rows[0]))
-    todo = [(root, rows[0].node)]
-    while todo:
-        branch, node = todo.pop()
-        for child in sorted(children.get(node, ()), key=order):
-            todo.append((branch.add(line(child)), child.node))
-    return root
-
-
 @cli.command()
 @click.argument("iri")
 @click.option("--depth", "max_depth", type=click.IntRange(min=0), metavar="N",
               help="Only nodes at most N edges upstream (default: everything).")
-@click.option("--format", "fmt", type=click.Choice(["tree", "json", "dot"]), default="tree",
-              show_default=True, help="A readable tree, JSON rows, or Graphviz DOT.")
+@click.option("--tree", "fmt", flag_value="tree",
+              help="A readable tree, each node under the node it was first reached from "
+              "(default).")
+@click.option("--dot", "fmt", flag_value="dot", help="Graphviz DOT of the lineage graph.")
+@output_options(json_default=False)
+@click.option("--format", "format_name", type=click.Choice(LINEAGE_FORMATS), hidden=True,
+              help="The earlier spelling of --tree, --json, --dot and the other flags.")
 @pass_ctx
-def lineage(obj: _Ctx, iri: str, max_depth: int | None, fmt: str) -> None:
+def lineage(obj: _Ctx, iri: str, max_depth: int | None, fmt: str | None, no_headers: bool,
+            format_name: str | None) -> None:
     """Show everything upstream of IRI (a claim, citation, chunk ...), with depth.
 
-    The tree shows each node once, under the node it was first reached from:
-    claim, citation, chunk, extracted text, extraction (with parser and version),
-    snapshot (with sha-256 and observation time), document, and the activities,
-    aids and agents of the answer. An IRI that is not in the store is an error.
+    The tree (the default) shows each node once, under the node it was first
+    reached from: claim, citation, chunk, extracted text, extraction (with parser
+    and version), snapshot (with sha-256 and observation time), document, and the
+    activities, aids and agents of the answer. The row formats (--json, --table
+    ...) give one row per node: node, depth, kind, relation, parent, label (the
+    rows of provgraph.analytics.lineage). An IRI that is not in the store is an
+    error.
 
     \b
     Example:
         provgraph lineage urn:uuid:0190... --depth 4
-        provgraph lineage urn:uuid:0190... --format dot | dot -Tsvg > lineage.svg
+        provgraph lineage urn:uuid:0190... --table
+        provgraph lineage urn:uuid:0190... --dot | dot -Tsvg > lineage.svg
     """
     from . import analytics, graph
 
+    if format_name is not None:  # 'lineage --format dot', as before --dot
+        if fmt is not None and fmt != format_name:
+            raise click.UsageError(f"--format {format_name} and --{fmt} exclude each other; "
+                                   "give one")
+        fmt = format_name
     store = obj.store()
     if fmt == "dot":
         click.echo(graph.to_dot(graph.lineage_graph(store, iri, max_depth=max_depth)), nl=False)
         return
     rows = analytics.lineage(store, iri, max_depth=max_depth)
-    if fmt == "json":
-        write_rows([r.to_dict() for r in rows], analytics.LineageRow.columns(), fmt="json")
-        return
-    from rich.console import Console
-
-    Console(file=sys.stdout, highlight=False,
-            width=None if sys.stdout.isatty() else 240).print(_lineage_tree(rows))
+    if fmt in (None, "tree"):
+        write_lineage_tree(rows)
+    else:
+        _write_result(rows, analytics.LineageRow, fmt, no_headers, "lineage")
 
 
 @cli.command()

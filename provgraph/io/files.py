@@ -53,7 +53,9 @@ def atomic_write(path: str | os.PathLike[str], write: Callable[[BinaryIO], T]) -
         >>> out.read_bytes()[:9], sorted(p.name for p in out.parent.iterdir())
         (b'<urn:x:s>', ['bundle.nq'])
     """
-    target = Path(os.path.realpath(path))
+    target = Path(path)
+    if target.is_symlink():  # write through the link, as open() would
+        target = Path(os.path.realpath(target))
     if target.is_dir():
         raise ProvgraphError(f"{path} is a directory; give the name of a file to write "
                              "(one inside it, for example)")
