@@ -11,7 +11,7 @@ import csv
 import json
 import sys
 from collections.abc import Callable, Iterable, Mapping, Sequence
-from typing import IO, Any
+from typing import IO, Any, TypeVar, overload
 
 import click
 
@@ -105,8 +105,15 @@ def write_rows(rows: Iterable[Mapping[str, Any]], columns: Sequence[str] | None 
     return len(data)
 
 
-def output_options(fn: Callable[..., Any] | None = None, *, json_default: bool = True
-                   ) -> Any:
+_F = TypeVar("_F", bound=Callable[..., Any])
+
+
+@overload
+def output_options(fn: _F, *, json_default: bool = True) -> _F: ...
+@overload
+def output_options(fn: None = None, *, json_default: bool = True) -> Callable[[_F], _F]: ...
+def output_options(fn: _F | None = None, *, json_default: bool = True
+                   ) -> _F | Callable[[_F], _F]:
     """Click decorator adding ``-t/--table``, ``--json``, ``--nl``, ``--csv``, ``--tsv``
     (one option, ``fmt``: one of :data:`ROW_FORMATS`, ``None`` when none is given; the
     last one given wins) and ``--no-headers`` to a command.
@@ -115,7 +122,7 @@ def output_options(fn: Callable[..., Any] | None = None, *, json_default: bool =
     ``@output_options(json_default=False)`` for a command whose default output is
     something else (``lineage``'s tree), so that ``--json`` is not called the default.
     """
-    def decorate(fn: Callable[..., Any]) -> Callable[..., Any]:
+    def decorate(fn: _F) -> _F:
         fn = click.option("--no-headers", is_flag=True, help="Omit the CSV/TSV header line.")(fn)
         for names, value, helptext in reversed(_ROW_FLAGS):
             if not json_default:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import sys
+from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
 from rich.console import Console
@@ -215,7 +216,8 @@ def _resolver(console: Console, demo: DemoResult) -> None:
     console.print(t)
 
 
-def _ground_truth_table(title: str, rows: list[tuple[str, ...]], headers: tuple[str, ...]) -> Table:
+def _ground_truth_table(title: str, rows: Sequence[tuple[Any, ...]], headers: tuple[str, ...]
+                        ) -> Table:
     t = Table(title=title, header_style="bold")
     for h in headers:
         t.add_column(h, overflow="fold")
@@ -261,7 +263,8 @@ def _parser(console: Console, demo: DemoResult) -> None:
         console.print(f"  provgraph.analytics.impact({PARSER_V1.name}, version {PARSER_V1.version}): "
                       f"{len(claims)} claims of {len(demo.questions_of(claims))} questions: every "
                       "answer's prompt and citations passed through that parser.", highlight=False)
-    rows = [(_claim_label(demo, c),) for c in sorted(demo.parser_affected, key=demo.claim_question.get)]
+    affected = sorted(demo.parser_affected, key=lambda c: demo.claim_question.get(c, ""))
+    rows = [(_claim_label(demo, c),) for c in affected]
     console.print(_ground_truth_table(
         f"Re-check: claims whose cited text parser {PARSER_V2.version} no longer produces from the "
         f"same snapshot ({PARSER_V2.name} {PARSER_V1.version} -> {PARSER_V2.version}: function "
@@ -282,7 +285,7 @@ def _generated(console: Console, demo: DemoResult) -> None:
             "provgraph.analytics.generated_evidence (labelled stress condition)", rows,
             ("question", "basis", "aid type", "aid", "resolver")))
     quotes = []
-    for cit in sorted(demo.generated_targets, key=demo.citation_question.get):
+    for cit in sorted(demo.generated_targets, key=lambda c: demo.citation_question.get(c, "")):
         fact = next(c for f in demo.facts.values() for c in f.citations if c.iri == cit)
         quotes.append((demo.citation_question[cit], escape(fact.cited_text or "")))
     console.print(_ground_truth_table("What those answers quoted as if it were the page", quotes,
