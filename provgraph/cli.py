@@ -8,17 +8,18 @@ output; progress and notes go to standard error.
 
 from __future__ import annotations
 
-import os
 import sys
-import tempfile
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 import click
 
+from . import importers, io
 from .errors import ProvgraphError
-from .output import output_options, write_rows
+from .normalize import POLICIES
+from .output import ROW_FORMATS, output_options, write_lineage_tree, write_rows
+from .vocab import UNITS
 
 CONTEXT_SETTINGS = {"help_option_names": ["-h", "--help"]}
 
@@ -210,11 +211,8 @@ def demo(obj: _Ctx, demo_store: str | None) -> None:
     Example:
         provgraph demo --store /tmp/provgraph-demo
     """
-    try:
-        from .demo import run_demo
-    except ImportError:
-        click.echo("provgraph demo: the reference pipeline is not built yet (see the demo issue).")
-        return
+    from .demo import run_demo
+
     run_demo(Path(demo_store) if demo_store else None)
 
 
@@ -223,12 +221,13 @@ def demo(obj: _Ctx, demo_store: str | None) -> None:
 # ---------------------------------------------------------------------------
 # PROV interchange (issue 5): import, export, verify-bundle, validate
 
-_RAG_FORMATS = ("anthropic", "cohere", "bedrock", "openai", "vertex", "ragchecker", "alce",
-                "answer")
-_IMPORT_FORMATS = ("auto", "prov-json", "provn", "prov-xml", "turtle", "trig", "nquads",
-                   "json-ld", "rdf-xml") + _RAG_FORMATS
-_EXPORT_FORMATS = ("prov-json", "provn", "prov-xml", "turtle", "trig", "nquads", "json-ld",
-                   "rdf-xml", "dot", "svg")
+# The choice lists are the library's registries, never copies of them: a format added to
+# provgraph.io.FORMATS or provgraph.importers.FORMATS is a --format choice here
+# (tests/test_cli_architecture.py).
+_RAG_FORMATS = tuple(importers.FORMATS)
+_DOCUMENT_FORMATS = ("auto", *(name for name, f in io.FORMATS.items() if f.readable))
+_IMPORT_FORMATS = _DOCUMENT_FORMATS + _RAG_FORMATS
+_EXPORT_FORMATS = tuple(io.FORMATS)
 
 
 def _iri_option(ctx: click.Context, param: click.Parameter, value: str | None) -> str | None:
@@ -301,14 +300,10 @@ def import_(obj: _Ctx, file: Any, fmt: str, graph: str | None, sources: tuple[st
     name = getattr(file, "name", "-")
     name = "<stdin>" if name in ("-", "<stdin>") else str(name)
     if fmt in _RAG_FORMATS:
-        try:
-            from . import importers  # type: ignore[attr-defined]
-        except ImportError as exc:
-            raise click.ClickException(
-                f"--format {fmt} needs the RAG answer importers (provgraph.importers), which "
-                f"are not part of this build ({exc}); import PROV or RDF documents instead") from exc
-        report = importers.import_file(obj.store(create=True), fmt, data, name, [Path(p) for p in sources],
-                                       partial)
+        from .importers import import_file
+
+        report = import_file(obj.store(create=True), fmt, data, name, [Path(p) for p in sources],
+                             partial)
         for err in getattr(report, "errors", []) or []:
             click.echo(f"error: {err}", err=True)
         if not report.stored:
@@ -394,69 +389,31 @@ def export(obj: _Ctx, claim: str | None, run_iri: str | None, everything: bool, 
         provgraph export --claim urn:uuid:0190... -o claim.json
         provgraph export --all --format trig -o store.trig
     """
-    from .io import format_for_path
     from .io.bundle import export as do_export
+    from .io.files import atomic_write
 
     if sum((claim is not None, run_iri is not None, everything)) != 1:
         raise click.UsageError("give exactly one of --claim IRI, --run IRI, --all")
     if fmt is None:
         if output == "-":
             raise click.UsageError("--format is required when writing to standard output")
-        fmt = format_for_path(output)
+        fmt = io.format_for_path(output)
     if output == "-":
         result = do_export(obj.store(), fmt, claim=claim, run=run_iri, everything=everything,
                            out=sys.stdout.buffer)
         sys.stdout.buffer.flush()
-    else:
-        target = Path(output)
-        if target.is_dir():
-            from .io import get as get_format
-
-            example = target / ("export" + get_format(fmt).extensions[0])
-            raise click.ClickException(f"{output} is a directory; give a file name for -o, "
-                                       f"such as {example}")
-        # written beside the target and renamed into place: never a half-written file
-        try:
-            fh = tempfile.NamedTemporaryFile("wb", dir=target.parent, prefix=f".{target.name}.",
-                                             suffix=".partial", delete=False)
-        except OSError as exc:
-            why = (f"the directory {target.parent} does not exist; create it first"
-                   if isinstance(exc, FileNotFoundError) else
-                   f"check that the directory {target.parent} is writable")
-            raise click.ClickException(f"cannot write {output}: {exc.strerror or exc}; {why}, "
-                                       "or choose another -o FILE") from exc
-        with fh:
-            try:
-                result = do_export(obj.store(), fmt, claim=claim, run=run_iri,
-                                   everything=everything, out=fh)  # type: ignore[arg-type]  # a binary file
-                # the mode a plain write would give: the file's own, else 0666 less the umask
-                os.chmod(fh.name, target.stat().st_mode & 0o7777 if target.exists()
-                         else 0o666 & ~_umask())
-            except BaseException:
-                fh.close()
-                os.unlink(fh.name)
-                raise
-        try:
-            os.replace(fh.name, target)
-        except OSError as exc:
-            os.unlink(fh.name)
-            raise click.ClickException(f"cannot write {output}: {exc.strerror or exc}; "
-                                       "choose another -o FILE") from exc
+    else:  # written beside the file and renamed into place: never a half-written file
+        result = atomic_write(output, lambda fh: do_export(
+            obj.store(), fmt, claim=claim, run=run_iri, everything=everything, out=fh))
     what = f"bundle <{result.bundle}>" if result.bundle else "store"
     digest = f", sha256 {result.digest}" if result.digest else ""
     click.echo(f"exported {what}: {result.statements} statements as {fmt} to {output}{digest}",
                err=True)
 
 
-def _umask() -> int:
-    mask = os.umask(0o022)
-    os.umask(mask)
-    return mask
-
-
 @cli.command(name="verify-bundle")
 @click.argument("file", type=click.File("rb"))
-@click.option("--format", "fmt", type=click.Choice(_IMPORT_FORMATS[:9]), default="auto",
+@click.option("--format", "fmt", type=click.Choice(_DOCUMENT_FORMATS), default="auto",
               show_default=True)
 def verify_bundle(file: Any, fmt: str) -> None:
     """Check a bundle file's recorded sha-256 against its content (exit 1 on mismatch).
@@ -510,10 +467,12 @@ def validate(obj: _Ctx, run_iri: str | None) -> None:
 
 
 # ---------------------------------------------------------------- citation resolver (issue 3)
-_POLICY_NAMES = ("exact", "nfc", "whitespace", "fold")
-_RESOLUTION_COLUMNS = ["citation", "claim", "target_id", "outcome", "snapshot", "byte_start",
+_POLICY_NAMES = tuple(POLICIES)
+RESOLUTION_COLUMNS = ["citation", "claim", "target_id", "outcome", "snapshot", "byte_start",
                        "byte_end", "codepoint_start", "codepoint_end", "policy", "policy_version",
                        "generated_source", "reason"]
+"""Columns of ``resolve --citations``: the keys of RunResolution.rows() less ``text``, in
+this order (kept here until resolve.py has its own column list)."""
 
 
 @cli.command("resolve")
@@ -543,7 +502,7 @@ def resolve_cmd(obj: _Ctx, run: str | None, policy: str, each: bool, fmt: str | 
 
     result = resolve_run(obj.store(), run, policy=policy)
     if each:
-        write_rows(result.rows(), _RESOLUTION_COLUMNS, fmt=fmt or "json", no_headers=no_headers,
+        write_rows(result.rows(), RESOLUTION_COLUMNS, fmt=fmt or "json", no_headers=no_headers,
                    title="citations")
     else:
         rows = [{"outcome": k, "citations": v} for k, v in result.counts().items()]
@@ -559,7 +518,7 @@ def resolve_cmd(obj: _Ctx, run: str | None, policy: str, each: bool, fmt: str | 
 @click.option("--quote", required=True, help="The quoted text to check (not empty).")
 @click.option("--start", type=int, help="Range start, in --unit.")
 @click.option("--end", type=int, help="Range end, in --unit (exclusive unless --end-inclusive).")
-@click.option("--unit", type=click.Choice(["utf8_byte", "codepoint", "utf16_unit", "page", "block"]),
+@click.option("--unit", type=click.Choice(UNITS),
               default="codepoint", show_default=True,
               help="Offset unit: utf8_byte counts the file's bytes (BOM included); codepoint and "
               "utf16_unit count the decoded text (BOM excluded); page numbers start at 1, "
@@ -625,6 +584,10 @@ def _fail_option(fn: Callable[..., Any]) -> Callable[..., Any]:
                         help="Exit with status 1 when there are rows (for CI checks).")(fn)
 
 
+LINEAGE_FORMATS = ("tree", "dot", *ROW_FORMATS)
+"""What ``provgraph lineage`` writes: the tree (default), DOT, or rows."""
+
+
 def _write_result(rows: Any, row_type: Any, fmt: str | None, no_headers: bool, title: str,
                   fail_on_found: bool = False) -> None:
     n = write_rows([r.to_dict() for r in rows], row_type.columns(), fmt=fmt or "json",
@@ -634,78 +597,52 @@ def _write_result(rows: Any, row_type: Any, fmt: str | None, no_headers: bool, t
         raise click.exceptions.Exit(1)
 
 
-_RELATION_ORDER = ("pg:citation", "pg:target", "prov:wasQuotedFrom", "pg:resolvedSnapshot",
-                   "prov:wasDerivedFrom", "prov:wasRevisionOf", "prov:specializationOf",
-                   "pg:answer", "prov:wasGeneratedBy", "prov:wasAssociatedWith", "prov:used",
-                   "pg:aidUsed", "prov:wasInformedBy")
-
-
-def _lineage_tree(rows: list[Any]) -> Any:
-    """A rich Tree of lineage rows: each node under the node it was first reached from."""
-    from rich.text import Text
-    from rich.tree import Tree
-
-    def line(r: Any) -> Text:
-        t = Text()
-        if r.relation:
-            t.append(r.relation + " ", style="dim")
-        t.append(r.kind, style="bold")
-        t.append(" " + str(r.node))
-        if r.label:
-            t.append("  " + r.label, style="cyan")
-        return t
-
-    def order(r: Any) -> tuple[int, str, str]:
-        rel = r.relation or ""
-        rank = _RELATION_ORDER.index(rel) if rel in _RELATION_ORDER else len(_RELATION_ORDER)
-        return rank, r.kind, str(r.node)
-
-    children: dict[Any, list[Any]] = {}
-    for r in rows[1:]:
-        children.setdefault(r.parent, []).append(r)
-    root = Tree(line(rows[0]))
-    todo = [(root, rows[0].node)]
-    while todo:
-        branch, node = todo.pop()
-        for child in sorted(children.get(node, ()), key=order):
-            todo.append((branch.add(line(child)), child.node))
-    return root
-
-
 @cli.command()
 @click.argument("iri")
 @click.option("--depth", "max_depth", type=click.IntRange(min=0), metavar="N",
               help="Only nodes at most N edges upstream (default: everything).")
-@click.option("--format", "fmt", type=click.Choice(["tree", "json", "dot"]), default="tree",
-              show_default=True, help="A readable tree, JSON rows, or Graphviz DOT.")
+@click.option("--tree", "fmt", flag_value="tree",
+              help="A readable tree, each node under the node it was first reached from "
+              "(default).")
+@click.option("--dot", "fmt", flag_value="dot", help="Graphviz DOT of the lineage graph.")
+@output_options(json_default=False)
+@click.option("--format", "format_name", type=click.Choice(LINEAGE_FORMATS), hidden=True,
+              help="The earlier spelling of --tree, --json, --dot and the other flags.")
 @pass_ctx
-def lineage(obj: _Ctx, iri: str, max_depth: int | None, fmt: str) -> None:
+def lineage(obj: _Ctx, iri: str, max_depth: int | None, fmt: str | None, no_headers: bool,
+            format_name: str | None) -> None:
     """Show everything upstream of IRI (a claim, citation, chunk ...), with depth.
 
-    The tree shows each node once, under the node it was first reached from:
-    claim, citation, chunk, extracted text, extraction (with parser and version),
-    snapshot (with sha-256 and observation time), document, and the activities,
-    aids and agents of the answer. An IRI that is not in the store is an error.
+    The tree (the default) shows each node once, under the node it was first
+    reached from: claim, citation, chunk, extracted text, extraction (with parser
+    and version), snapshot (with sha-256 and observation time), document, and the
+    activities, aids and agents of the answer. The row formats (--json, --table
+    ...) give one row per node: node, depth, kind, relation, parent, label (the
+    rows of provgraph.analytics.lineage). An IRI that is not in the store is an
+    error.
 
     \b
     Example:
         provgraph lineage urn:uuid:0190... --depth 4
-        provgraph lineage urn:uuid:0190... --format dot | dot -Tsvg > lineage.svg
+        provgraph lineage urn:uuid:0190... --table
+        provgraph lineage urn:uuid:0190... --dot | dot -Tsvg > lineage.svg
     """
     from . import analytics, graph
 
+    if format_name is not None:  # 'lineage --format dot', as before --dot
+        if fmt is not None and fmt != format_name:
+            raise click.UsageError(f"--format {format_name} and --{fmt} exclude each other; "
+                                   "give one")
+        fmt = format_name
     store = obj.store()
     if fmt == "dot":
         click.echo(graph.to_dot(graph.lineage_graph(store, iri, max_depth=max_depth)), nl=False)
         return
     rows = analytics.lineage(store, iri, max_depth=max_depth)
-    if fmt == "json":
-        write_rows([r.to_dict() for r in rows], analytics.LineageRow.columns(), fmt="json")
-        return
-    from rich.console import Console
-
-    Console(file=sys.stdout, highlight=False,
-            width=None if sys.stdout.isatty() else 240).print(_lineage_tree(rows))
+    if fmt in (None, "tree"):
+        write_lineage_tree(rows)
+    else:
+        _write_result(rows, analytics.LineageRow, fmt, no_headers, "lineage")
 
 
 @cli.command()

@@ -11,15 +11,24 @@ import csv
 import json
 import sys
 from collections.abc import Callable, Iterable, Mapping, Sequence
-from typing import IO, Any
+from typing import IO, Any, TypeVar, overload
 
 import click
 
 from .terms import XSD, Literal, Term
 
-__all__ = ["plain", "plain_row", "write_rows", "output_options", "ROW_FORMATS"]
+__all__ = ["plain", "plain_row", "write_rows", "write_lineage_tree", "output_options",
+           "ROW_FORMATS"]
 
-ROW_FORMATS = ("json", "nl", "csv", "tsv", "table")
+_ROW_FLAGS = (  # (option names, format, help), in the order --help lists them
+    (("-t", "--table"), "table", "A table for people."),
+    (("--json",), "json", "JSON array, one object per line (default)."),
+    (("--nl",), "nl", "Newline-delimited JSON."),
+    (("--csv",), "csv", "Comma-separated values."),
+    (("--tsv",), "tsv", "Tab-separated values."),
+)
+ROW_FORMATS = tuple(fmt for _, fmt, _ in _ROW_FLAGS)
+"""The row formats :func:`write_rows` writes and :func:`output_options` offers."""
 
 _NUMERIC = {XSD + t: int for t in ("integer", "int", "long", "nonNegativeInteger", "positiveInteger")}
 _NUMERIC.update({XSD + "double": float, XSD + "float": float, XSD + "decimal": float})  # type: ignore[dict-item]
@@ -96,16 +105,80 @@ def write_rows(rows: Iterable[Mapping[str, Any]], columns: Sequence[str] | None 
     return len(data)
 
 
-def output_options(fn: Callable[..., Any]) -> Callable[..., Any]:
-    """Click decorator adding ``--json/--nl/--csv/--tsv/-t,--table`` (stored as ``fmt``)
-    and ``--no-headers`` to a command."""
-    fn = click.option("--no-headers", is_flag=True, help="Omit the CSV/TSV header line.")(fn)
-    for flag, value, helptext in reversed([
-        ("--json", "json", "JSON array, one object per line (default)."),
-        ("--nl", "nl", "Newline-delimited JSON."),
-        ("--csv", "csv", "Comma-separated values."),
-        ("--tsv", "tsv", "Tab-separated values."),
-    ]):
-        fn = click.option(flag, "fmt", flag_value=value, help=helptext)(fn)
-    fn = click.option("-t", "--table", "fmt", flag_value="table", help="A table for people.")(fn)
-    return fn
+_F = TypeVar("_F", bound=Callable[..., Any])
+
+
+@overload
+def output_options(fn: _F, *, json_default: bool = True) -> _F: ...
+@overload
+def output_options(fn: None = None, *, json_default: bool = True) -> Callable[[_F], _F]: ...
+def output_options(fn: _F | None = None, *, json_default: bool = True
+                   ) -> _F | Callable[[_F], _F]:
+    """Click decorator adding ``-t/--table``, ``--json``, ``--nl``, ``--csv``, ``--tsv``
+    (one option, ``fmt``: one of :data:`ROW_FORMATS`, ``None`` when none is given; the
+    last one given wins) and ``--no-headers`` to a command.
+
+    Use it bare (``@output_options``: JSON is the default) or as
+    ``@output_options(json_default=False)`` for a command whose default output is
+    something else (``lineage``'s tree), so that ``--json`` is not called the default.
+    """
+    def decorate(fn: _F) -> _F:
+        fn = click.option("--no-headers", is_flag=True, help="Omit the CSV/TSV header line.")(fn)
+        for names, value, helptext in reversed(_ROW_FLAGS):
+            if not json_default:
+                helptext = helptext.replace(" (default)", "")
+            fn = click.option(*names, "fmt", flag_value=value, help=helptext)(fn)
+        return fn
+
+    return decorate if fn is None else decorate(fn)
+
+
+_RELATION_ORDER = ("pg:citation", "pg:target", "prov:wasQuotedFrom", "pg:resolvedSnapshot",
+                   "prov:wasDerivedFrom", "prov:wasRevisionOf", "prov:specializationOf",
+                   "pg:answer", "prov:wasGeneratedBy", "prov:wasAssociatedWith", "prov:used",
+                   "pg:aidUsed", "prov:wasInformedBy")
+"""Sibling order in the lineage tree: evidence relations first, then the activities'."""
+
+
+def write_lineage_tree(rows: Sequence[Any], out: IO[str] | None = None) -> None:
+    """Write lineage rows as a tree: each node once, under the node it was first reached
+    from, siblings by relation (evidence first), kind and IRI.
+
+    Args:
+        rows: :class:`provgraph.analytics.LineageRow` values as
+            :func:`provgraph.analytics.lineage` returns them: the start node first
+            (depth 0), every other row with its ``parent``, ``relation``, ``kind``,
+            ``node`` and ``label``.
+        out: text stream (default: standard output); lines are as wide as a terminal
+            on a terminal, else up to 240 characters.
+    """
+    from rich.console import Console
+    from rich.text import Text
+    from rich.tree import Tree
+
+    def line(r: Any) -> Text:
+        t = Text()
+        if r.relation:
+            t.append(r.relation + " ", style="dim")
+        t.append(r.kind, style="bold")
+        t.append(" " + str(r.node))
+        if r.label:
+            t.append("  " + r.label, style="cyan")
+        return t
+
+    def order(r: Any) -> tuple[int, str, str]:
+        rel = r.relation or ""
+        rank = _RELATION_ORDER.index(rel) if rel in _RELATION_ORDER else len(_RELATION_ORDER)
+        return rank, r.kind, str(r.node)
+
+    children: dict[Any, list[Any]] = {}
+    for r in rows[1:]:
+        children.setdefault(r.parent, []).append(r)
+    root = Tree(line(rows[0]))
+    todo = [(root, rows[0].node)]
+    while todo:
+        branch, node = todo.pop()
+        for child in sorted(children.get(node, ()), key=order):
+            todo.append((branch.add(line(child)), child.node))
+    out = out or sys.stdout
+    Console(file=out, highlight=False, width=None if out.isatty() else 240).print(root)

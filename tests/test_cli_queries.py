@@ -145,6 +145,39 @@ def test_lineage_json_equals_the_python_api_and_dot_parses(runner, disk):
     assert dot.count(" -> ") == 4
 
 
+def test_lineage_takes_the_shared_output_options(runner, disk):
+    path, r, api = disk
+    iri = r["claim_quote"].iri
+    columns = list(analytics.LineageRow.columns())
+    rows = api["lineage"]
+    assert json.loads(run(runner, path, "lineage", iri, "--json").output) == rows
+    assert run(runner, path, "lineage", iri, "--json").output == \
+        run(runner, path, "lineage", iri, "--format", "json").output
+    nl = run(runner, path, "lineage", iri, "--nl").output
+    assert [json.loads(x) for x in nl.splitlines()] == rows
+    text = run(runner, path, "lineage", iri, "--csv").output
+    assert text.splitlines()[0] == ",".join(columns)
+    assert list(csv.DictReader(io.StringIO(text))) == [
+        {c: "" if x[c] is None else str(x[c]) for c in columns} for x in rows]
+    tsv = run(runner, path, "lineage", iri, "--tsv", "--no-headers").output
+    assert len(tsv.splitlines()) == len(rows) and tsv.split("\t")[0] == rows[0]["node"]
+    table = run(runner, path, "lineage", iri, "-t").output
+    assert table.lstrip().startswith("lineage") and "SourceSnapshot" in table
+    # the tree stays the default, and --tree names it; --dot is the earlier --format dot
+    tree = run(runner, path, "lineage", iri).output
+    assert run(runner, path, "lineage", iri, "--tree").output == tree
+    assert tree.startswith(f"Claim {iri}")
+    assert run(runner, path, "lineage", iri, "--dot", "--depth", "1").output == \
+        run(runner, path, "lineage", iri, "--format", "dot", "--depth", "1").output
+
+
+def test_lineage_format_and_a_different_flag_are_a_usage_error(runner, disk):
+    path, r, _ = disk
+    result = run(runner, path, "lineage", r["claim_quote"].iri, "--format", "dot", "--json",
+                 code=2)
+    assert result.stderr.endswith("Error: --format dot and --json exclude each other; give one\n")
+
+
 def test_unknown_iris_are_errors_not_empty_results(runner, disk):
     path, _, _ = disk
     result = run(runner, path, "lineage", "urn:uuid:01900000-0000-7000-8000-00000000dead", code=1)

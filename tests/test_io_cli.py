@@ -91,17 +91,6 @@ def test_rag_formats_dispatch_to_the_importers(runner, tmp_path, monkeypatch):
     assert res.exit_code == 1  # errors without --partial
 
 
-def test_rag_formats_without_the_importers_module_say_so(runner, monkeypatch):
-    monkeypatch.setitem(sys.modules, "provgraph.importers", None)
-    import provgraph
-
-    monkeypatch.delattr(provgraph, "importers", raising=False)
-    res = runner.invoke(cli, ["--memory", "import", "-", "--format", "openai"], input=b"{}")
-    assert res.exit_code == 1
-    assert res.stderr.startswith("Error: --format openai needs the RAG answer importers "
-                                 "(provgraph.importers), which are not part of this build")
-
-
 def test_source_and_partial_are_only_for_rag_formats(runner, tmp_path):
     src = tmp_path / "s.txt"
     src.write_text("x")

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import sys
+from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
 from rich.console import Console
@@ -20,7 +21,8 @@ from .rst import PARSER_V1, PARSER_V2
 if TYPE_CHECKING:
     from . import DemoResult
 
-__all__ = ["library_findings", "counts", "render", "LINEAGE_QUESTION", "RESOLVER_POLICY"]
+__all__ = ["library_findings", "counts", "render", "next_commands", "LINEAGE_QUESTION",
+           "RESOLVER_POLICY"]
 
 LINEAGE_QUESTION = "q01"
 """The question whose quoted claim the report shows the lineage tree of."""
@@ -214,7 +216,8 @@ def _resolver(console: Console, demo: DemoResult) -> None:
     console.print(t)
 
 
-def _ground_truth_table(title: str, rows: list[tuple[str, ...]], headers: tuple[str, ...]) -> Table:
+def _ground_truth_table(title: str, rows: Sequence[tuple[Any, ...]], headers: tuple[str, ...]
+                        ) -> Table:
     t = Table(title=title, header_style="bold")
     for h in headers:
         t.add_column(h, overflow="fold")
@@ -260,7 +263,8 @@ def _parser(console: Console, demo: DemoResult) -> None:
         console.print(f"  provgraph.analytics.impact({PARSER_V1.name}, version {PARSER_V1.version}): "
                       f"{len(claims)} claims of {len(demo.questions_of(claims))} questions: every "
                       "answer's prompt and citations passed through that parser.", highlight=False)
-    rows = [(_claim_label(demo, c),) for c in sorted(demo.parser_affected, key=demo.claim_question.get)]
+    affected = sorted(demo.parser_affected, key=lambda c: demo.claim_question.get(c, ""))
+    rows = [(_claim_label(demo, c),) for c in affected]
     console.print(_ground_truth_table(
         f"Re-check: claims whose cited text parser {PARSER_V2.version} no longer produces from the "
         f"same snapshot ({PARSER_V2.name} {PARSER_V1.version} -> {PARSER_V2.version}: function "
@@ -281,32 +285,35 @@ def _generated(console: Console, demo: DemoResult) -> None:
             "provgraph.analytics.generated_evidence (labelled stress condition)", rows,
             ("question", "basis", "aid type", "aid", "resolver")))
     quotes = []
-    for cit in sorted(demo.generated_targets, key=demo.citation_question.get):
+    for cit in sorted(demo.generated_targets, key=lambda c: demo.citation_question.get(c, "")):
         fact = next(c for f in demo.facts.values() for c in f.citations if c.iri == cit)
         quotes.append((demo.citation_question[cit], escape(fact.cited_text or "")))
     console.print(_ground_truth_table("What those answers quoted as if it were the page", quotes,
                                       ("question", "quoted (generated prefix text)")))
 
 
-def _commands(demo: DemoResult) -> list[str]:
-    from ..cli import cli
+def next_commands(demo: DemoResult) -> list[str]:
+    """The command lines the report suggests trying next on the demo store.
 
+    Each names a ``provgraph`` command (``tests/test_cli_demo.py`` runs every one of them
+    on a demo store, so a renamed command or option fails there, not in a user's shell).
+    """
     store = str(demo.store_path)
     claim = demo.questions[LINEAGE_QUESTION].claims[0]
-    wanted = [
-        ("lineage", f"provgraph --store {store} lineage {claim}"),
-        ("stale", f"provgraph --store {store} stale --table"),
-        ("impact", f"provgraph --store {store} impact --agent {PARSER_V1.name} "
-                   f"--version {PARSER_V1.version} --table"),
-        ("resolve", f"provgraph --store {store} resolve --run {demo.runs['flask-docs-qa']} "
-                    f"--policy {RESOLVER_POLICY} --citations --table"),
-        ("export", f"provgraph --store {store} export --claim {claim} -o claim.prov.json"),
-        ("verify-bundle", f"provgraph verify-bundle {store}/exports/{LINEAGE_QUESTION}-claim.prov.json"),
-        ("generated-evidence", f"provgraph --store {store} generated-evidence --table"),
-        ("coverage", f"provgraph --store {store} coverage --run {demo.runs['flask-docs-qa']} --table"),
-        ("queries", "provgraph queries"),
+    qa_run = demo.runs["flask-docs-qa"]
+    return [
+        f"provgraph --store {store} lineage {claim}",
+        f"provgraph --store {store} stale --table",
+        f"provgraph --store {store} impact --agent {PARSER_V1.name} --version {PARSER_V1.version} "
+        "--table",
+        f"provgraph --store {store} resolve --run {qa_run} --policy {RESOLVER_POLICY} "
+        "--citations --table",
+        f"provgraph --store {store} export --claim {claim} -o claim.prov.json",
+        f"provgraph verify-bundle {store}/exports/{LINEAGE_QUESTION}-claim.prov.json",
+        f"provgraph --store {store} generated-evidence --table",
+        f"provgraph --store {store} coverage --run {qa_run} --table",
+        "provgraph queries",
     ]
-    return [cmd for name, cmd in wanted if name in cli.commands]
 
 
 def render(demo: DemoResult, console: Any = None) -> None:
@@ -343,5 +350,5 @@ def render(demo: DemoResult, console: Any = None) -> None:
     console.print("  runs: " + ", ".join(f"{k} = {v}" for k, v in demo.runs.items()))
     console.print(f"  finished in {demo.seconds:.1f} s")
     console.print("  try next:")
-    for cmd in _commands(demo):
+    for cmd in next_commands(demo):
         console.print(f"    {cmd}", soft_wrap=True, highlight=False)

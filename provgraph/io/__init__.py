@@ -22,7 +22,8 @@ svg           ``prov`` + Graphviz ``dot`` program    .svg
 content; :func:`read` turns bytes into PROV-O quads (:class:`ReadResult`) with
 the PROV-O entailments of :func:`provgraph.io.provo.complete`; :func:`write`
 turns quads into bytes. Storing and exporting from a store are in
-:mod:`provgraph.io.load` and :mod:`provgraph.io.bundle`.
+:mod:`provgraph.io.load` and :mod:`provgraph.io.bundle`; writing an export file
+all at once (temporary file + rename) in :mod:`provgraph.io.files`.
 
 What the ``prov`` package cannot do is said where it matters: it parses
 PROV-JSON/PROV-N/PROV-XML values into Python objects (see
