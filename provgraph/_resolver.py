@@ -8,6 +8,8 @@ is re-exported there.
 from __future__ import annotations
 
 from bisect import bisect_left, bisect_right
+import re
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, replace
 from typing import Any
 
@@ -33,6 +35,10 @@ _GENERATED_TYPES = {PG.GeneratedAid: "a generated aid", PG.HypotheticalDocument:
                     PG.ContextualPrefix: "a contextual prefix", PG.GeneratedQuestion: "a generated question",
                     PG.Answer: "a generated answer", PG.Claim: "a claim of a generated answer"}
 _QUOTE_PAIRS = ('""', "\u201c\u201d", "''", "\u2018\u2019", "\u00ab\u00bb", "\u201e\u201c")
+
+
+class _Miss(Exception):
+    """A batched read is needed before this citation can be resolved (see resolve_many)."""
 
 
 class _Stop(Exception):
@@ -102,10 +108,136 @@ class _Resolver:
         self._exts: dict[str, _Ext | _Stop] = {}
         self._texts: dict[str, SourceText] = {}
         self._claim_aids: dict[str, list[tuple[IRI, str]]] = {}
+        self._subjects: dict[tuple[str, str], list[IRI]] = {}
+        self._docs_by_uri: dict[str, list[IRI]] = {}
+        self._reversed: set[str] = set()
+        self._want_props: set[IRI] = set()
+        self._want_subjects: set[tuple[str, str]] = set()
+        self._collecting = False
+
+    # ------------------------------------------------------------ batched reads
+    # Reads are batched by rounds (issue 12: a remote store pays a round trip per read).
+    # While ``collecting`` is on, a read the caches cannot answer is noted and raises
+    # _Miss; resolve_many() then fetches every noted read in one describe and one
+    # reverse lookup and resolves those citations again. A bounded number of rounds,
+    # then direct reads: the verdicts never depend on the batching.
+    def prefetch(self, cits: Sequence[Citation]) -> None:
+        """Documents by source URI for raw target ids, the aids of every claim's prompt
+        and retrieval, and the targets' statements: three queries."""
+        raws = sorted({c.target_id for c in cits if c.target is None and c.target_id})
+        if raws:
+            rows = self.store.select(_DOCUMENT_BY_URI, values=("uri", [lit(r) for r in raws]),
+                                     source="provgraph.resolve (documents by URI)")
+            found: dict[str, set[IRI]] = {r: set() for r in raws}
+            for row in rows:
+                if row["uri"] is not None and row["doc"] is not None:
+                    found.setdefault(str(_value(row["uri"])), set()).add(IRI(row["doc"]))
+            self._docs_by_uri.update({k: sorted(v) for k, v in found.items()})
+        claims = sorted({c.claim for c in cits if c.claim is not None})
+        if claims:
+            rows = self.store.select(_AIDS_OF_CLAIM, values=("claim", claims),
+                                     source="provgraph.resolve (aids of claims)")
+            got: dict[str, set[tuple[IRI, str]]] = {c: set() for c in claims}
+            for row in rows:
+                got[str(row["claim"])].add((IRI(row["aid"]), str(_value(row["text"]))))  # type: ignore[arg-type]
+            self._claim_aids.update({k: sorted(v) for k, v in got.items()})
+        targets = {c.target for c in cits if c.target is not None}
+        targets |= {d for docs in self._docs_by_uri.values() for d in docs}
+        targets |= {IRI(r) for r in raws if _IRI_LIKE.match(r)}
+        self._want_props |= targets
+        self.fetch()
+
+    def fetch(self) -> None:
+        """Read everything noted as missing: a describe of those subjects and one of the
+        resources they name along the upstream links (the next reads a walk makes), and
+        one reverse lookup: at most three queries."""
+        want = sorted(self._want_props - self._props.keys())
+        self._want_props = set()
+        if want:
+            got = self.store.describe(want)
+            self._props.update(got)
+            ahead = sorted({IRI(o) for p in got.values() for k in _AHEAD for o in p.get(k, [])
+                            if isinstance(o, IRI)} - self._props.keys())
+            if ahead:
+                self._props.update(self.store.describe(ahead))
+        objs = sorted({o for (_, o) in self._want_subjects} - self._reversed)
+        self._want_subjects = set()
+        if objs:
+            for p in _REVERSE:
+                for o in objs:
+                    self._subjects[(p, o)] = []
+            rows = self.store.select(_REVERSE_LOOKUP, values=("o", [IRI(o) for o in objs]),
+                                     source="provgraph.resolve (derived resources)")
+            for row in rows:
+                key = (str(row["p"]), str(row["o"]))
+                if key in self._subjects and isinstance(row["s"], IRI):
+                    self._subjects[key].append(row["s"])
+            for o in objs:
+                for p in _REVERSE:
+                    self._subjects[(p, o)].sort()
+            self._reversed.update(objs)
+
+    def resolve_many(self, items: Sequence[tuple[Citation, ClaimRecord | None]]) -> list[Resolution]:
+        """The resolutions of ``items`` in order, reading the store in batched rounds:
+        at most ``4 + 3 * _ROUNDS`` queries, whatever the number of citations (plus
+        direct reads for what is still missing after the last round)."""
+        self.prefetch([c for c, _ in items])
+        out: dict[int, Resolution] = {}
+        pending = list(range(len(items)))
+        self._collecting = True
+        try:
+            for _ in range(_ROUNDS):
+                still = []
+                for i in pending:
+                    try:
+                        out[i] = self.resolve(*items[i])
+                    except _Miss:
+                        still.append(i)
+                pending = still
+                if not pending:
+                    break
+                self.fetch()
+        finally:
+            self._collecting = False
+        for i in pending:
+            out[i] = self.resolve(*items[i])
+        return [out[i] for i in range(len(items))]
+
+    def need(self, props: Iterable[str] = (), subjects: Iterable[tuple[str, str]] = ()) -> None:
+        """While collecting, note every read of ``props`` (subjects) and ``subjects``
+        (``(predicate, object)`` reverse lookups) the caches lack, then raise _Miss if
+        any was noted, so one round fetches them all."""
+        if not self._collecting:
+            return
+        missing = False
+        for iri in props:
+            if iri not in self._props and _IRI_LIKE.match(iri):
+                self._want_props.add(IRI(iri))
+                missing = True
+        for key in subjects:
+            if key not in self._subjects:
+                self._want_subjects.add(key)
+                missing = True
+        if missing:
+            raise _Miss()
+
+    def subjects(self, pred: str, obj: str) -> list[IRI]:
+        """The subjects of ``? pred obj`` (fetched in a batch, else one store lookup)."""
+        got = self._subjects.get((pred, obj))
+        if got is None and self._collecting and pred in _REVERSE:
+            self._want_subjects.add((pred, obj))
+            raise _Miss()
+        if got is None:
+            got = self._subjects[(pred, obj)] = sorted(
+                IRI(q[0]) for q in self.store.quads(None, IRI(pred), IRI(obj)))
+        return got
 
     # ------------------------------------------------------------ reading
     def props(self, iri: str) -> dict[str, list[Term]]:
         got = self._props.get(iri)
+        if got is None and self._collecting and _IRI_LIKE.match(iri):
+            self._want_props.add(IRI(iri))
+            raise _Miss()
         if got is None:
             got = {}
             for _, p, o, _ in self.store.quads(IRI(iri)):
@@ -254,8 +386,10 @@ class _Resolver:
         return replace(res, reason=lead + res.reason) if lead else res
 
     def _target_from_id(self, raw: str) -> IRI:
-        rows = self.store.select(_DOCUMENT_BY_URI, {"uri": lit(raw)})
-        docs = sorted({IRI(r["doc"]) for r in rows if r["doc"] is not None})
+        docs = self._docs_by_uri.get(raw)
+        if docs is None:
+            rows = self.store.select(_DOCUMENT_BY_URI, {"uri": lit(raw)})
+            docs = self._docs_by_uri[raw] = sorted({IRI(r["doc"]) for r in rows if r["doc"] is not None})
         if len(docs) == 1:
             return docs[0]
         if len(docs) > 1:
@@ -409,8 +543,9 @@ class _Resolver:
         return None
 
     def _extractions_of(self, snap: IRI) -> list[IRI]:
-        return sorted(IRI(s) for s, _, _, _ in self.store.quads(None, PROV.wasDerivedFrom, snap)
-                      if PG.ExtractedText in self.types(s))
+        self.need(subjects=[(PROV.wasDerivedFrom, snap)])
+        self.need(props=self.subjects(PROV.wasDerivedFrom, snap))
+        return [s for s in self.subjects(PROV.wasDerivedFrom, snap) if PG.ExtractedText in self.types(s)]
 
     def _res(self, outcome: str, reason: str, policy: Policy | None = None, **fields: Any) -> Resolution:
         pol = policy or self.policy
@@ -544,6 +679,9 @@ class _Resolver:
         kind = [d for t, d in _GENERATED_TYPES.items() if t in types]
         desc = kind[-1] if kind else "generated text"
         agents = []
+        self.need(props=self.objects(iri, PROV.wasGeneratedBy))
+        self.need(props=[ag for act in self.objects(iri, PROV.wasGeneratedBy)
+                         for ag in self.objects(act, PROV.wasAssociatedWith)])
         for act in self.objects(iri, PROV.wasGeneratedBy):
             for ag in self.objects(act, PROV.wasAssociatedWith):
                 agents.append(f"{self.one(ag, PG.agentName) or ag} {self.one(ag, PG.agentVersion) or ''}".strip())
@@ -567,6 +705,7 @@ class _Resolver:
         quote = cit.quote or ""
         nq = self.policy.normalize_quote(quote)
         candidates: list[tuple[IRI, str]] = []
+        self.need(subjects=[(p, t) for t in targets for p in _REVERSE])
         for t in dict.fromkeys(targets):
             candidates += self._aids_of_target(t)
         if cit.claim:
@@ -587,12 +726,17 @@ class _Resolver:
         found: set[IRI] = set()
         frontier = [target]
         for _ in range(3):
-            nxt = [IRI(q[0]) for node in frontier
-                   for q in self.store.quads(None, PROV.wasDerivedFrom, node)]
+            self.need(subjects=[(PROV.wasDerivedFrom, n) for n in frontier])
+            nxt = [s for node in frontier for s in self.subjects(PROV.wasDerivedFrom, node)]
+            self.need(props=nxt)
             found.update(nxt)
             frontier = nxt
-        for q in self.store.quads(None, PROV.specializationOf, target):
-            for seg in self.objects(q[0], PG.segment):
+        self.need(subjects=[(PROV.specializationOf, target)])
+        reps = self.subjects(PROV.specializationOf, target)
+        self.need(props=reps)
+        self.need(props=[seg for r in reps for seg in self.objects(r, PG.segment)])
+        for rep_ in reps:
+            for seg in self.objects(rep_, PG.segment):
                 if self.one(seg, PG.origin) == "generated":
                     found.update(self.objects(seg, PG.segmentSource))
         return sorted((aid, str(self.one(aid, PG.text))) for aid in found
@@ -608,8 +752,9 @@ class _Resolver:
 
     # ------------------------------------------------------------ documents (newest revision)
     def _via_document(self, doc: IRI, cit: Citation) -> Resolution:
-        snaps = [IRI(s) for s, _, _, _ in self.store.quads(None, PROV.specializationOf, doc)
-                 if PG.SourceSnapshot in self.types(s)]
+        self.need(subjects=[(PROV.specializationOf, doc)])
+        self.need(props=self.subjects(PROV.specializationOf, doc))
+        snaps = [s for s in self.subjects(PROV.specializationOf, doc) if PG.SourceSnapshot in self.types(s)]
         if not snaps:
             raise _Stop("unresolved_id", f"document <{doc}> has no recorded snapshot")
         revised = {o for s in snaps for o in self.objects(s, PROV.wasRevisionOf)}
@@ -741,6 +886,15 @@ PREFIX pg: <https://w3id.org/provgraph/ns#>
 PREFIX oa: <http://www.w3.org/ns/oa#>
 """
 _DOCUMENT_BY_URI = _PREFIXES + "SELECT ?uri ?doc WHERE { ?doc pg:sourceUri ?uri ; a pg:Document }"
+_ROUNDS = 12
+_AHEAD = (PROV.wasDerivedFrom, PROV.wasGeneratedBy, PROV.wasAssociatedWith, PROV.specializationOf,
+          PG.segment, PG.segmentSource, PG.target)
+_REVERSE = (PROV.wasDerivedFrom, PROV.specializationOf)
+_REVERSE_LOOKUP = _PREFIXES + """SELECT ?s ?p ?o WHERE {
+  { ?s prov:wasDerivedFrom ?o BIND(prov:wasDerivedFrom AS ?p) }
+  UNION { ?s prov:specializationOf ?o BIND(prov:specializationOf AS ?p) }
+}"""
+_IRI_LIKE = re.compile(r"^[A-Za-z][A-Za-z0-9+.-]*:[^\s<>\"{}|^`\\]*$")
 _AIDS_OF_CLAIM = _PREFIXES + """SELECT DISTINCT ?claim ?aid ?text WHERE {
   ?claim pg:answer ?ans . ?ans prov:wasGeneratedBy ?gen . ?gen prov:used ?gi .
   { ?gi pg:segment ?seg . ?seg pg:origin "generated" ; pg:segmentSource ?aid }

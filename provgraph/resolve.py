@@ -190,7 +190,7 @@ def resolve(store: ProvStore, citation: Citation | str, *,
     if isinstance(citation, str):
         citation = load_citations(store, citation=citation)[0]
     claim = _claims_of(store, [citation]).get(citation.claim) if citation.claim else None
-    return _Resolver(store, pol).resolve(citation, claim)
+    return _Resolver(store, pol).resolve_many([(citation, claim)])[0]
 
 
 def resolve_run(store: ProvStore, run: str | None = None, *,
@@ -232,7 +232,8 @@ def resolve_run(store: ProvStore, run: str | None = None, *,
     cits = load_citations(store, run)
     claims = _claims_of(store, cits)
     resolver = _Resolver(store, pol)
-    items = tuple((c, resolver.resolve(c, claims.get(c.claim) if c.claim else None)) for c in cits)
+    pairs = [(c, claims.get(c.claim) if c.claim else None) for c in cits]
+    items = tuple(zip(cits, resolver.resolve_many(pairs)))
     added, removed = write_back(store, items, pol)
     return RunResolution(items, added, removed)
 
@@ -270,9 +271,63 @@ def _new_statements(g: IRI | None, items: list[tuple[Citation, Resolution]],
     return out
 
 
+_RESOLUTIONS = """SELECT ?s ?p ?o ?g WHERE { GRAPH ?g {
+  ?act a <%s> .
+  { ?act ?p ?o BIND(?act AS ?s) } UNION { ?act <%s> ?s . ?s ?p ?o } } }""" % (PG.Resolution,
+                                                                         PROV.wasAssociatedWith)
+
+
 def _old_statements(store: ProvStore, g: IRI | None,
                     items: list[tuple[Citation, Resolution]]) -> set[Quad]:
-    """What an earlier resolution wrote for these citations in graph ``g``."""
+    """What an earlier resolution wrote for these citations in graph ``g``: three store
+    queries whatever the number of citations (their statements, their claims'
+    derivation nodes, the graph's resolution activities and agents)."""
+    if g is None:
+        return _old_statements_default_graph(store, items)
+    cits = [c for c, _ in items if c.iri is not None]
+    nodes = {c.iri: quotation_nodes(c.iri) for c in cits if c.iri is not None}
+    subjects = [IRI(x) for c in cits for x in (c.iri, *nodes[c.iri])]  # type: ignore[index]
+    subjects += sorted({c.claim for c in cits if c.claim is not None})
+    props = store.describe(subjects, graph=g)
+
+    def quads_of(s: IRI) -> set[Quad]:
+        return {(s, p, o, g) for p, objs in props.get(s, {}).items() for o in objs}
+
+    derivation_nodes = sorted({IRI(d) for c in cits if c.claim is not None
+                               for d in props.get(c.claim, {}).get(PROV.qualifiedDerivation, [])
+                               if isinstance(d, IRI)})
+    dprops = store.describe(derivation_nodes, graph=g) if derivation_nodes else {}
+    old: set[Quad] = set()
+    for cit in cits:
+        c = IRI(cit.iri)  # type: ignore[arg-type]
+        old |= {q for q in quads_of(c) if q[1] in _OUTCOME_PREDICATES}
+        qn, pos, qs = nodes[c]
+        quoted = props.get(qn, {}).get(PROV.entity, [])
+        for node in (qn, pos, qs):
+            old |= quads_of(node)
+        if cit.claim is None:
+            continue
+        claim = props.get(cit.claim, {})
+        if qn in claim.get(PROV.qualifiedQuotation, []):
+            old.add((cit.claim, PROV.qualifiedQuotation, qn, g))
+        operands = {o for d in claim.get(PROV.qualifiedDerivation, []) if isinstance(d, IRI)
+                    for o in dprops.get(d, {}).get(PROV.entity, [])}  # Recorder's operands stay
+        for snap in quoted:
+            if snap in claim.get(PROV.wasQuotedFrom, []):
+                old.add((cit.claim, PROV.wasQuotedFrom, snap, g))
+            if snap not in operands and snap in claim.get(PROV.wasDerivedFrom, []):
+                old.add((cit.claim, PROV.wasDerivedFrom, snap, g))
+    for row in store.select(_RESOLUTIONS, {"g": g}, source="provgraph.resolve (earlier resolutions)"):
+        if isinstance(row["s"], IRI) and isinstance(row["p"], IRI) and row["o"] is not None:
+            old.add((row["s"], row["p"], row["o"], g))
+    return old
+
+
+def _old_statements_default_graph(store: ProvStore,
+                                  items: list[tuple[Citation, Resolution]]) -> set[Quad]:
+    """:func:`_old_statements` for citations in the default graph (imported data; SPARQL
+    over the union default graph cannot address it, so pattern lookups are used)."""
+    g = None
     old: set[Quad] = set()
     for cit, _ in items:
         c = cit.iri
@@ -286,7 +341,7 @@ def _old_statements(store: ProvStore, g: IRI | None,
         if cit.claim is None:
             continue
         old |= set(store.quads(cit.claim, PROV.qualifiedQuotation, qn, g))
-        operands: set[Term] = set()  # derivation operands the Recorder wrote stay
+        operands: set[Term] = set()
         for d in store.quads(cit.claim, PROV.qualifiedDerivation, None, g):
             if isinstance(d[2], (IRI, BNode)):
                 operands |= {q[2] for q in store.quads(d[2], PROV.entity, None, g)}
