@@ -46,7 +46,7 @@ from .errors import AgentNotFound, NotFound
 from .staleness import StaleRow, stale
 from .store import ProvStore
 from .terms import IRI, Literal, Term
-from .vocab import OUTCOMES, PG, PROV, RDF
+from .vocab import OUTCOMES, PG, PROV, RDF, VERIFIED_OUTCOMES
 
 __all__ = [
     "LineageRow", "StaleRow", "ImpactRow", "GeneratedEvidenceRow", "UnsupportedRow",
@@ -54,8 +54,9 @@ __all__ = [
     "unsupported", "coverage", "exposure", "SUCCESS_OUTCOMES", "PREFIXES",
 ]
 
-SUCCESS_OUTCOMES = ("quote_match", "normalized_match")
-"""Resolver outcomes that keep a citation eligible evidence; every other outcome is a failure."""
+SUCCESS_OUTCOMES = VERIFIED_OUTCOMES
+"""Resolver outcomes that keep a citation eligible evidence; every other outcome is a failure
+(:data:`provgraph.vocab.VERIFIED_OUTCOMES`)."""
 
 # --------------------------------------------------------------------- lineage
 
