@@ -46,7 +46,7 @@ from .errors import AgentNotFound, NotFound
 from .staleness import StaleRow, stale
 from .store import ProvStore
 from .terms import IRI, Literal, Term
-from .vocab import OUTCOMES, PG, PROV, RDF
+from .vocab import OUTCOMES, PG, PROV, RDF, VERIFIED_OUTCOMES
 
 __all__ = [
     "LineageRow", "StaleRow", "ImpactRow", "GeneratedEvidenceRow", "UnsupportedRow",
@@ -54,8 +54,9 @@ __all__ = [
     "unsupported", "coverage", "exposure", "SUCCESS_OUTCOMES", "PREFIXES",
 ]
 
-SUCCESS_OUTCOMES = ("quote_match", "normalized_match")
-"""Resolver outcomes that keep a citation eligible evidence; every other outcome is a failure."""
+SUCCESS_OUTCOMES = VERIFIED_OUTCOMES
+"""Resolver outcomes that keep a citation eligible evidence; every other outcome is a failure
+(:data:`provgraph.vocab.VERIFIED_OUTCOMES`)."""
 
 # --------------------------------------------------------------------- lineage
 
@@ -165,10 +166,15 @@ def _label(node: IRI, kind: str, attrs: Mapping[IRI, str], agent_labels: list[st
 def lineage(store: ProvStore, entity: str, *, max_depth: int | None = None) -> list[LineageRow]:
     """Everything upstream of ``entity``, each node with its depth (``lineage.rq``).
 
-    Upstream means reachable by PROV relations, which point from effect to cause:
-    citations, cited targets, chunks, extracted texts, snapshots, documents,
-    older revisions, aids, queries, the answer, activities (extraction, chunking,
-    retrieval, packing, generation) and their agents. The query returns the
+    Upstream means reachable by the relations that point from effect to cause,
+    :data:`provgraph.relations.UPSTREAM` (the one relation table): citations, cited
+    targets, chunks, extracted texts, snapshots, documents, older revisions, aids,
+    queries, the answer, activities (extraction, chunking, retrieval, packing,
+    generation) and their agents. A claim bundle (:func:`provgraph.io.bundle.export`
+    with ``claim=``) walks the same relations: its resources are exactly these
+    nodes, and the one difference is that it also carries the nodes that only
+    describe them (:data:`provgraph.relations.DESCRIBING`: qualified influence
+    nodes, selectors, ``pg:Segment`` nodes), which are not rows here. The query returns the
     subgraph's edges; the depth of each node (edge count of a shortest path, the
     entity itself at 0) is computed here, breadth first, because SPARQL 1.1
     property paths do not count steps.

@@ -2,7 +2,7 @@
 
 :func:`project` reads a store's statements into a :class:`networkx.DiGraph`
 whose edges are the upstream relations that ``queries/lineage.rq`` follows
-(every relation to an IRI or blank node except :data:`NOT_UPSTREAM`), pointing
+(:data:`provgraph.relations.UPSTREAM`, from the one relation table), pointing
 from effect to cause as PROV does. It answers the same lineage and impact
 questions as the SPARQL queries, independently of them (the tests compare the
 two), and checks the graph for cycles, which well-formed provenance never has
@@ -42,27 +42,16 @@ import networkx as nx
 
 from .store import ANY_GRAPH, ProvStore
 from .terms import IRI, Literal
-from .vocab import OA, PG, PROV, RDF, RDFS
+from .relations import CITES, NOT_UPSTREAM, UPSTREAM
+from .vocab import PG, PROV, RDF
 
-__all__ = ["NOT_UPSTREAM", "project", "upstream", "support_graph", "agents_named",
+__all__ = ["NOT_UPSTREAM", "UPSTREAM_RELATIONS", "project", "upstream", "support_graph", "agents_named",
            "impact_claims", "cited_snapshots", "stale_claims", "find_cycle", "lineage_graph",
            "to_dot"]
 
-NOT_UPSTREAM: frozenset[IRI] = frozenset({
-    RDF.type, RDFS.seeAlso,
-    # inverse (downstream) forms from PROV-O's expanded terms, not in the closed PROV class
-    IRI(PROV._base + "generated"), IRI(PROV._base + "invalidated"), IRI(PROV._base + "influenced"),
-    PROV.wasInvalidatedBy,
-    PROV.qualifiedUsage, PROV.qualifiedGeneration, PROV.qualifiedDerivation,
-    PROV.qualifiedQuotation, PROV.qualifiedRevision, PROV.qualifiedPrimarySource,
-    PROV.qualifiedAssociation, PROV.qualifiedAttribution, PROV.qualifiedInvalidation,
-    PROV.qualifiedStart, PROV.qualifiedEnd, PROV.qualifiedCommunication,
-    PROV.qualifiedDelegation, PROV.qualifiedInfluence,
-    PG.run, PG.supportAgent, PG.citedSnapshot, PG.omitted, PG.extractedText, PG.segment,
-    OA.hasSelector,
-})
-"""Relations to IRIs that are not upstream links (inverse, downstream, qualified-node,
-selector, shortcut and bundle-membership relations); the same list as in ``lineage.rq``."""
+UPSTREAM_RELATIONS: frozenset[IRI] = frozenset(UPSTREAM)
+"""The relations that become edges: :data:`provgraph.relations.UPSTREAM`, the relations
+``lineage.rq`` reports as upstream edges."""
 
 _CLASS_BASES = (PG._base, PROV._base)
 
@@ -92,7 +81,7 @@ def project(store: ProvStore, *, graph: Any = ANY_GRAPH) -> nx.DiGraph:
                 _node(g, s)["version"] = o.value
         elif p == PROV.wasInvalidatedBy:
             _node(g, s)["invalidated"] = True
-        elif p not in NOT_UPSTREAM:
+        elif p in UPSTREAM_RELATIONS:
             _node(g, s)
             _node(g, o)
             data = g.get_edge_data(s, o)
@@ -159,7 +148,7 @@ def impact_claims(g: nx.DiGraph, agents: Iterable[str]) -> set[IRI]:
     return out
 
 
-_CITED = {PG.citation, PG.target, PROV.wasDerivedFrom}
+_CITED = CITES  # pg:citation, pg:target, prov:wasDerivedFrom (provgraph.relations)
 
 
 def cited_snapshots(g: nx.DiGraph, claim: str) -> set[IRI]:

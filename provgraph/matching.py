@@ -45,11 +45,13 @@ from .errors import OffsetError, ResolutionError
 from .normalize import EXACT, NormalizedText, Policy, get_policy
 from .offsets import LOCATOR_UNITS, TEXT_UNITS, SourceText, _char_label
 from .terms import IRI
+from .vocab import VERIFIED_OUTCOMES
 
 __all__ = ["Resolution", "Located", "locate", "check_quote", "cluster_break_problem", "VERIFIED"]
 
-VERIFIED = frozenset({"quote_match", "normalized_match"})
-"""The outcomes that verify a quotation (and only these write ``prov:wasQuotedFrom``)."""
+VERIFIED = frozenset(VERIFIED_OUTCOMES)
+"""The outcomes that verify a quotation (and only these write ``prov:wasQuotedFrom``):
+:data:`provgraph.vocab.VERIFIED_OUTCOMES` as a set."""
 
 _MAX_HITS = 10_000
 

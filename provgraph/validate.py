@@ -57,6 +57,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
+from .relations import DERIVATIONS, PROV_RELATIONS
 from .store import ProvStore
 from .terms import IRI, XSD, BNode, Literal, Term
 from .vocab import GRAPH, PG, PROV, RDF
@@ -173,45 +174,29 @@ def validate(store: ProvStore, run: IRI | str | None = None, *, shapes: bool = T
 
 # ---------------------------------------------------------------------------
 
-_DERIVATIONS = (PROV.wasDerivedFrom, PROV.wasRevisionOf, PROV.wasQuotedFrom, PROV.hadPrimarySource)
+_DERIVATIONS = DERIVATIONS  # wasDerivedFrom and its subtypes (provgraph.relations)
 _ENTITY_CLASSES = {PROV.Entity, PROV.Plan, PROV.Bundle, PROV.Collection, PROV.EmptyCollection}
 _ELEMENT_CLASSES = _ENTITY_CLASSES | {PROV.Activity, PROV.Agent, PROV.Person,
                                       PROV.Organization, PROV.SoftwareAgent}
-# binary property -> (type of subject, type of object); "E" entity, "A" activity, "G" agent
-_POSITIONS = {
-    PROV.wasGeneratedBy: ("E", "A"), PROV.used: ("A", "E"), PROV.wasInformedBy: ("A", "A"),
-    PROV.wasStartedBy: ("A", "E"), PROV.wasEndedBy: ("A", "E"),
-    PROV.wasInvalidatedBy: ("E", "A"), PROV.wasDerivedFrom: ("E", "E"),
-    PROV.wasRevisionOf: ("E", "E"), PROV.wasQuotedFrom: ("E", "E"),
-    PROV.hadPrimarySource: ("E", "E"), PROV.wasAttributedTo: ("E", "G"),
-    PROV.wasAssociatedWith: ("A", "G"), PROV.actedOnBehalfOf: ("G", "G"),
-    PROV.specializationOf: ("E", "E"), PROV.alternateOf: ("E", "E"), PROV.hadMember: ("E", "E"),
-    PROV.generatedAtTime: ("E", None), PROV.invalidatedAtTime: ("E", None),
-    PROV.startedAtTime: ("A", None), PROV.endedAtTime: ("A", None),
-}
+_TYPE = {"E": "E", "A": "A", "Ag": "G", None: None}
+# binary property -> (type of subject, type of object); "E" entity, "A" activity, "G" agent.
+# From the relation table's PROV-DM rows (PROV-CONSTRAINTS constraint 50 types those;
+# mentionOf is PROV-Links, not PROV-DM), plus the time properties.
+_POSITIONS: dict[str, tuple[str | None, str | None]] = {
+    r.property: (_TYPE[r.subject], _TYPE[r.object]) for r in PROV_RELATIONS
+    if r.record != "Mention" and (r.subject or r.object)}
+_POSITIONS.update({r.time_shortcut: (_TYPE[r.subject], None)
+                   for r in PROV_RELATIONS if r.time_shortcut is not None})
+_POSITIONS.update({PROV.startedAtTime: ("A", None), PROV.endedAtTime: ("A", None)})
 # qualified property -> (kind, subject type, slot on the node, slot type)
-_QUALIFIED = {
-    PROV.qualifiedGeneration: ("Generation", "E", PROV.activity, "A"),
-    PROV.qualifiedUsage: ("Usage", "A", PROV.entity, "E"),
-    PROV.qualifiedCommunication: ("Communication", "A", PROV.activity, "A"),
-    PROV.qualifiedStart: ("Start", "A", PROV.entity, "E"),
-    PROV.qualifiedEnd: ("End", "A", PROV.entity, "E"),
-    PROV.qualifiedInvalidation: ("Invalidation", "E", PROV.activity, "A"),
-    PROV.qualifiedDerivation: ("Derivation", "E", PROV.entity, "E"),
-    PROV.qualifiedRevision: ("Derivation", "E", PROV.entity, "E"),
-    PROV.qualifiedQuotation: ("Derivation", "E", PROV.entity, "E"),
-    PROV.qualifiedPrimarySource: ("Derivation", "E", PROV.entity, "E"),
-    PROV.qualifiedAttribution: ("Attribution", "E", PROV.agent, "G"),
-    PROV.qualifiedAssociation: ("Association", "A", PROV.agent, "G"),
-    PROV.qualifiedDelegation: ("Delegation", "G", PROV.agent, "G"),
-    PROV.qualifiedInfluence: ("Influence", None, PROV.influencer, None),
-}
-_KIND_OF_CLASS = {PROV.Generation: "Generation", PROV.Usage: "Usage",
-                  PROV.Communication: "Communication", PROV.Start: "Start", PROV.End: "End",
-                  PROV.Invalidation: "Invalidation", PROV.Derivation: "Derivation",
-                  PROV.Revision: "Derivation", PROV.Quotation: "Derivation",
-                  PROV.PrimarySource: "Derivation", PROV.Attribution: "Attribution",
-                  PROV.Association: "Association", PROV.Delegation: "Delegation"}
+_QUALIFIED: dict[str, tuple[str, str | None, IRI, str | None]] = {
+    r.qualified: (str(r.record), _TYPE[r.subject], r.influencer, _TYPE[r.object])
+    for r in PROV_RELATIONS if r.qualified is not None and r.influencer is not None}
+# class of a qualified node -> its kind; prov:Influence is left out: every influence class
+# is a subclass of it (PROV-O), so a node typed with both is one relation, not two
+_KIND_OF_CLASS: dict[str, str] = {
+    r.qualified_class: str(r.record) for r in PROV_RELATIONS
+    if r.qualified_class is not None and r.record != "Influence"}
 _PRECISE_SLOTS = (PROV.hadActivity, PROV.hadGeneration, PROV.hadUsage)
 _SLOTS = (PROV.entity, PROV.activity, PROV.agent, PROV.hadActivity, PROV.hadPlan,
           PROV.hadGeneration, PROV.hadUsage, PROV.atTime, PROV.influencer)

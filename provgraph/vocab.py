@@ -20,7 +20,7 @@ from typing import Any
 from .terms import IRI
 
 __all__ = ["PROV", "PG", "OA", "RDF", "RDFS", "XSD", "SH", "GRAPH", "UNITS", "CLAIM_KINDS",
-           "CLAIM_STATUSES", "OUTCOMES", "AID_KINDS", "AGENT_ROLES", "ClosedNamespace"]
+           "CLAIM_STATUSES", "OUTCOMES", "VERIFIED_OUTCOMES", "AID_KINDS", "AGENT_ROLES", "ClosedNamespace"]
 
 
 class _ClosedMeta(type):
@@ -171,6 +171,11 @@ OUTCOMES = ("quote_match", "normalized_match", "quote_mismatch", "generated_targ
             "located")
 """Resolver outcomes (provgraph.resolve). ``located`` (issue 3): the citation quotes no
 text, and its target (and range) resolve to retained original text; nothing was verified."""
+VERIFIED_OUTCOMES = ("quote_match", "normalized_match")
+"""The outcomes of :data:`OUTCOMES` that verify a quotation: only these write
+``prov:wasQuotedFrom`` (DESIGN.md, Quotation versus derivation) and keep a citation
+eligible evidence; every other outcome is a failure. The one definition that
+:data:`provgraph.matching.VERIFIED` and :data:`provgraph.analytics.SUCCESS_OUTCOMES` name."""
 AID_KINDS = {"hypothetical_document": PG.HypotheticalDocument,
              "contextual_prefix": PG.ContextualPrefix,
              "generated_question": PG.GeneratedQuestion}

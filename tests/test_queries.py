@@ -173,17 +173,12 @@ def test_an_iri_parameter_with_query_text_is_rejected_before_anything_runs(world
     assert len(store) == before
 
 
-def test_lineage_and_networkx_exclusions_are_the_same_list():
-    text = (data_dir("queries") / "lineage.rq").read_text(encoding="utf-8")
-    prefixes = dict(re.findall(r"PREFIX (\w+): <([^>]+)>", text))
-    listed = text[text.index("?relation NOT IN ("):]
-    listed = listed[:listed.index("))")]
-    names = re.findall(r"\b(\w+):(\w+)\b", listed)
-    assert {IRI(prefixes[p] + local) for p, local in names} == set(pgraph.NOT_UPSTREAM)
-    # and the path's negated set holds the same relations (plus literal-valued ones)
-    path = text[text.index("?entity (!("):text.index("))* ?node")]
-    in_path = {IRI(prefixes[p] + local) for p, local in re.findall(r"\b(\w+):(\w+)\b", path)}
-    assert set(pgraph.NOT_UPSTREAM) <= in_path
+def test_networkx_edges_are_the_lineage_edges():
+    """graph.project and lineage.rq take their upstream relations from one table
+    (tests/test_relations.py checks lineage.rq against it)."""
+    from provgraph.relations import UPSTREAM
+
+    assert pgraph.UPSTREAM_RELATIONS == frozenset(UPSTREAM)
 
 
 def test_lineage_lists_every_pg_class():

@@ -159,3 +159,20 @@ def test_terms_are_iris_in_the_namespace():
     assert PG.Chunk == "https://w3id.org/provgraph/ns#Chunk"
     assert PG.Chunk in PG
     assert "https://w3id.org/provgraph/ns#Chunck" not in PG
+
+
+def test_one_verified_outcome_set():
+    """matching, analytics and unsupported.rq name vocab.VERIFIED_OUTCOMES (issue 12)."""
+    import re
+
+    from provgraph import analytics, matching
+    from provgraph.resources import data_dir
+
+    assert set(vocab.VERIFIED_OUTCOMES) < set(vocab.OUTCOMES)
+    assert vocab.OUTCOMES[:len(vocab.VERIFIED_OUTCOMES)] == vocab.VERIFIED_OUTCOMES
+    assert matching.VERIFIED == frozenset(vocab.VERIFIED_OUTCOMES)
+    assert analytics.SUCCESS_OUTCOMES is vocab.VERIFIED_OUTCOMES
+    text = (data_dir("queries") / "unsupported.rq").read_text(encoding="utf-8")
+    listed = re.search(r"\?outcome NOT IN \(([^)]*)\)", text)
+    assert listed is not None
+    assert tuple(re.findall(r'"(\w+)"', listed.group(1))) == vocab.VERIFIED_OUTCOMES

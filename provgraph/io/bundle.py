@@ -3,29 +3,45 @@
 A **claim bundle** holds a claim's whole lineage closure: the claim and every
 resource upstream of it, each with all its statements (attributes included),
 in one PROV bundle (a named graph) named ``urn:provgraph:bundle:<hash of the
-claim IRI>``. Upstream means reachable from the claim along
+claim IRI>``. Upstream means what ``provgraph lineage`` lists
+(:func:`provgraph.analytics.lineage`, ``queries/lineage.rq``): the resources
+reachable from the claim along :data:`provgraph.relations.UPSTREAM`, the relations
+of the one relation table that point to the past (``wasGeneratedBy``, ``used``,
+``wasDerivedFrom`` and its subtypes, ``wasInformedBy``, ``wasStartedBy``,
+``wasEndedBy``, ``wasAssociatedWith``, ``actedOnBehalfOf``, ``wasAttributedTo``,
+``wasInfluencedBy``, ``specializationOf``, ``hadMember``, ``mentionOf``/``asInBundle``,
+and provgraph's ``pg:answer``, ``pg:citation``, ``pg:target``, ``pg:resolvedSnapshot``,
+``pg:segmentSource``, ``pg:aidUsed``).
 
-* PROV relations that point to the past: ``wasGeneratedBy``, ``used``,
-  ``wasDerivedFrom``, ``wasRevisionOf``, ``wasQuotedFrom``, ``hadPrimarySource``,
-  ``wasInformedBy``, ``wasAssociatedWith``, ``actedOnBehalfOf``,
-  ``wasAttributedTo``, ``specializationOf``, ``wasStartedBy``, ``wasEndedBy``,
-  ``hadMember``, ``wasInfluencedBy``, ``mentionOf``, and the arguments of
-  qualified influences (``prov:entity``, ``activity``, ``agent``,
-  ``hadActivity``, ``hadPlan``);
-* provgraph's links from a claim to what it rests on: ``pg:answer``,
-  ``pg:citation``, ``pg:target``, ``pg:resolvedSnapshot``, ``pg:segmentSource``,
-  ``pg:aidUsed``, ``pg:citedSnapshot``, ``pg:supportAgent``;
+**The one difference from the lineage, by design** (a bundle must be
+self-contained PROV): a bundle also carries the nodes that only describe those
+resources, reached from them along :data:`provgraph.relations.DESCRIBING`
+(qualified influence nodes, and the generation and usage nodes a qualified
+derivation names; Web Annotation selectors; ``pg:Segment`` nodes), with all their
+statements. Those nodes are not lineage nodes, and nothing is walked *from* them:
+a resource named only by a describing node (a ``prov:hadPlan`` plan, a
+``prov:hadActivity`` activity, a segment's ``pg:segmentSource``) that is not
+upstream by itself appears in the bundle as a reference, undescribed, as it is
+absent from the lineage. So the bundle's resources (its subjects and the objects of
+its upstream relations, less the describing nodes) are exactly the lineage's nodes
+(tests/test_io_bundle_closure.py).
 
-and the nodes that only describe those resources (qualified influence nodes,
-Web Annotation selectors, ``pg:segment`` nodes, blank nodes). Nothing else is
-included: not the other claims of the same answer, not a later revision of a
-cited snapshot, not the run resource (``pg:run`` stays as a reference), and no
-invalidation (``wasInvalidatedBy``, ``invalidatedAtTime``): a bundle records
-where a claim came from; whether its sources went stale is ``provgraph stale``'s
-question.
+Nothing else is included: not the other claims of the same answer, not a later
+revision of a cited snapshot, not the run resource (``pg:run`` stays as a
+reference), not what a shortcut (``pg:supportAgent``, ``pg:citedSnapshot``),
+``prov:alternateOf`` or a property outside the relation table points to, and no
+invalidation (:data:`provgraph.relations.BUNDLE_LEFT_OUT`: ``wasInvalidatedBy``,
+``invalidatedAtTime``): a bundle records where a claim came from; whether its
+sources went stale is ``provgraph stale``'s question.
 
 A **run bundle** is the same closure seeded with every resource described in
-the run's graph.
+the run's graph (so describing nodes recorded in the run graph are seeds too).
+
+Store cost: a claim bundle is read with :data:`CLAIM_EXPORT_READS` store reads,
+whatever the number of citations or statements: one pattern lookup (does the claim
+exist) and one SPARQL query (:func:`lineage_closure`: the closure path over
+:data:`~provgraph.relations.UPSTREAM`, the describing path, and every statement of
+each node reached, in one batch). A run bundle still reads subject by subject.
 
 Outside the bundle, the document describes it: ``<bundle> a prov:Entity,
 prov:Bundle``, an ``rdfs:label``, ``rdfs:seeAlso`` the claim or run, and
@@ -65,38 +81,37 @@ from typing import Any, BinaryIO
 
 from ..errors import NotFound, SerializationError
 from ..ids import content_iri
+from ..relations import BUNDLE_LEFT_OUT, DESCRIBING, PROV_RELATIONS, UPSTREAM, closure_path
 from ..store import ANY_GRAPH, ProvStore, iri_error, rdfc_canonical_nquads
 from ..terms import IRI, BNode, Literal, Quad, Term
-from ..vocab import GRAPH, OA, PG, PROV, RDF, RDFS
+from ..vocab import GRAPH, PG, PROV, RDF, RDFS
 from ..xsd import canonical
 from . import get, read, write
 from .provjson_stream import NotStreamable, PROVJSONStream, nt_line
-from .provo import _QUAL_TO_BINARY, _QUALIFIED
 
 __all__ = ["ExportResult", "BundleCheck", "export", "lineage_closure", "bundle_digest",
-           "verify_bundle", "LINEAGE_PROPERTIES"]
+           "verify_bundle", "LINEAGE_PROPERTIES", "CLAIM_EXPORT_READS"]
 
-_P = "http://www.w3.org/ns/prov#"
-LINEAGE_PROPERTIES = frozenset({
-    PROV.wasGeneratedBy, PROV.used, PROV.wasDerivedFrom, PROV.wasRevisionOf, PROV.wasQuotedFrom,
-    PROV.hadPrimarySource, PROV.wasInformedBy, PROV.wasAssociatedWith, PROV.actedOnBehalfOf,
-    PROV.wasAttributedTo, PROV.specializationOf, PROV.wasStartedBy, PROV.wasEndedBy,
-    PROV.hadMember, PROV.wasInfluencedBy, IRI(_P + "mentionOf"), IRI(_P + "asInBundle"),
-    PROV.entity, PROV.activity, PROV.agent, PROV.hadActivity, PROV.hadPlan, PROV.influencer,
-    PG.answer, PG.citation, PG.target, PG.resolvedSnapshot, PG.segmentSource, PG.aidUsed,
-    PG.citedSnapshot, PG.supportAgent,
-})
-"""Properties followed from a resource to the resources upstream of it."""
-_DESCRIBING = frozenset({
-    PROV.qualifiedGeneration, PROV.qualifiedUsage, PROV.qualifiedCommunication,
-    PROV.qualifiedStart, PROV.qualifiedEnd, PROV.qualifiedDerivation, PROV.qualifiedRevision,
-    PROV.qualifiedQuotation, PROV.qualifiedPrimarySource, PROV.qualifiedAttribution,
-    PROV.qualifiedAssociation, PROV.qualifiedDelegation, PROV.qualifiedInfluence,
-    PROV.hadGeneration, PROV.hadUsage, OA.hasSelector, PG.segment,
-})
-_LEFT_OUT = frozenset({PROV.wasInvalidatedBy, PROV.invalidatedAtTime,
-                       PROV.qualifiedInvalidation, IRI(_P + "generated"),
-                       IRI(_P + "invalidated")})
+LINEAGE_PROPERTIES = frozenset(UPSTREAM)
+"""Properties followed from a resource to the resources upstream of it:
+:data:`provgraph.relations.UPSTREAM`, the relations ``provgraph lineage`` follows."""
+_DESCRIBING = frozenset(DESCRIBING)
+_LEFT_OUT = BUNDLE_LEFT_OUT
+CLAIM_EXPORT_READS = 2
+"""Store reads of one claim export (:func:`export` with ``claim=``), in every format and
+for any number of citations or statements: ``has_subject`` and one closure query."""
+
+_CLOSURE_QUERY = f"""SELECT DISTINCT ?s ?p ?o ?g WHERE {{
+  ?seed {closure_path(UPSTREAM)}* ?node .
+  ?node {closure_path(DESCRIBING)}* ?s .
+  {{ GRAPH ?g {{ ?s ?p ?o }} FILTER(?g != <{GRAPH.ONTOLOGY}>) }}
+  UNION {{ ?s ?p ?o FILTER NOT EXISTS {{ GRAPH ?h {{ ?s ?p ?o }} }} }}
+  FILTER(?p NOT IN ({", ".join(f"<{p}>" for p in sorted(BUNDLE_LEFT_OUT))}))
+}}"""
+"""The closure of ``?seed`` (module docstring) with the graph of each statement; a
+statement of the default graph only has ``?g`` unbound. The query's default graph is
+the union of all graphs (:mod:`provgraph.store`), which the closure paths walk; the
+ontology graph holds no instance relations, and its statements are left out."""
 
 
 @dataclass
@@ -148,29 +163,62 @@ class BundleCheck:
         return self.recorded == self.actual and not self.misplaced
 
 
-def lineage_closure(store: ProvStore, seeds: Iterable[IRI]) -> list[Quad]:
-    """The statements of ``seeds`` and of everything upstream of them (module docstring).
+def lineage_closure(store: ProvStore, seeds: Iterable[IRI | BNode]) -> list[Quad]:
+    """The statements of ``seeds`` and of everything upstream of them, with the nodes
+    that describe them (module docstring: the lineage's nodes plus describing nodes).
+
+    Args:
+        store: the store.
+        seeds: IRIs (one claim, or a run's subjects); blank nodes too.
 
     Returns:
-        ``list[Quad]`` keeping their graphs, sorted; the ontology graph is never included.
+        ``list[Quad]`` keeping their graphs (``None`` for a statement of the default
+        graph only), sorted; the ontology graph is never included and
+        :data:`~provgraph.relations.BUNDLE_LEFT_OUT` statements are left out.
+
+    Store cost: one SPARQL query for all the IRI seeds (``VALUES``, SPARQL 1.1
+    §10.2.2), whatever the size of the closure; a blank-node seed (which ``VALUES``
+    cannot hold) is walked statement lookup by statement lookup.
+
+    See: PROV-O §4.1 (https://www.w3.org/TR/prov-o/#description-qualified-terms).
     """
-    todo: list[Any] = list(dict.fromkeys(seeds))
-    seen: set[object] = set(todo)
+    seeds = list(dict.fromkeys(seeds))
+    iris = [x for x in seeds if isinstance(x, IRI)]
+    out: set[Quad] = set()
+    if iris:
+        rows = store.select(_CLOSURE_QUERY, values=("seed", iris), source="(claim bundle closure)")
+        out.update((r["s"], r["p"], r["o"], r["g"]) for r in rows)  # type: ignore[misc]
+    blank = [x for x in seeds if isinstance(x, BNode)]
+    if blank:
+        out.update(_walk(store, blank))
+    return sorted(out, key=lambda q: tuple("" if x is None else x.n3()  # type: ignore[union-attr]
+                                           if hasattr(x, "n3") else str(x) for x in q))
+
+
+def _walk(store: ProvStore, seeds: list[Any]) -> list[Quad]:
+    """:func:`lineage_closure` one statement lookup per node (for blank-node seeds)."""
+    todo: list[tuple[Any, bool]] = [(s, True) for s in seeds]
+    seen: dict[Any, bool] = {}
     out: list[Quad] = []
     while todo:
-        node = todo.pop()
+        node, upstream = todo.pop()
+        if seen.get(node) is True or (node in seen and not upstream):
+            continue
+        first = node not in seen
+        seen[node] = upstream
         for q in store.quads(node, None, None, ANY_GRAPH):
             s, p, o, g = q
             if g == GRAPH.ONTOLOGY or p in _LEFT_OUT:
                 continue
-            out.append(q)
-            if isinstance(o, Literal) or o in seen:
+            if first:
+                out.append(q)
+            if isinstance(o, Literal):
                 continue
-            if p in LINEAGE_PROPERTIES or p in _DESCRIBING or isinstance(o, BNode):
-                seen.add(o)
-                todo.append(o)
-    return sorted(set(out), key=lambda q: tuple("" if x is None else x.n3()  # type: ignore[union-attr]
-                                                 if hasattr(x, "n3") else str(x) for x in q))
+            if upstream and p in LINEAGE_PROPERTIES:
+                todo.append((o, True))
+            elif p in _DESCRIBING:
+                todo.append((o, False))
+    return out
 
 
 def bundle_digest(quads: Iterable[Quad], bundle: IRI) -> tuple[str, int]:
@@ -210,6 +258,10 @@ def export(store: ProvStore, format: str, *, claim: str | None = None, run: str 
     Raises:
         ValueError: not exactly one selection, or a claim/run that is not an absolute IRI.
         NotFound: the claim has no statements, or the run is not a graph of the store.
+
+    Store cost: a claim export issues :data:`CLAIM_EXPORT_READS` (2) store reads in
+    every format, however many citations and statements the claim has (module
+    docstring); a run export reads subject by subject.
         UnsupportedFormat: unknown format; Turtle/RDF-XML for several graphs.
         SerializationError: the statements have no form in ``format``.
 
@@ -285,7 +337,7 @@ def _run_subjects(store: ProvStore, run: IRI) -> list[IRI | BNode]:
 # ---------------------------------------------------------------------------
 # streaming PROV-JSON (provgraph.io.provjson_stream): claim and run bundles
 
-_QUALIFIED_PROPS = frozenset(_QUALIFIED)
+_QUALIFIED_PROPS = frozenset(r.qualified for r in PROV_RELATIONS if r.qualified is not None)
 _FOLLOW = LINEAGE_PROPERTIES | _DESCRIBING
 
 
@@ -305,36 +357,35 @@ def _pair_key(po: tuple[IRI, Term]) -> tuple[str, int, str, str, str]:
 
 
 def _upstream(pos: list[tuple[IRI, Term]]) -> Iterator[Term]:
+    """The objects a run bundle walks to: upstream and describing relations (every
+    subject of the run graph is a seed, describing nodes included)."""
     for p, o in pos:
-        if not isinstance(o, Literal) and (p in _FOLLOW or isinstance(o, BNode)):
+        if not isinstance(o, Literal) and p in _FOLLOW:
             yield o
 
 
 def _claim_walk(store: ProvStore, seeds: list[IRI]) -> Iterator[tuple[Any, list, dict]]:
-    """A claim's closure in memory, subject by subject in IRI order; a qualified
-    node goes with the subject that qualifies it."""
-    closure: dict[Term, list[tuple[IRI, Term]]] = {}
-    todo: list[Term] = list(seeds)
-    while todo:
-        s = todo.pop()
-        if s in closure:
-            continue
+    """A claim's closure (:func:`lineage_closure`, one query), subject by subject in IRI
+    order; a qualified node goes with the subject that qualifies it."""
+    closure: dict[Term, set[tuple[IRI, Term]]] = {}
+    for s, p, o, _ in lineage_closure(store, seeds):
         if isinstance(s, BNode):
             raise NotStreamable(f"blank node _:{s} in the closure")
-        pos = closure[s] = _pos(store, s)  # type: ignore[arg-type]
-        todo.extend(o for o in _upstream(pos) if o not in closure)
+        closure.setdefault(s, set()).add((p, o))
+    pos_of = {s: sorted(pos, key=_pair_key) for s, pos in closure.items()}
     owners: dict[Term, int] = {}
-    for pos in closure.values():
+    for pos in pos_of.values():
         for p, o in pos:
             if p in _QUALIFIED_PROPS and not isinstance(o, Literal):
                 owners[o] = owners.get(o, 0) + 1
     if any(n > 1 for n in owners.values()):
         raise NotStreamable("a qualified node qualifies more than one relation")
-    for s in sorted(closure):  # type: ignore[type-var]
+    for s in sorted(pos_of):  # type: ignore[type-var]
         if s in owners:
             continue
-        pos = closure[s]
-        yield s, pos, {o: closure[o] for p, o in pos if p in _QUALIFIED_PROPS and o in owners}
+        pos = pos_of[s]
+        yield s, pos, {o: pos_of.get(o, []) for p, o in pos
+                       if p in _QUALIFIED_PROPS and o in owners}
 
 
 def _run_walk(store: ProvStore, seeds: list[IRI | BNode]) -> Iterator[tuple[Any, list, dict]]:
@@ -383,8 +434,8 @@ def _run_walk(store: ProvStore, seeds: list[IRI | BNode]) -> Iterator[tuple[Any,
                     todo.append(o)
 
 
-_NODE_CLASSES = frozenset(cls for _, _, cls in _QUAL_TO_BINARY.values())
-_NODE_OBJECTS = frozenset(obj for _, obj, _ in _QUAL_TO_BINARY.values())
+_NODE_CLASSES = frozenset(r.qualified_class for r in PROV_RELATIONS if r.qualified_class)
+_NODE_OBJECTS = frozenset(r.influencer for r in PROV_RELATIONS if r.influencer)
 
 
 def _node_like(pos: list[tuple[IRI, Term]]) -> bool:

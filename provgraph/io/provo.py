@@ -91,19 +91,13 @@ from dataclasses import dataclass
 from itertools import product
 from typing import Any
 
+from prov.constants import PROV as _PROV_NS
 from prov.constants import (
-    PROV_ACTIVITY, PROV_AGENT, PROV_ALTERNATE, PROV_ASSOCIATION, PROV_ATTR_ACTIVITY,
-    PROV_ATTR_AGENT, PROV_ATTR_ALTERNATE1, PROV_ATTR_ALTERNATE2, PROV_ATTR_BUNDLE,
-    PROV_ATTR_COLLECTION, PROV_ATTR_DELEGATE, PROV_ATTR_ENDER, PROV_ATTR_ENDTIME,
-    PROV_ATTR_ENTITY, PROV_ATTR_GENERAL_ENTITY, PROV_ATTR_GENERATED_ENTITY,
-    PROV_ATTR_GENERATION, PROV_ATTR_INFLUENCEE, PROV_ATTR_INFLUENCER, PROV_ATTR_INFORMANT,
-    PROV_ATTR_INFORMED, PROV_ATTR_PLAN, PROV_ATTR_RESPONSIBLE, PROV_ATTR_SPECIFIC_ENTITY,
-    PROV_ATTR_STARTER, PROV_ATTR_STARTTIME, PROV_ATTR_TIME, PROV_ATTR_TRIGGER,
-    PROV_ATTR_USAGE, PROV_ATTR_USED_ENTITY, PROV_ATTRIBUTION, PROV_COMMUNICATION,
-    PROV_DELEGATION, PROV_DERIVATION, PROV_END, PROV_ENTITY, PROV_GENERATION,
-    PROV_INFLUENCE, PROV_INTERNATIONALIZEDSTRING, PROV_INVALIDATION, PROV_LABEL,
-    PROV_LOCATION, PROV_MEMBERSHIP, PROV_MENTION, PROV_ROLE, PROV_SPECIALIZATION,
-    PROV_START, PROV_TYPE, PROV_USAGE, PROV_VALUE,
+    PROV_ACTIVITY, PROV_AGENT, PROV_ATTR_ACTIVITY, PROV_ATTR_BUNDLE, PROV_ATTR_ENDTIME,
+    PROV_ATTR_GENERAL_ENTITY, PROV_ATTR_GENERATION, PROV_ATTR_SPECIFIC_ENTITY,
+    PROV_ATTR_STARTTIME, PROV_ATTR_TIME, PROV_ATTR_USAGE, PROV_DERIVATION, PROV_ENTITY,
+    PROV_INTERNATIONALIZEDSTRING, PROV_LABEL, PROV_LOCATION, PROV_MENTION, PROV_ROLE,
+    PROV_TYPE, PROV_VALUE,
 )
 from prov.identifier import Identifier, QualifiedName
 from prov.model import Literal as ProvLiteral
@@ -111,6 +105,7 @@ from prov.model import ProvBundle, ProvDocument, ProvRecord
 from prov.model.records import canonical_xsd_datatype, parse_xsd_datetime
 
 from ..errors import SerializationError
+from ..relations import AS_IN_BUNDLE, MENTION_OF, PROV_RELATIONS
 from ..terms import IRI, BNode, Literal, Quad, Term
 from ..vocab import PG, PROV, RDF, RDFS
 from .names import GENID, WELL_KNOWN_PREFIXES, QNames, prefixes_for
@@ -123,8 +118,8 @@ _P = "http://www.w3.org/ns/prov#"
 _XSD = "http://www.w3.org/2001/XMLSchema#"
 PROV_TYPE_PROPERTY = IRI(_P + "type")
 """``prov:type`` as an RDF property, for ``prov:type`` values that are not types."""
-_MENTION_OF = IRI(_P + "mentionOf")
-_AS_IN_BUNDLE = IRI(_P + "asInBundle")
+_MENTION_OF = MENTION_OF
+_AS_IN_BUNDLE = AS_IN_BUNDLE
 _AUX_TYPE = IRI("http://www.w3.org/2000/01/rdf-schema#Resource")
 """``rdfs:Resource``: marks PROV-DM entity records that stand for non-PROV resources."""
 
@@ -156,7 +151,7 @@ class LexicalDateTime(_dt.datetime):
 
 
 # ---------------------------------------------------------------------------
-# relation table (PROV-O §4.1)
+# relation table (PROV-O §4.1), in the prov package's terms
 
 
 @dataclass(frozen=True)
@@ -171,52 +166,28 @@ class _Rel:
     time_shortcut: IRI | None = None
 
 
+def _qn(local: str | None) -> QualifiedName:
+    assert local is not None
+    return _PROV_NS[local]
+
+
+# derived from the one relation table (provgraph.relations, issue 12)
 _RELS: dict[QualifiedName, _Rel] = {
-    PROV_GENERATION: _Rel(PROV_ATTR_ENTITY, PROV_ATTR_ACTIVITY, PROV.wasGeneratedBy,
-                          PROV.qualifiedGeneration, PROV.Generation, PROV.activity,
-                          ((PROV_ATTR_TIME, PROV.atTime),), PROV.generatedAtTime),
-    PROV_USAGE: _Rel(PROV_ATTR_ACTIVITY, PROV_ATTR_ENTITY, PROV.used, PROV.qualifiedUsage,
-                     PROV.Usage, PROV.entity, ((PROV_ATTR_TIME, PROV.atTime),)),
-    PROV_COMMUNICATION: _Rel(PROV_ATTR_INFORMED, PROV_ATTR_INFORMANT, PROV.wasInformedBy,
-                             PROV.qualifiedCommunication, PROV.Communication, PROV.activity),
-    PROV_START: _Rel(PROV_ATTR_ACTIVITY, PROV_ATTR_TRIGGER, PROV.wasStartedBy,
-                     PROV.qualifiedStart, PROV.Start, PROV.entity,
-                     ((PROV_ATTR_STARTER, PROV.hadActivity), (PROV_ATTR_TIME, PROV.atTime))),
-    PROV_END: _Rel(PROV_ATTR_ACTIVITY, PROV_ATTR_TRIGGER, PROV.wasEndedBy, PROV.qualifiedEnd,
-                   PROV.End, PROV.entity,
-                   ((PROV_ATTR_ENDER, PROV.hadActivity), (PROV_ATTR_TIME, PROV.atTime))),
-    PROV_INVALIDATION: _Rel(PROV_ATTR_ENTITY, PROV_ATTR_ACTIVITY, PROV.wasInvalidatedBy,
-                            PROV.qualifiedInvalidation, PROV.Invalidation, PROV.activity,
-                            ((PROV_ATTR_TIME, PROV.atTime),), PROV.invalidatedAtTime),
-    PROV_DERIVATION: _Rel(PROV_ATTR_GENERATED_ENTITY, PROV_ATTR_USED_ENTITY, PROV.wasDerivedFrom,
-                          PROV.qualifiedDerivation, PROV.Derivation, PROV.entity,
-                          ((PROV_ATTR_ACTIVITY, PROV.hadActivity),
-                           (PROV_ATTR_GENERATION, PROV.hadGeneration),
-                           (PROV_ATTR_USAGE, PROV.hadUsage))),
-    PROV_ATTRIBUTION: _Rel(PROV_ATTR_ENTITY, PROV_ATTR_AGENT, PROV.wasAttributedTo,
-                           PROV.qualifiedAttribution, PROV.Attribution, PROV.agent),
-    PROV_ASSOCIATION: _Rel(PROV_ATTR_ACTIVITY, PROV_ATTR_AGENT, PROV.wasAssociatedWith,
-                           PROV.qualifiedAssociation, PROV.Association, PROV.agent,
-                           ((PROV_ATTR_PLAN, PROV.hadPlan),)),
-    PROV_DELEGATION: _Rel(PROV_ATTR_DELEGATE, PROV_ATTR_RESPONSIBLE, PROV.actedOnBehalfOf,
-                          PROV.qualifiedDelegation, PROV.Delegation, PROV.agent,
-                          ((PROV_ATTR_ACTIVITY, PROV.hadActivity),)),
-    PROV_INFLUENCE: _Rel(PROV_ATTR_INFLUENCEE, PROV_ATTR_INFLUENCER, PROV.wasInfluencedBy,
-                         PROV.qualifiedInfluence, PROV.Influence, PROV.influencer),
-}
+    _qn(r.record): _Rel(_qn(r.subject_attr), _qn(r.object_attr), r.property, r.qualified,
+                        r.qualified_class, r.influencer,
+                        tuple((_qn(attr), prop) for attr, prop in r.roles), r.time_shortcut)
+    for r in PROV_RELATIONS
+    if r.qualified is not None and r.qualified_class is not None and r.subtype is None}
 
 # derivation subtypes: prov:type value -> (binary, qualified, class)
 _DERIVATION_KINDS: dict[str, tuple[IRI, IRI, IRI]] = {
-    PROV.Revision: (PROV.wasRevisionOf, PROV.qualifiedRevision, PROV.Revision),
-    PROV.Quotation: (PROV.wasQuotedFrom, PROV.qualifiedQuotation, PROV.Quotation),
-    PROV.PrimarySource: (PROV.hadPrimarySource, PROV.qualifiedPrimarySource, PROV.PrimarySource),
-}
+    r.subtype: (r.property, r.qualified, r.qualified_class)
+    for r in PROV_RELATIONS
+    if r.subtype is not None and r.qualified is not None and r.qualified_class is not None}
 
 _SIMPLE: dict[QualifiedName, tuple[QualifiedName, QualifiedName, IRI]] = {
-    PROV_SPECIALIZATION: (PROV_ATTR_SPECIFIC_ENTITY, PROV_ATTR_GENERAL_ENTITY, PROV.specializationOf),
-    PROV_ALTERNATE: (PROV_ATTR_ALTERNATE1, PROV_ATTR_ALTERNATE2, PROV.alternateOf),
-    PROV_MEMBERSHIP: (PROV_ATTR_COLLECTION, PROV_ATTR_ENTITY, PROV.hadMember),
-}
+    _qn(r.record): (_qn(r.subject_attr), _qn(r.object_attr), r.property)
+    for r in PROV_RELATIONS if r.qualified is None and r.record not in (None, "Mention")}
 
 # qualified property -> (record type, subtype class or None)
 _QUALIFIED: dict[str, tuple[QualifiedName, IRI | None]] = {
