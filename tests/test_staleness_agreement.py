@@ -20,10 +20,11 @@ from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 
 from provgraph import EmbeddedStore, Recorder, Segment, analytics
+from provgraph._rows import _run_query
 from provgraph.matching import VERIFIED
 from provgraph.offsets import BOM, SourceText
 from provgraph.resolve import Citation, resolve
-from provgraph.terms import IRI
+from provgraph.terms import IRI, term_value
 
 UTC = dt.timezone.utc
 T0 = dt.datetime(2026, 3, 1, 9, 0, tzinfo=UTC)
@@ -153,3 +154,65 @@ def test_a_span_stale_calls_unchanged_is_one_the_resolver_still_finds(case):
             assert _still_found(store, cit, newer.iri), (old, new, citation)
     finally:
         store.close()
+
+
+# ------------------------------------------------------------------ (4) one row per claim
+
+def _query_rows(store: EmbeddedStore) -> dict[str, list[tuple[str, str, str, str]]]:
+    """The rows of stale.rq and of stale-claims.rq (its groups split into their claims)
+    as (run, claim, snapshot, kind), in the order given."""
+    flat = [(str(r["run"]), str(r["claim"]), str(r["snapshot"]), str(term_value(r["kind"])))
+            for r in _run_query(store, "stale", {})]
+    grouped = []
+    for g in _run_query(store, "stale-claims", {}):
+        claims = str(term_value(g["claims"])).split(" ")
+        assert term_value(g["count"]) == len(claims)
+        grouped += [(str(g["run"]), c, str(g["snapshot"]), str(term_value(g["kind"])))
+                    for c in claims]
+    return {"stale": flat, "stale-claims": grouped}
+
+
+def _assert_queries_agree_with_stale(store: EmbeddedStore) -> list[tuple[str, str, str, str]]:
+    rows = [(str(r.run), str(r.claim), str(r.snapshot), r.kind) for r in analytics.stale(store)]
+    for name, got in _query_rows(store).items():
+        assert sorted(got) == rows, name
+    return rows
+
+
+def _two_claims_and_two_revisions() -> tuple[EmbeddedStore, Recorder, Any, Any, Any]:
+    store, rec, snap, _ = _store_citing(b"abc def", quote="abc")
+    rec.citation(rec.claim(_answer(rec), start=0, end=2, kind="paraphrase"), target=snap,
+                 quote="def")
+    a = rec.snapshot(b"abc def A", uri=URI, media_type="text/plain", observed_at=t(10),
+                     revision_of=snap)
+    b = rec.snapshot(b"abc def B", uri=URI, media_type="text/plain", observed_at=t(20),
+                     revision_of=snap)
+    return store, rec, snap, a, b
+
+
+def test_two_branching_revisions_give_one_row_per_claim_in_every_reading():
+    store, _, snap, _, b = _two_claims_and_two_revisions()
+    rows = _assert_queries_agree_with_stale(store)
+    assert [(r[2], r[3]) for r in rows] == [(str(snap.iri), "updated")] * 2
+    assert {r.newest for r in analytics.stale(store)} == {b.iri}
+    store.close()
+
+
+def test_a_deletion_gives_one_deleted_row_per_claim_in_every_reading():
+    # the deletion invalidates the newest snapshot and its document: a snapshot cited
+    # there is reached twice, and the revised one is both updated and deleted
+    store, rec, snap, a, b = _two_claims_and_two_revisions()
+    rec.citation(rec.claim(_answer(rec), start=0, end=2, kind="paraphrase"), target=b,
+                 quote="B")
+    rec.deletion(b, at=t(30))
+    rows = _assert_queries_agree_with_stale(store)
+    assert sorted((r[2], r[3]) for r in rows) == sorted(
+        [(str(snap.iri), "deleted")] * 2 + [(str(b.iri), "deleted")])
+    store.close()
+
+
+def test_a_deleted_snapshot_with_a_revised_document_in_one_run():
+    store, rec, snap, a, b = _two_claims_and_two_revisions()
+    rec.deletion(snap, at=t(30))  # the old snapshot itself and the document
+    _assert_queries_agree_with_stale(store)
+    store.close()
