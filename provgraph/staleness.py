@@ -13,7 +13,7 @@ from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
 from . import ids
-from ._rows import _MIN, _Row, _catalog, _check_run, _run_query, _str, _int, _time
+from ._rows import _MIN, _Row, _catalog, _check_run, _run_query, _str, _int
 from .errors import OffsetError, OriginalMissingError, SourceDecodeError, StoreError
 from .matching import cluster_break_problem
 from .normalize import get_policy
@@ -21,6 +21,7 @@ from .offsets import LOCATOR_UNITS, SourceText, cited_span
 from .store import ProvStore
 from .terms import IRI, Term, term_value
 from .vocab import PG, PROV
+from .xsd import instant
 
 __all__ = ["StaleRow", "stale"]
 
@@ -247,7 +248,7 @@ def stale(store: ProvStore, *, run: str | None = None) -> list[StaleRow]:
     deleted_at: dict[IRI, _dt.datetime | None] = {}
     if "deleted" in kinds.values():
         for r in _run_query(store, "invalidations", {}):
-            snap, when = IRI(r["snapshot"]), _time(r["invalidated_at"])  # type: ignore[arg-type]
+            snap, when = IRI(r["snapshot"]), instant(r["invalidated_at"])  # type: ignore[arg-type]
             prev = deleted_at.get(snap)
             deleted_at[snap] = when if prev is None or (when is not None and when < prev) else prev
     rows = []
@@ -309,13 +310,14 @@ def _revised(store: ProvStore, only: set[IRI] | None) -> tuple[
 
 def _newest_revisions(store: ProvStore) -> dict[IRI, tuple[IRI, _dt.datetime | None]]:
     """For every revised snapshot, the tip of its revision chain (latest observed
-    where the chain branches) and that tip's observation time (``revisions.rq``)."""
+    where the chain branches: times compared as instants, :func:`provgraph.xsd.instant`,
+    a zone-less one read as UTC) and that tip's observation time (``revisions.rq``)."""
     newer: dict[IRI, list[IRI]] = {}
     observed: dict[IRI, _dt.datetime | None] = {}
     for r in _run_query(store, "revisions", {}):
         old, new = IRI(r["snapshot"]), IRI(r["newer"])  # type: ignore[arg-type]
         newer.setdefault(old, []).append(new)
-        observed[new] = _time(r["observed_at"])
+        observed[new] = instant(r["observed_at"])  # an instant: not the string (issue 12)
     out: dict[IRI, tuple[IRI, _dt.datetime | None]] = {}
     for start in newer:
         tips, seen, todo = [], {start}, list(newer[start])
