@@ -44,7 +44,7 @@ from typing import Any
 from .errors import OffsetError, ResolutionError, SourceDecodeError
 
 __all__ = ["SourceText", "TEXT_UNITS", "LOCATOR_UNITS", "ALL_UNITS", "BOM", "convert",
-           "check_unit"]
+           "check_unit", "cited_span"]
 
 TEXT_UNITS = ("utf8_byte", "codepoint", "utf16_unit")
 """Units that address positions in text."""
@@ -475,3 +475,59 @@ def convert(text: str | bytes, offset: int, from_unit: str, to_unit: str) -> int
     """
     src = SourceText.from_bytes(text) if isinstance(text, (bytes, bytearray)) else SourceText.from_text(text)
     return src.convert(offset, from_unit, to_unit)
+
+
+def cited_span(source: SourceText, start: int, end: int, unit: str | None,
+               end_inclusive: bool = False) -> str:
+    """The text a citation's range names in ``source``: the one reading of a cited range.
+
+    Every reader of a citation's ``pg:start``, ``pg:end``, ``pg:offsetUnit`` and
+    ``pg:endInclusive`` (the resolver, ``provgraph stale``, the citation record)
+    calls this, so that two commands cannot read two different spans out of one
+    citation (issue 12). It is :meth:`SourceText.span` followed by a slice of
+    :attr:`SourceText.text`; in particular:
+
+    * build ``source`` as the resolver does: :meth:`SourceText.from_bytes` for a
+      snapshot's retained bytes (``utf8_byte`` offsets count a leading byte-order
+      mark, ``codepoint`` and ``utf16_unit`` offsets do not, and the span never
+      contains it), :meth:`SourceText.from_text` for an extracted text or a chunk's
+      ``pg:text``;
+    * ``unit=None`` means ``codepoint`` (a range recorded without a unit);
+    * ``end_inclusive=True``: ``end`` names the last unit of the range, so the
+      exclusive end is ``end + 1`` in ``unit``; ``[3, 3]`` names one unit;
+    * ``page`` and ``block`` ranges name whole pages (form-feed separated, from 1)
+      or blocks (blank-line separated, from 0; or the blocks ``source`` was built
+      with) of ``source``.
+
+    Args:
+        source: the cited target's text.
+        start: the range start in ``unit`` (int).
+        end: the range end in ``unit`` (int; exclusive unless ``end_inclusive``).
+        unit: one of :data:`ALL_UNITS`, or ``None`` for ``codepoint``.
+        end_inclusive: whether ``end`` is the last unit of the range.
+
+    Returns:
+        The cited text (``str``, never empty): code points ``[cs, ce)`` of
+        ``source.text`` where ``(cs, ce) = source.span(start, end, unit, end_inclusive)``.
+
+    Raises:
+        OffsetError: a range that names no text: an unknown unit, a bound that is not
+            an ``int``, negative, past the end, inside a UTF-8 sequence (or the BOM) or
+            a surrogate pair, a reversed range, or an empty end-exclusive one
+            (``kind`` says which; see :meth:`SourceText.span`).
+
+    See: https://www.w3.org/TR/annotation-model/#text-position-selector
+
+    Example:
+        >>> src = SourceText.from_bytes("\\ufeffcaf\\u00e9 \\N{WAVING HAND SIGN}!".encode())
+        >>> cited_span(src, 3, 8, "utf8_byte"), cited_span(src, 0, 4, "codepoint")
+        ('caf\u00e9', 'caf\u00e9')
+        >>> cited_span(src, 5, 6, "utf16_unit", end_inclusive=True)
+        '\U0001f44b'
+        >>> cited_span(src, 2, 2, "codepoint")
+        Traceback (most recent call last):
+        ...
+        provgraph.errors.OffsetError: codepoint range [2, 2) is empty: an end-exclusive range whose end equals its start names no text
+    """
+    cs, ce = source.span(start, end, unit or "codepoint", end_inclusive)
+    return source.text[cs:ce]

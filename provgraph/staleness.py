@@ -13,12 +13,15 @@ from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
 from . import ids
-from ._rows import _MIN, _Row, _catalog, _check_run, _run_query, _str, _int, _time
+from ._rows import _MIN, _Row, _catalog, _check_run, _run_query, _str, _int
+from .errors import OffsetError, OriginalMissingError, SourceDecodeError, StoreError
+from .matching import cluster_break_problem
 from .normalize import get_policy
-from .errors import OriginalMissingError, StoreError
+from .offsets import LOCATOR_UNITS, SourceText, cited_span
 from .store import ProvStore
 from .terms import IRI, Term, term_value
 from .vocab import PG, PROV
+from .xsd import instant
 
 __all__ = ["StaleRow", "stale"]
 
@@ -65,12 +68,16 @@ class _Renderings:
     decoded as UTF-8 (when they are) and every text extracted from it, compared under
     the ``whitespace`` normalization policy (NFC, runs of whitespace collapsed, nothing
     else), so a paragraph that was only re-wrapped counts as unchanged and any change
-    of a character does not. ``span in renderings`` is the test."""
+    of a character does not. ``span in renderings`` is the test. As for the resolver's
+    quote search, an occurrence counts only where it starts and ends between
+    user-perceived characters (``"e"`` does not occur in ``"e\u0301"``), and a span of
+    whitespace only, which that policy makes empty, is looked for exactly."""
 
-    __slots__ = ("texts", "_seen")
+    __slots__ = ("texts", "_raw", "_seen")
 
     def __init__(self, texts: list[str]) -> None:
-        self.texts = [_SPAN_POLICY.normalize_quote(t) for t in texts]
+        self.texts = [(n, n.isascii()) for n in (_SPAN_POLICY.normalize_quote(t) for t in texts)]
+        self._raw = [(t, t.isascii()) for t in texts]
         self._seen: dict[str, bool] = {}  # span -> found: each distinct span is looked for once
 
     def __contains__(self, span: object) -> bool:
@@ -79,8 +86,25 @@ class _Renderings:
         found = self._seen.get(span)
         if found is None:
             needle = _SPAN_POLICY.normalize_quote(span)
-            found = self._seen[span] = any(needle in t for t in self.texts)
+            found = self._seen[span] = (any(_occurs(needle, t, a) for t, a in self.texts) if needle
+                                        else bool(span) and any(_occurs(span, t, a)
+                                                                for t, a in self._raw))
         return found
+
+
+def _occurs(needle: str, text: str, ascii_text: bool) -> bool:
+    """Whether ``needle`` (not empty) occurs in ``text`` without splitting a character
+    sequence (:func:`provgraph.matching.cluster_break_problem`; ASCII text has none
+    except CR LF, and ``needle`` here neither starts nor ends with whitespace unless it
+    is whitespace only)."""
+    i = text.find(needle)
+    if i < 0 or (ascii_text and needle.strip(" \t\r\n\f\v") == needle):
+        return i >= 0
+    while i >= 0:
+        if not cluster_break_problem(text, i, i + len(needle)):
+            return True
+        i = text.find(needle, i + 1)
+    return False
 
 
 _SPAN_POLICY = get_policy("whitespace")
@@ -95,11 +119,8 @@ def _snapshot_text(store: ProvStore, snapshot: IRI) -> _Renderings | None:
     """
     texts: list[str] = []
     digest = ids.digest_of_snapshot_iri(snapshot) or _first(store, snapshot, PG.sha256)
-    if digest is not None:
-        try:
-            texts.append(store.originals.get(str(digest)).decode("utf-8"))
-        except UnicodeDecodeError:
-            pass
+    if digest is not None and (src := _decoded(store.originals.get(str(digest)))) is not None:
+        texts.append(src.text)
     for q in sorted(store.quads(None, PROV.wasDerivedFrom, snapshot), key=lambda q: str(q[0])):
         sha = _first(store, q[0], PG.sha256)  # type: ignore[arg-type]
         if sha is not None and (text := _digest_text(store, str(sha))) is not None:
@@ -113,30 +134,43 @@ def _first(store: ProvStore, s: IRI, p: IRI) -> Any:
     return None
 
 
-def _cited_span(row: Mapping[str, Term | None], text: str, raw: bytes | None) -> str | None:
-    """The text a citation row of ``citations-of.rq`` points at within its target's
-    ``text`` (``raw``: the target's bytes, for utf8_byte ranges of a snapshot).
+def _decoded(raw: bytes) -> SourceText | None:
+    """A snapshot's retained bytes as the resolver reads them (:meth:`SourceText.from_bytes`:
+    UTF-8, a leading byte-order mark not part of the text), or ``None`` when they are
+    not UTF-8."""
+    try:
+        return SourceText.from_bytes(raw)
+    except SourceDecodeError:
+        return None
 
-    The range when one is given (code points, UTF-8 bytes or UTF-16 units; an
-    offset inside a character gives ``None``), else the quote when it occurs in the
-    target, else the whole target text. Page and block ranges give ``None``.
+
+def _cited_span(row: Mapping[str, Term | None], text: str, src: SourceText | None, *,
+                snapshot: bool = False) -> str | None:
+    """The text a citation row of ``citations-of.rq`` points at within its target's
+    ``text`` (``src``: the target as the resolver reads it, when built already: a
+    snapshot's from its bytes, an extracted text's or a chunk's from ``text``, which
+    is the default; ``snapshot``: the target is a snapshot).
+
+    The range when one is given, read by :func:`provgraph.offsets.cited_span` as the
+    resolver reads it (a range that names no text, such as one inside a character or
+    an empty one, gives ``None``); else the quote when it occurs in the target, else
+    the whole target text. Page and block ranges of a snapshot give ``None``: which
+    text they number depends on its media type (a block document's blocks, a paged
+    source's extracted text).
     """
     unit = _str(row["unit"])
     if unit is not None:
         if row["start"] is None or row["end"] is None:
             return None
-        start = _int(row["start"])
-        end = _int(row["end"]) + (1 if term_value(row["end_inclusive"]) is True else 0)
-        try:
-            if unit == "codepoint":
-                return text[start:end]
-            if unit == "utf8_byte":
-                return (raw if raw is not None else text.encode("utf-8"))[start:end].decode("utf-8")
-            if unit == "utf16_unit":
-                return text.encode("utf-16-le")[2 * start:2 * end].decode("utf-16-le")
-        except UnicodeDecodeError:
+        if snapshot and unit in LOCATOR_UNITS:
             return None
-        return None
+        if src is None:
+            src = SourceText.from_text(text)
+        try:
+            return cited_span(src, _int(row["start"]), _int(row["end"]), unit,
+                              term_value(row["end_inclusive"]) is True)
+        except OffsetError:
+            return None
     quote = _str(row["quote"])
     if quote is not None and quote in text:
         return quote
@@ -154,7 +188,8 @@ def stale(store: ProvStore, *, run: str | None = None) -> list[StaleRow]:
     decided here, per revised snapshot rather than per claim:
 
     1. the newest revision (``revisions.rq``) is read from ``store.originals``:
-       its bytes decoded as UTF-8 (when they are) and every text extracted from it;
+       its bytes decoded as UTF-8 (when they are; a leading byte-order mark is not
+       text, as for the resolver) and every text extracted from it;
        a text "occurs" in it when it is found in one of these renderings under the
        ``whitespace`` normalization policy (NFC and collapsed whitespace only: a
        re-wrapped paragraph is unchanged, a changed character is not);
@@ -165,9 +200,11 @@ def stale(store: ProvStore, *, run: str | None = None) -> list[StaleRow]:
        on it (``citations-of.rq``, ``derived-from.rq``; each run only where the
        cheaper ``stale-citations.rq`` and ``stale-dependents.rq`` show that it can
        add something) are checked span by
-       span: the citation's range (code points, UTF-8 bytes or UTF-16 units),
-       else its quote if the target contains it, else the whole target text must
-       occur. A derivation from a changed target counts as changed; a
+       span: the citation's range, read exactly as the resolver reads it
+       (:func:`provgraph.offsets.cited_span`: code points, UTF-8 bytes counting a
+       byte-order mark, UTF-16 units, or pages and blocks of an extracted text or a
+       chunk; a range that names no text cannot be told), else its quote if the
+       target contains it, else the whole target text must occur. A derivation from a changed target counts as changed; a
        citation of a generator input or indexed text derived from it cannot be
        mapped back and gives ``None``.
 
@@ -211,7 +248,7 @@ def stale(store: ProvStore, *, run: str | None = None) -> list[StaleRow]:
     deleted_at: dict[IRI, _dt.datetime | None] = {}
     if "deleted" in kinds.values():
         for r in _run_query(store, "invalidations", {}):
-            snap, when = IRI(r["snapshot"]), _time(r["invalidated_at"])  # type: ignore[arg-type]
+            snap, when = IRI(r["snapshot"]), instant(r["invalidated_at"])  # type: ignore[arg-type]
             prev = deleted_at.get(snap)
             deleted_at[snap] = when if prev is None or (when is not None and when < prev) else prev
     rows = []
@@ -273,13 +310,14 @@ def _revised(store: ProvStore, only: set[IRI] | None) -> tuple[
 
 def _newest_revisions(store: ProvStore) -> dict[IRI, tuple[IRI, _dt.datetime | None]]:
     """For every revised snapshot, the tip of its revision chain (latest observed
-    where the chain branches) and that tip's observation time (``revisions.rq``)."""
+    where the chain branches: times compared as instants, :func:`provgraph.xsd.instant`,
+    a zone-less one read as UTC) and that tip's observation time (``revisions.rq``)."""
     newer: dict[IRI, list[IRI]] = {}
     observed: dict[IRI, _dt.datetime | None] = {}
     for r in _run_query(store, "revisions", {}):
         old, new = IRI(r["snapshot"]), IRI(r["newer"])  # type: ignore[arg-type]
         newer.setdefault(old, []).append(new)
-        observed[new] = _time(r["observed_at"])
+        observed[new] = instant(r["observed_at"])  # an instant: not the string (issue 12)
     out: dict[IRI, tuple[IRI, _dt.datetime | None]] = {}
     for start in newer:
         tips, seen, todo = [], {start}, list(newer[start])
@@ -310,12 +348,15 @@ def _span_verdicts(store: ProvStore, newest: Mapping[IRI, IRI]) -> dict[IRI, dic
     # claim's verdict is the worst of its spans, in any order); each read for all
     # targets at once
     citations = _citations_of(store, [c[1] for c in changed if c[4]])
-    for snap, target, text, raw, cited, _ in changed:
+    for snap, target, text, src, cited, _ in changed:
         if not cited:
             continue
         body, verdict = texts[newest[snap]], out[snap]
         for r in citations.get(target, ()):
-            span = _cited_span(r, text, raw) if text is not None else None
+            if text is not None and src is None and r["unit"] is not None:
+                src = SourceText.from_text(text)  # once per target, for its ranged citations
+            span = (_cited_span(r, text, src, snapshot=target == snap) if text is not None
+                    else None)
             ok = None if span is None or body is None else span in body
             claim = IRI(r["claim"])  # type: ignore[arg-type]
             verdict[claim] = _worse(verdict.get(claim, True), ok)
@@ -347,11 +388,11 @@ def _span_verdicts(store: ProvStore, newest: Mapping[IRI, IRI]) -> dict[IRI, dic
 
 def _changed_targets(store: ProvStore, newest: Mapping[IRI, IRI],
                      texts: Mapping[IRI, _Renderings | None],
-                     ) -> list[tuple[IRI, IRI, str | None, bytes | None, bool, bool]]:
+                     ) -> list[tuple[IRI, IRI, str | None, SourceText | None, bool, bool]]:
     """What of each revised snapshot to look at closer (``stale-texts.rq``): its
     chunks whose text no longer occurs in the newest revision, and the snapshot
     itself and its extracted texts when cited or derived from and changed; as
-    (snapshot, target, the target's text, its bytes for a snapshot, cited, derived)."""
+    (snapshot, target, the target's text, a snapshot's :class:`SourceText`, cited, derived)."""
     targets: dict[IRI, list[tuple[IRI, str | None, str | None, bool, bool]]] = {}
     derived_snapshots: set[IRI] = set()  # revised snapshots a claim is derived from
     for r in _run_query(store, "stale-texts", {}):
@@ -364,7 +405,7 @@ def _changed_targets(store: ProvStore, newest: Mapping[IRI, IRI],
         targets.setdefault(snap, []).append((
             IRI(r["target"]), _str(r["text"]), _str(r["sha256"]),  # type: ignore[arg-type]
             term_value(r["cited"]) is True, term_value(r["quoted"]) is True))
-    changed: list[tuple[IRI, IRI, str | None, bytes | None, bool, bool]] = []
+    changed: list[tuple[IRI, IRI, str | None, SourceText | None, bool, bool]] = []
     for snap, tip in newest.items():
         body = texts[tip]
         for target, text, sha, cited, quoted in targets.get(snap, ()):
@@ -377,19 +418,16 @@ def _changed_targets(store: ProvStore, newest: Mapping[IRI, IRI],
                        else quoted and _derived_by_claim(store, target))
             if not (cited or derived):
                 continue
-            raw = None
+            src = None
             if target == snap:
                 digest = ids.digest_of_snapshot_iri(snap) or sha
-                raw = store.originals.get(str(digest)) if digest is not None else None
-                try:
-                    text = raw.decode("utf-8") if raw is not None else None
-                except UnicodeDecodeError:
-                    text = None
+                src = _decoded(store.originals.get(str(digest))) if digest is not None else None
+                text = src.text if src is not None else None
             else:
                 text = _digest_text(store, sha) if sha is not None else None
             if text is not None and body is not None and text in body:
                 continue
-            changed.append((snap, target, text, raw, cited, derived))
+            changed.append((snap, target, text, src, cited, derived))
     return changed
 
 

@@ -20,7 +20,7 @@ from provgraph import EmbeddedStore, Recorder, analytics, ids
 from provgraph._rows import _MIN, _check_run, _int, _run_query, _str, _time
 from provgraph.analytics import StaleRow
 from provgraph.errors import OriginalMissingError
-from provgraph.staleness import _cited_span, _snapshot_text, _worse
+from provgraph.staleness import _cited_span, _decoded, _snapshot_text, _worse
 from provgraph.terms import IRI, BNode
 from provgraph.vocab import PG, PROV
 
@@ -118,9 +118,10 @@ def _reference_verdicts(store: Any, newest: dict[IRI, IRI]) -> dict[IRI, dict[IR
         verdict: dict[IRI, bool | None] = {}
         out[snap] = verdict
 
-        def check(target, text, raw, cited, derived):
+        def check(target, text, src, cited, derived):
             for r in _run_query(store, "citations-of", {"target": target}) if cited else ():
-                span = _cited_span(r, text, raw) if text is not None else None
+                span = (_cited_span(r, text, src, snapshot=target == snap) if text is not None
+                        else None)
                 ok = None if span is None or body is None else span in body
                 claim = IRI(r["claim"])
                 verdict[claim] = _worse(verdict.get(claim, True), ok)
@@ -137,19 +138,16 @@ def _reference_verdicts(store: Any, newest: dict[IRI, IRI]) -> dict[IRI, dict[IR
             derived = _reference_derived_by_claim(store, target) if (target == snap or quoted) else False
             if not (cited or derived):
                 continue
-            raw = None
-            if target == snap:
+            src = None
+            if target == snap:  # decoded as the resolver decodes it (issue 12: a BOM)
                 digest = ids.digest_of_snapshot_iri(snap) or sha
-                raw = store.originals.get(str(digest)) if digest is not None else None
-                try:
-                    text = raw.decode("utf-8") if raw is not None else None
-                except UnicodeDecodeError:
-                    text = None
+                src = _decoded(store.originals.get(str(digest))) if digest is not None else None
+                text = src.text if src is not None else None
             else:
                 text = _reference_text(store, sha) if sha is not None else None
             if text is not None and body is not None and text in body:
                 continue
-            check(target, text, raw, cited, derived)
+            check(target, text, src, cited, derived)
         todo = [c for c, v in verdict.items() if v is not True]
         while todo:
             c = todo.pop()

@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+import datetime as dt
+
 import pytest
 
 from provgraph.terms import XSD, Literal
-from provgraph.xsd import canonical, ill_typed
+from provgraph.xsd import canonical, ill_typed, instant
 
 DT = XSD + "dateTime"
 
@@ -79,3 +81,23 @@ def test_canonical(given, datatype, want, want_datatype):
 def test_canonical_keeps_language_and_plain_strings():
     assert canonical(Literal("x", None, "en")) == Literal("x", None, "en")
     assert canonical(Literal("01")) == Literal("01")
+
+
+_UTC = dt.timezone.utc
+
+
+@pytest.mark.parametrize("value, want", [
+    (Literal("2026-03-02T10:00:00+05:00", XSD + "dateTime"), dt.datetime(2026, 3, 2, 5, 0, tzinfo=_UTC)),
+    (Literal("2026-03-02T09:00:00", XSD + "dateTime"), dt.datetime(2026, 3, 2, 9, 0, tzinfo=_UTC)),
+    (Literal("2026-03-02T09:00:00.123456789Z", XSD + "dateTimeStamp"),
+     dt.datetime(2026, 3, 2, 9, 0, 0, 123456, tzinfo=_UTC)),
+    (Literal("2024-12-31T24:00:00Z", XSD + "dateTime"), dt.datetime(2025, 1, 1, tzinfo=_UTC)),
+    (dt.datetime(2026, 3, 2, 9, 0), dt.datetime(2026, 3, 2, 9, 0, tzinfo=_UTC)),
+    (Literal("2026-02-30T00:00:00Z", XSD + "dateTime"), None),  # ill-typed
+    (Literal("2026-03-02T09:00:00Z"), None),  # a string, not a time
+    (None, None),
+])
+def test_instant_is_an_aware_datetime_compared_by_instant(value, want):
+    got = instant(value)
+    assert got == want
+    assert got is None or got.utcoffset() is not None
