@@ -21,6 +21,7 @@ from .errors import (
 from .matching import VERIFIED, Located, Resolution, locate, search
 from .media import BLOCKS_MEDIA_TYPE, BlockText, base_media_type, is_blocks_media_type, is_text_media_type
 from .schema.citation import Citation
+from .schema.snapshot import newest_first
 from .schema.claim import ClaimRecord
 from .normalize import EXACT, Policy, get_policy
 from .offsets import LOCATOR_UNITS, SourceText
@@ -758,8 +759,8 @@ class _Resolver:
         if not snaps:
             raise _Stop("unresolved_id", f"document <{doc}> has no recorded snapshot")
         revised = {o for s in snaps for o in self.objects(s, PROV.wasRevisionOf)}
-        order = sorted(snaps, key=lambda s: (s not in revised, str(self.one(s, PG.observedAt) or ""), s),
-                       reverse=True)
+        order = newest_first(snaps, {s: (self.props(s).get(PG.observedAt) or [None])[0] for s in snaps},
+                             revised)
         pin = (cit.pinned_sha256 or "").lower().removeprefix("sha256:")
         if pin:
             hit = [s for s in order if self.one(s, PG.sha256) == pin]

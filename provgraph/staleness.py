@@ -13,11 +13,12 @@ from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
 from . import ids
-from ._rows import _MIN, _Row, _catalog, _check_run, _run_query, _str, _int
+from ._rows import _Row, _catalog, _check_run, _run_query, _str, _int
 from .errors import OffsetError, OriginalMissingError, SourceDecodeError, StoreError
 from .matching import cluster_break_problem
 from .normalize import get_policy
 from .offsets import LOCATOR_UNITS, SourceText, cited_span
+from .schema.snapshot import newest_first
 from .store import ProvStore
 from .terms import IRI, Term, term_value
 from .vocab import PG, PROV
@@ -331,7 +332,7 @@ def _newest_revisions(store: ProvStore) -> dict[IRI, tuple[IRI, _dt.datetime | N
             else:
                 tips.append(n)
         if tips:
-            tip = max(tips, key=lambda t: (observed.get(t) or _MIN, t))
+            tip = newest_first(tips, observed)[0]
             out[start] = (tip, observed.get(tip))
     return out
 

@@ -262,9 +262,6 @@ def test_an_observation_time_without_a_zone_is_read_as_utc():
 
 
 
-@pytest.mark.xfail(strict=True, reason="the resolver orders a document's snapshots by the "
-                   "pg:observedAt string (provgraph/_resolver.py _via_document); it should "
-                   "order them by provgraph.xsd.instant, as stale() does (issue 12)")
 def test_stale_and_a_citation_of_the_document_agree_on_the_newest_revision():
     store, rec, snap, _ = _store_citing(b"abc def", quote="abc")
     rec.snapshot(b"abc def A", uri=URI, media_type="text/plain",

@@ -17,13 +17,14 @@ timezone-aware instants (never as strings), then the IRI.
 from __future__ import annotations
 
 import datetime as _dt
-from collections.abc import Mapping, Sequence
+from collections.abc import Mapping, Sequence, Set
 from dataclasses import dataclass
 
 from .. import ids
 from ..store import ProvStore
 from ..terms import IRI, Quad, lit
 from ..vocab import PG, PROV, RDF
+from ..xsd import instant
 from ._table import Field, Part, Table
 from .agent import Activity, activity_quads
 
@@ -136,18 +137,15 @@ def load(store: ProvStore, iris: Sequence[IRI]) -> dict[IRI, SnapshotRecord]:
 
 
 _EPOCH = _dt.datetime(1970, 1, 1, tzinfo=_dt.timezone.utc)
-
-
-def _instant(t: object) -> _dt.datetime:
-    if isinstance(t, _dt.datetime):
-        return t if t.tzinfo is not None else t.replace(tzinfo=_dt.timezone.utc)
-    return _EPOCH
+_MIN = _dt.datetime.min.replace(tzinfo=_dt.timezone.utc)
 
 
 def newest_first(snapshots: Sequence[IRI], observed: Mapping[IRI, object],
-                 revised: set[IRI]) -> list[IRI]:
+                 revised: Set[IRI] = frozenset()) -> list[IRI]:
     """``snapshots`` of one document, newest first: those no other snapshot revises
-    (not in ``revised``), then later ``observed`` instants (aware datetimes compared as
-    instants: 10:00+05:00 is before 09:00Z), then IRI, descending."""
-    return sorted(snapshots, key=lambda s: (s not in revised, _instant(observed.get(s)), s),
+    (not in ``revised``), then later ``observed`` instants (``xsd:dateTime`` literals or
+    datetimes, compared as instants by :func:`provgraph.xsd.instant`: 10:00+05:00 is
+    before 09:00Z; a time without a zone is read as UTC; no time sorts last), then IRI,
+    descending. The one ordering of revisions (``stale``, ``resolve``)."""
+    return sorted(snapshots, key=lambda s: (s not in revised, instant(observed.get(s)) or _MIN, s),
                   reverse=True)
