@@ -17,7 +17,8 @@ from ._rows import _Row, _catalog, _check_run, _run_query, _str, _int
 from .errors import OffsetError, OriginalMissingError, SourceDecodeError, StoreError
 from .matching import cluster_break_problem
 from .normalize import get_policy
-from .offsets import LOCATOR_UNITS, SourceText, cited_span
+from .offsets import LOCATOR_UNITS, SourceText
+from .schema import citation as citation_schema
 from .schema.snapshot import newest_first
 from .store import ProvStore
 from .terms import IRI, Term, term_value
@@ -159,20 +160,19 @@ def _cited_span(row: Mapping[str, Term | None], text: str, src: SourceText | Non
     text they number depends on its media type (a block document's blocks, a paged
     source's extracted text).
     """
-    unit = _str(row["unit"])
-    if unit is not None:
-        if row["start"] is None or row["end"] is None:
+    cit = citation_schema.from_row(row)
+    if cit.unit is not None:
+        if not cit.has_range:
             return None
-        if snapshot and unit in LOCATOR_UNITS:
+        if snapshot and cit.unit in LOCATOR_UNITS:
             return None
         if src is None:
             src = SourceText.from_text(text)
         try:
-            return cited_span(src, _int(row["start"]), _int(row["end"]), unit,
-                              term_value(row["end_inclusive"]) is True)
+            return cit.cited_text(src)
         except OffsetError:
             return None
-    quote = _str(row["quote"])
+    quote = cit.quote
     if quote is not None and quote in text:
         return quote
     return text

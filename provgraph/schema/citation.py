@@ -25,18 +25,19 @@ the demo's audit) goes through it.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import Protocol
+from typing import Any, Protocol
 
-from ..offsets import SourceText
+from ..offsets import SourceText, cited_span
 from ..store import ProvStore
 from ..terms import IRI, Quad, Term, lit
 from ..vocab import OA, PG, PROV, RDF
-from ._table import Field, Part, Table
+from ._table import Field, Part, Table, decode_term
 
 __all__ = ["Citation", "CITATION", "to_quads", "load", "citations_of_claims", "citations_of_runs",
-           "OUTCOME_PREDICATES", "Verdict", "verdict_quads", "quotation_nodes"]
+           "OUTCOME_PREDICATES", "Verdict", "verdict_quads", "quotation_nodes", "from_row",
+           "ROW_VARIABLES"]
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -103,9 +104,15 @@ class Citation:
         return source.span(self.start, self.end, self.unit or "codepoint", self.end_inclusive)
 
     def cited_text(self, source: SourceText) -> str:
-        """The text of ``source`` the citation's range names (see :meth:`span_in`)."""
-        s, e = self.span_in(source)
-        return source.text[s:e]
+        """The text of ``source`` the citation's range names: :func:`provgraph.offsets.cited_span`.
+
+        Raises:
+            OffsetError: no range, or one that names no text (see :meth:`span_in`).
+        """
+        if self.start is None or self.end is None:
+            self.span_in(source)  # raises: no range
+        return cited_span(source, self.start, self.end, self.unit,  # type: ignore[arg-type]
+                          self.end_inclusive)
 
 
 _QUOTE = Table("quote-selector", (OA.TextQuoteSelector,),
@@ -146,6 +153,33 @@ def to_quads(cit: Citation, graph: IRI | None) -> list[Quad]:
     if cit.iri is None or cit.claim is None:
         raise ValueError("a citation is stored with its IRI and its claim")
     return CITATION.quads(cit.iri, cit, graph)
+
+
+ROW_VARIABLES = {"citation": "iri", "claim": "claim", "target": "target", "tid": "target_id",
+                 "quote": "quote", "prefix": "prefix", "suffix": "suffix", "start": "start",
+                 "end": "end", "unit": "unit", "end_inclusive": "end_inclusive",
+                 "pin": "pinned_sha256", "policy": "policy", "outcome": "outcome"}
+"""The SPARQL variable names a query projects for citation fields (``citations-of.rq``,
+``stale-citations.rq``), decoded by :func:`from_row`."""
+
+
+def from_row(row: Mapping[str, Term | None]) -> Citation:
+    """The citation a query row describes, by :data:`ROW_VARIABLES` (absent variables
+    stay unset): the one decoder of citation rows, so a query reader reads a range as
+    :func:`load` does."""
+    codecs = {f.attr: f.codec for f in CITATION.fields} | {f.attr: f.codec for f in _QUOTE.fields}
+    codecs["iri"] = "iri"
+    v: dict[str, Any] = {}
+    for var, attr in ROW_VARIABLES.items():
+        term = row.get(var)
+        if term is not None:
+            v[attr] = decode_term(codecs[attr], term)
+    start, end = v.get("start"), v.get("end")
+    if not (isinstance(start, int) and isinstance(end, int)):
+        v["start"] = v["end"] = None
+    v["end_inclusive"] = v.get("end_inclusive") is True
+    v.setdefault("target_id", str(v.get("target") or ""))
+    return Citation(**v)
 
 
 def _record(iri: IRI, p: dict[IRI, list[Term]], nodes: dict[IRI, dict[IRI, list[Term]]],
