@@ -21,9 +21,14 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from ..errors import OffsetError
+from ..offsets import SourceText
+from ..schema import citation as citation_schema
+from ..schema import claim as claim_schema
+from ..schema.citation import Citation
 from ..store import ProvStore
-from ..terms import IRI, lit, term_value
-from ..vocab import PG
+from ..terms import IRI, Term, lit, term_value
+from ..vocab import PG, RDF
 
 __all__ = ["CitationFact", "ClaimFact", "claim_facts", "stale_claims", "parser_affected",
            "generated_targets", "abstentions", "STALE_CATEGORIES"]
@@ -34,26 +39,6 @@ _PREFIXES = """PREFIX prov: <http://www.w3.org/ns/prov#>
 PREFIX pg: <https://w3id.org/provgraph/ns#>
 PREFIX oa: <http://www.w3.org/ns/oa#>
 """
-
-_CLAIMS = _PREFIXES + """SELECT ?run ?claim ?kind ?status ?text WHERE {
-  ?claim pg:run ?run ; pg:claimKind ?kind ; pg:claimStatus ?status ; pg:text ?text .
-}"""
-
-_CITATIONS = _PREFIXES + """SELECT ?run ?claim ?cit ?tid ?target ?type ?exact ?start ?end ?ttext WHERE {
-  ?claim pg:run ?run ; pg:citation ?cit .
-  ?cit pg:targetId ?tid .
-  OPTIONAL { ?cit pg:target ?target . OPTIONAL { ?target a ?type } OPTIONAL { ?target pg:text ?ttext } }
-  OPTIONAL { ?cit oa:hasSelector ?sel . ?sel oa:exact ?exact }
-  OPTIONAL { ?cit pg:start ?start ; pg:end ?end }
-}"""
-
-_OPERANDS = _PREFIXES + """SELECT ?run ?claim ?op WHERE {
-  ?claim pg:run ?run ; prov:wasDerivedFrom ?op .
-}"""
-
-_CITED_SNAPSHOTS = _PREFIXES + """SELECT ?run ?claim ?snap WHERE {
-  ?claim pg:run ?run ; pg:citedSnapshot ?snap .
-}"""
 
 _SNAPSHOT_STATE = _PREFIXES + """SELECT ?snap ?newer ?deletion WHERE {
   OPTIONAL { ?newer prov:wasRevisionOf ?snap }
@@ -78,15 +63,29 @@ def _norm(text: str) -> str:
 
 @dataclass(slots=True)
 class CitationFact:
-    """One citation as recorded: target (``None`` when it names nothing recorded), the
-    target's RDF types, and the text it cites (the quote, else the cited range of the
-    target's text, else ``None``)."""
+    """One recorded citation (:class:`provgraph.schema.citation.Citation`, read through the
+    schema layer) with what the demo's checks need beside it: its target's RDF types and
+    the text it cites (the quote, else its range of the target's text read by
+    :meth:`~provgraph.schema.citation.Citation.cited_text`, else ``None``)."""
 
-    iri: str
-    target_id: str
-    target: str | None
+    citation: Citation
     types: set[str] = field(default_factory=set)
     cited_text: str | None = None
+
+    @property
+    def iri(self) -> str:
+        """The citation's IRI."""
+        return str(self.citation.iri)
+
+    @property
+    def target(self) -> str | None:
+        """The recorded resource it names, ``None`` when it names nothing recorded."""
+        return str(self.citation.target) if self.citation.target is not None else None
+
+    @property
+    def target_id(self) -> str:
+        """The identifier as the answer gave it."""
+        return self.citation.target_id
 
 
 @dataclass(slots=True)
@@ -103,38 +102,36 @@ class ClaimFact:
 
 
 def claim_facts(store: ProvStore, run: str) -> dict[str, ClaimFact]:
-    """Every claim of ``run`` (a run IRI), by claim IRI, read from ``store``."""
-    r = {"run": IRI(run)}
-    facts = {str(row["claim"]): ClaimFact(iri=str(row["claim"]), kind=term_value(row["kind"]),
-                                          status=term_value(row["status"]), text=term_value(row["text"]))
-             for row in store.select(_CLAIMS, r)}
-    cits: dict[str, CitationFact] = {}
-    for row in store.select(_CITATIONS, r):
-        claim = facts[str(row["claim"])]
-        key = str(row["cit"])
-        cit = cits.get(key)
-        if cit is None:
-            cited = None
-            if row["exact"] is not None:
-                cited = term_value(row["exact"])
-            elif row["start"] is not None and row["ttext"] is not None:
-                cited = term_value(row["ttext"])[term_value(row["start"]):term_value(row["end"])]
-            cit = CitationFact(iri=key, target_id=term_value(row["tid"]),
-                               target=str(row["target"]) if row["target"] is not None else None,
-                               cited_text=cited)
-            cits[key] = cit
-            claim.citations.append(cit)
-        if row["type"] is not None:
-            cit.types.add(str(row["type"]))
-    for row in store.select(_OPERANDS, r):
-        if str(row["claim"]) in facts and str(row["op"]) in facts:
-            facts[str(row["claim"])].operands.append(str(row["op"]))
-    for row in store.select(_CITED_SNAPSHOTS, r):
-        facts[str(row["claim"])].snapshots.add(str(row["snap"]))
+    """Every claim of ``run`` (a run IRI), by claim IRI, read from ``store`` through the
+    schema layer (claims, their citations, their targets' types and texts: four
+    queries)."""
+    claims = claim_schema.load(store, claim_schema.claims_of_runs(store, [IRI(run)]))
+    cits = citation_schema.citations_of_claims(store, sorted(claims))
+    targets = sorted({c.target for cs in cits.values() for c in cs if c.target is not None})
+    described = store.describe(targets, predicates=[RDF.type, PG.text]) if targets else {}
+    facts: dict[str, ClaimFact] = {}
+    for iri, c in claims.items():
+        fact = facts[str(iri)] = ClaimFact(iri=str(iri), kind=c.kind, status=c.status, text=c.text,
+                                           snapshots={str(s) for s in c.cited_snapshots})
+        for cit in cits.get(iri, []):
+            props = described.get(cit.target, {}) if cit.target is not None else {}
+            fact.citations.append(CitationFact(citation=cit, types={str(t) for t in props.get(RDF.type, [])},
+                                               cited_text=_cited(cit, props.get(PG.text, []))))
     for f in facts.values():
+        f.operands = sorted(str(o) for o in claims[IRI(f.iri)].derived_from if str(o) in facts)
         f.citations.sort(key=lambda c: c.iri)
-        f.operands.sort()
     return facts
+
+
+def _cited(cit: Citation, texts: list[Term]) -> str | None:
+    if cit.quote is not None:
+        return cit.quote
+    if cit.has_range and texts:
+        try:
+            return cit.cited_text(SourceText.from_text(str(term_value(texts[0]))))
+        except OffsetError:
+            return None
+    return None
 
 
 def _cited_texts(facts: dict[str, ClaimFact], claim: ClaimFact) -> list[str]:
