@@ -40,12 +40,13 @@ from typing import Any
 from .. import __version__
 from ..errors import ImportFailed, ProvgraphError
 from ..model import Hit, Segment
+from ..schema.citation import Citation
 from ..recorder import Recorder
 from ..store import ProvStore
 from ..terms import IRI, Quad, lit
 from ..vocab import RDFS
 
-__all__ = ["ImportReport", "ItemError", "Doc", "Cite", "ClaimSpec", "ItemSpec", "ItemFailed",
+__all__ = ["ImportReport", "ItemError", "Doc", "Cite", "cite", "ClaimSpec", "ItemSpec", "ItemFailed",
            "Parsed", "PayloadError", "parse_items", "record", "load_json", "get", "jpath"]
 
 
@@ -133,17 +134,23 @@ class Doc:
 
 @dataclass(eq=False)
 class Cite:
-    """A citation: a target document (or raw id), an optional range in ``unit``, a quote,
-    and the normalization policy the quote is to be compared under (``None``: the
-    resolver's default)."""
+    """A parsed citation before its target is recorded: the target (a :class:`Doc` of
+    the payload, or a raw id) and what the citation says of it, as the schema's one
+    citation record (:class:`provgraph.schema.citation.Citation`; its ``target_id`` is
+    filled in when the target is recorded). Build one with :func:`cite`."""
 
     target: Doc | str
-    start: int | None = None
-    end: int | None = None
-    unit: str | None = None
-    end_inclusive: bool = False
-    quote: str | None = None
-    policy: str | None = None
+    cited: Citation
+
+
+def cite(target: Doc | str, **fields: Any) -> Cite:
+    """A :class:`Cite` of ``target`` with the given :class:`~provgraph.schema.citation.Citation`
+    fields (``start``, ``end``, ``unit``, ``end_inclusive``, ``quote``, ``policy``...).
+
+    Raises:
+        TypeError: a field the citation record does not have.
+    """
+    return Cite(target=target, cited=Citation(target_id="", **fields))
 
 
 @dataclass(eq=False)
@@ -450,9 +457,11 @@ def _record_one(rec: _ImportRecorder, fmt: str, spec: ItemSpec) -> tuple[int, in
             else:
                 target = ct.target.key if isinstance(ct.target, Doc) else ct.target
                 rec.raw_ids.add(target)
-            rec.citation(claim, target=target, start=ct.start, end=ct.end, unit=ct.unit,
-                         end_inclusive=ct.end_inclusive, quote=ct.quote or None,
-                         policy=ct.policy if ct.quote else None)
+            cd = ct.cited
+            rec.citation(claim, target=target, start=cd.start, end=cd.end, unit=cd.unit,
+                         end_inclusive=cd.end_inclusive, quote=cd.quote or None,
+                         prefix=cd.prefix, suffix=cd.suffix, pinned_sha256=cd.pinned_sha256,
+                         policy=cd.policy if cd.quote else None)
             n_cit += 1
     return 1, len(spec.claims), n_cit, snap_iris
 

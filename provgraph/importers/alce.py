@@ -39,7 +39,7 @@ from pathlib import Path
 from typing import Any
 
 from ._common import (
-    Cite, ClaimSpec, Doc, ItemFailed, ItemSpec, Parsed, PayloadError, get, jpath, load_json,
+    cite, ClaimSpec, Doc, ItemFailed, ItemSpec, Parsed, PayloadError, get, jpath, load_json,
     parse_items, passage_uri, text_doc,
 )
 from ._spans import segment_claims
@@ -111,7 +111,7 @@ def _item(obj: Any, path: str, name: str, templates: dict[str, str] | None, mode
                 raise ItemFailed(jpath(path, key), f"citation [{n}] at code point {group.start} "
                                                    f"points past the {len(docs)} documents "
                                                    "(markers are 1-based: [n] is docs[n-1])")
-            spec.cites.append(Cite(target=docs[n - 1]))
+            spec.cites.append(cite(docs[n - 1]))
         claims.append(spec)
     item = ItemSpec(docs=docs, query=question, retriever=retriever if question else None,
                     hits=hits, answer=answer, model=(model, ""), claims=claims)

@@ -55,7 +55,7 @@ from pathlib import Path
 from ..matching import search
 from ..normalize import EXACT, get_policy
 from ..offsets import SourceText
-from ._common import Cite, ClaimSpec, Doc, ItemSpec, Parsed, PayloadError
+from ._common import cite, ClaimSpec, Doc, ItemSpec, Parsed, PayloadError
 from ._spans import NUMBER, number_key
 
 __all__ = ["parse", "GENERATOR_INPUT", "QUOTE_POLICY", "find_quote", "quotations",
@@ -239,7 +239,7 @@ def parse(data: bytes, name: str, sources: Sequence[Path] = ()) -> Parsed:
         found = [d for d, t in zip(docs, texts) if find_quote(quote, t)]
         claim = ClaimSpec(start=s, end=e, kind="quotation",
                           status="supported" if found else "unsupported")
-        claim.cites = [Cite(target=d, quote=quote, policy=QUOTE_POLICY) for d in (found or docs)]
+        claim.cites = [cite(d, quote=quote, policy=QUOTE_POLICY) for d in (found or docs)]
         claims.append(claim)
     present = {number_key(m.group(0)) for d in docs for m in NUMBER.finditer(d.text or "")}
     masked = _URL.sub(lambda m: " " * len(m.group(0)), _mask(answer))

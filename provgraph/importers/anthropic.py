@@ -65,7 +65,7 @@ from typing import Any
 from ..media import BLOCKS_MEDIA_TYPE, encode_blocks
 from ._common import (
     Cite, ClaimSpec, DOCUMENTS_INPUT, Doc, ItemFailed, ItemSpec, Parsed, exchange_parts,
-    exchanges, get, jpath, load_json, parse_items, passage_uri, text_doc,
+    cite, exchanges, get, jpath, load_json, parse_items, passage_uri, text_doc,
 )
 from ._spans import SpanError, to_codepoints
 
@@ -239,7 +239,7 @@ def _citation(cit: Any, path: str, docs: list[Doc], results: list[Doc]) -> Cite:
             to_codepoints(doc.text, s, e, "codepoint")
         except SpanError as exc:
             raise ItemFailed(path, f"char range [{s}, {e}) of {doc.key}: {exc}") from None
-        return Cite(target=doc, start=s, end=e, unit="codepoint", quote=quote)
+        return cite(doc, start=s, end=e, unit="codepoint", quote=quote)
     if kind == "page_location":
         doc = _index(cit, "document_index", path, docs, "documents")
         if doc.text is not None:
@@ -247,7 +247,7 @@ def _citation(cit: Any, path: str, docs: list[Doc], results: list[Doc]) -> Cite:
         s, e = get(cit, "start_page_number", path, int), get(cit, "end_page_number", path, int)
         if not 1 <= s < e:
             raise ItemFailed(path, f"page range [{s}, {e}) is not 1-indexed with an exclusive end")
-        return Cite(target=doc, start=s, end=e, unit="page", quote=quote)
+        return cite(doc, start=s, end=e, unit="page", quote=quote)
     if kind in ("content_block_location", "search_result_location"):
         if kind == "content_block_location":
             doc = _index(cit, "document_index", path, docs, "documents")
@@ -259,7 +259,7 @@ def _citation(cit: Any, path: str, docs: list[Doc], results: list[Doc]) -> Cite:
         if not 0 <= s < e <= len(doc.blocks):
             raise ItemFailed(path, f"block range [{s}, {e}) is past the {len(doc.blocks)} blocks "
                                    f"of {doc.key}")
-        return Cite(target=doc, start=s, end=e, unit="block", quote=quote)
+        return cite(doc, start=s, end=e, unit="block", quote=quote)
     if kind == "web_search_result_location":
-        return Cite(target=get(cit, "url", path, str), quote=quote)
+        return cite(get(cit, "url", path, str), quote=quote)
     raise ItemFailed(jpath(path, "type"), f"unknown citation type {kind!r}")

@@ -51,7 +51,7 @@ from typing import Any
 import yaml
 
 from ._common import (
-    Cite, ClaimSpec, DOCUMENTS_INPUT, Doc, ItemFailed, ItemSpec, Parsed, PayloadError,
+    cite, ClaimSpec, DOCUMENTS_INPUT, Doc, ItemFailed, ItemSpec, Parsed, PayloadError,
     exchanges, get, jpath, load_json, parse_items, passage_uri, text_doc,
 )
 from ._spans import SpanError, match_span
@@ -171,7 +171,7 @@ def _parse(req: dict[str, Any], resp: Any, rpath: str, spath: str, name: str,
             seen[key] = doc
             if doc not in docs:
                 docs.append(doc)
-            claim.cites.append(Cite(target=doc))
+            claim.cites.append(cite(doc))
         claims.append(claim)
     query = ((req.get("input") or {}).get("text")) if isinstance(req.get("input"), dict) else None
     return ItemSpec(docs=docs, query=query, retriever=retriever, hits=[(d, None) for d in docs],

@@ -40,7 +40,7 @@ from pathlib import Path
 from typing import Any
 
 from ._common import (
-    Cite, ClaimSpec, DOCUMENTS_INPUT, Doc, ItemFailed, ItemSpec, Parsed, exchanges, get, jpath,
+    cite, ClaimSpec, DOCUMENTS_INPUT, Doc, ItemFailed, ItemSpec, Parsed, exchanges, get, jpath,
     json_doc, last_user_text, load_json, parse_items, passage_uri, text_doc,
 )
 from ._spans import SpanError, match_span
@@ -127,7 +127,7 @@ def _claims_for(answer: str, offsets: list[int], cits: list[tuple[str, dict[str,
         except SpanError as exc:
             raise ItemFailed(cpath, f"answer range: {exc}") from None
         claim = claims.setdefault((base + s, base + e), ClaimSpec(start=base + s, end=base + e))
-        claim.cites.extend(Cite(target=d) for d in targets)
+        claim.cites.extend(cite(d) for d in targets)
     return sorted(claims.values(), key=lambda c: (c.start, c.end))
 
 

@@ -46,7 +46,7 @@ from pathlib import Path
 from typing import Any
 
 from ._common import (
-    Cite, ClaimSpec, DOCUMENTS_INPUT, Doc, ItemFailed, ItemSpec, Parsed, exchanges, get, jpath,
+    cite, ClaimSpec, DOCUMENTS_INPUT, Doc, ItemFailed, ItemSpec, Parsed, exchanges, get, jpath,
     last_user_text, load_json, parse_items, passage_uri, text_doc,
 )
 from ._spans import SpanError, claim_before, to_codepoints
@@ -130,7 +130,7 @@ def _item(obj: Any, path: str, name: str) -> ItemSpec:
                 continue
             (s, e), targets = got
             claim = claims.setdefault((base + s, base + e), ClaimSpec(start=base + s, end=base + e))
-            claim.cites.extend(Cite(target=t) for t in targets)
+            claim.cites.extend(cite(t) for t in targets)
         base += len(text)
     query = _input_text(request) or (queries[0] if queries else None)
     model = response.get("model") or request.get("model") or "unknown"

@@ -37,7 +37,7 @@ from pathlib import Path
 from typing import Any
 
 from ._common import (
-    Cite, ClaimSpec, DOCUMENTS_INPUT, Doc, ItemFailed, ItemSpec, Parsed, PayloadError, get,
+    cite, ClaimSpec, DOCUMENTS_INPUT, Doc, ItemFailed, ItemSpec, Parsed, PayloadError, get,
     jpath, load_json, parse_items, passage_uri, text_doc,
 )
 from ._spans import sentences
@@ -100,7 +100,7 @@ def _item(obj: Any, path: str, name: str) -> ItemSpec:
             s, e = locate_claim(response, parts)
             spec = ClaimSpec(start=s, end=e, label="; ".join(parts),
                              status="supported" if "Entailment" in row else "unsupported")
-            spec.cites = [Cite(target=docs[j]) for j, lab in enumerate(row) if lab == "Entailment"]
+            spec.cites = [cite(docs[j]) for j, lab in enumerate(row) if lab == "Entailment"]
             claims.append(spec)
     query = get(obj, "query", path, str, required=False)
     return ItemSpec(docs=docs, query=query, retriever=("unknown", ""),

@@ -38,7 +38,7 @@ from pathlib import Path
 from typing import Any
 
 from ._common import (
-    Cite, ClaimSpec, DOCUMENTS_INPUT, Doc, ItemFailed, ItemSpec, Parsed, exchanges, get, jpath,
+    cite, ClaimSpec, DOCUMENTS_INPUT, Doc, ItemFailed, ItemSpec, Parsed, exchanges, get, jpath,
     load_json, parse_items, passage_uri, text_doc,
 )
 from ._spans import SpanError, to_codepoints
@@ -140,7 +140,7 @@ def _candidate(cand: Any, path: str, request: dict[str, Any], response: dict[str
             if not isinstance(idx, int) or not 0 <= idx < len(chunks):
                 raise ItemFailed(jpath(jpath(spath, "groundingChunkIndices"), j),
                                  f"chunk index {idx!r} is past the {len(chunks)} grounding chunks")
-            claim.cites.append(Cite(target=chunks[idx]))
+            claim.cites.append(cite(chunks[idx]))
         claims.append(claim)
     retained = [d for d in chunks if d.data is not None]
     queries = [q for q in (gm.get("retrievalQueries") or []) + (gm.get("webSearchQueries") or [])
