@@ -140,7 +140,7 @@ class _Resolver:
                                      source="provgraph.resolve (aids of claims)")
             got: dict[str, set[tuple[IRI, str]]] = {c: set() for c in claims}
             for row in rows:
-                got[str(row["claim"])].add((IRI(row["aid"]), str(_value(row["text"]))))  # type: ignore[arg-type]
+                got[str(row["claim"])].add((IRI(row["aid"]), str(_value(row["text"]))))
             self._claim_aids.update({k: sorted(v) for k, v in got.items()})
         targets = {c.target for c in cits if c.target is not None}
         targets |= {d for docs in self._docs_by_uri.values() for d in docs}
@@ -315,7 +315,7 @@ class _Resolver:
         if not snaps:
             raise _Stop("unresolved_id", f"extracted text <{iri}> derives from no recorded snapshot")
         raw = self.one(iri, PG.offsetMap) or []
-        segs = sorted(tuple(int(x) for x in seg) for seg in raw)  # type: ignore[misc]
+        segs = sorted(tuple(int(x) for x in seg) for seg in raw)
         return _Ext(iri, sha, SourceText.from_text(text), segs, snaps[0], {})  # type: ignore[arg-type]
 
     def text_of(self, iri: IRI) -> SourceText | None:

@@ -259,7 +259,7 @@ def _apply(rec: Recorder, records: dict[str, Any], n: int, ev: dict[str, Any], s
             if name in records or name in (ids or [])[:i]:
                 raise EventLogError(src, n, "ids", f"{name!r} is already defined")
         chunks = rec.chunking(ref("extraction"), chunker=_agent("chunker", ev["chunker"]),  # type: ignore[arg-type]
-                              ranges=[tuple(r) for r in ev["ranges"]],  # type: ignore[misc]
+                              ranges=[tuple(r) for r in ev["ranges"]],
                               parameters=ev.get("parameters"), ended_at=t("ended_at"))
         for name, chunk in zip(ids or [], chunks):
             records[name] = chunk

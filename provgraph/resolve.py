@@ -299,7 +299,7 @@ def _old_statements(store: ProvStore, g: IRI | None,
     dprops = store.describe(derivation_nodes, graph=g) if derivation_nodes else {}
     old: set[Quad] = set()
     for cit in cits:
-        c = IRI(cit.iri)  # type: ignore[arg-type]
+        c = IRI(cit.iri)
         old |= {q for q in quads_of(c) if q[1] in _OUTCOME_PREDICATES}
         qn, pos, qs = nodes[c]
         quoted = props.get(qn, {}).get(PROV.entity, [])

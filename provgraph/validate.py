@@ -163,7 +163,7 @@ def validate(store: ProvStore, run: IRI | str | None = None, *, shapes: bool = T
         report.violations.extend(check_graph(triples, g))
     if shapes:
         try:
-            from .shacl import validate_shapes  # type: ignore[import-not-found]
+            from .shacl import validate_shapes
         except ImportError:
             report.shacl_note = ("SHACL shapes not checked: provgraph.shacl is not installed "
                                  "in this build")

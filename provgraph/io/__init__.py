@@ -259,7 +259,7 @@ def read(data: bytes, format: str = "auto", *, name: str = "<input>",
         from . import provjson, provn, provxml
 
         module = {"prov-json": provjson, "provn": provn, "prov-xml": provxml}[fmt]
-        got = module.read(data, name)  # type: ignore[attr-defined]
+        got = module.read(data, name)
         document, warnings, count = got.document, got.warnings, got.record_count
         quads = _mapped(document, graph, name)
         reader = f"{fmt} read by the prov package {_prov_version()}"
@@ -353,7 +353,7 @@ def write(quads: list[Quad], format: str) -> bytes:
         from . import provjson, provn, provxml
 
         module = {"prov-json": provjson, "provn": provn, "prov-xml": provxml}[format]
-        return module.write(document)  # type: ignore[attr-defined, no-any-return]
+        return module.write(document)
     return _draw(document, format)
 
 

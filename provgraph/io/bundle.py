@@ -191,7 +191,7 @@ def lineage_closure(store: ProvStore, seeds: Iterable[IRI | BNode]) -> list[Quad
     blank = [x for x in seeds if isinstance(x, BNode)]
     if blank:
         out.update(_walk(store, blank))
-    return sorted(out, key=lambda q: tuple("" if x is None else x.n3()  # type: ignore[union-attr]
+    return sorted(out, key=lambda q: tuple("" if x is None else x.n3()
                                            if hasattr(x, "n3") else str(x) for x in q))
 
 
@@ -331,7 +331,7 @@ def _run_subjects(store: ProvStore, run: IRI) -> list[IRI | BNode]:
                         source="(run bundle subjects)")
     subjects = [r["s"] for r in rows]
     return sorted(s for s in subjects if isinstance(s, IRI)) + sorted(
-        s for s in subjects if isinstance(s, BNode))  # type: ignore[type-var]
+        s for s in subjects if isinstance(s, BNode))
 
 
 # ---------------------------------------------------------------------------
@@ -426,7 +426,7 @@ def _run_walk(store: ProvStore, seeds: list[IRI | BNode]) -> Iterator[tuple[Any,
                 done.add(o)
                 got = waiting.pop(o, None)
                 nodes[o] = got if got is not None else _pos(store, o)  # type: ignore[arg-type]
-        yield s, pos, nodes  # type: ignore[misc]
+        yield s, pos, nodes
         for part in (pos, *nodes.values()):
             for o in _upstream(part):
                 if o not in seen:
@@ -465,7 +465,7 @@ class _Digest:
         if type(o) is IRI:
             self.lines.append(f"<{s}> <{p}> <{o}> .")
         else:
-            text = _LITERAL_TEXT.get(o)  # type: ignore[call-overload]
+            text = _LITERAL_TEXT.get(o)
             if text is None:
                 if len(_LITERAL_TEXT) > 65536:
                     _LITERAL_TEXT.clear()

@@ -322,7 +322,7 @@ class PROVJSONStream:
         for p, node in pos:
             if p not in _QUALIFIED or isinstance(node, Literal):
                 continue
-            self._qualified(s, p, node, nodes[node], consumed)  # type: ignore[index]
+            self._qualified(s, p, node, nodes[node], consumed)
         kinds = []
         for p, o in pos:
             if (p, o) in consumed:

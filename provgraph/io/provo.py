@@ -381,7 +381,7 @@ class _Writer:
         forms = [(b, q, c) for b, q, c in kinds] or [(rel.binary, rel.qualified, rel.cls)]
         if o is not None:
             for binary, _, _ in forms:
-                self.add(s, binary, o, g)  # type: ignore[arg-type]
+                self.add(s, binary, o, g)
         if not need_node:
             return
         node = self.term(rec.identifier) if rec.identifier is not None else self.fresh()
@@ -702,10 +702,10 @@ def complete(quads: Sequence[Quad]) -> tuple[list[Quad], int]:
     for s, p, o, g in list(quads):
         if p in _QUAL_TO_BINARY and not isinstance(o, Literal):
             binary, node_obj, cls = _QUAL_TO_BINARY[p]
-            add((o, RDF.type, cls, g))  # type: ignore[arg-type]
+            add((o, RDF.type, cls, g))
             for pp, oo in by_sg.get((o, g), ()):
                 if pp == node_obj and not isinstance(oo, Literal):
-                    add((s, binary, oo, g))  # type: ignore[arg-type]
+                    add((s, binary, oo, g))
         elif p == RDF.type and o in _AGENT_SUBCLASSES:
             add((s, RDF.type, PROV.Agent, g))
         elif p == RDF.type and o in _ENTITY_SUBCLASSES:
@@ -722,7 +722,7 @@ def complete(quads: Sequence[Quad]) -> tuple[list[Quad], int]:
                 node = BNode("b" + uuid.uuid4().hex)
                 for q in ((s, qualified, node, g), (node, RDF.type, IRI(cls), g),
                           (node, PROV.entity, o, g)):
-                    add(q)  # type: ignore[arg-type]
+                    add(q)
                 by_sg[(s, g)].append((qualified, node))
                 by_sg[(node, g)].append((PROV.entity, o))
     return out, added

@@ -227,7 +227,7 @@ def citations_of_claims(store: ProvStore, claims: Sequence[IRI]) -> dict[IRI, li
     """
     rows = store.select(_BY_CLAIM, values=("claim", list(claims)), source="provgraph.schema.citation") \
         if claims else []
-    cits = load(store, sorted({IRI(r["cit"]) for r in rows if isinstance(r["cit"], IRI)}))  # type: ignore[arg-type]
+    cits = load(store, sorted({IRI(r["cit"]) for r in rows if isinstance(r["cit"], IRI)}))
     out: dict[IRI, list[Citation]] = {c: [] for c in claims}
     for c in sorted(cits.values(), key=lambda c: c.iri or ""):
         if c.claim in out:
@@ -246,7 +246,7 @@ def citations_of_runs(store: ProvStore, runs: Sequence[IRI] | None = None) -> li
         return []
     rows = (store.select(_BY_GRAPH, values=("g", list(runs)), source="provgraph.schema.citation")
             if runs is not None else store.select(_BY_GRAPH, source="provgraph.schema.citation"))
-    cits = load(store, sorted({IRI(r["cit"]) for r in rows if isinstance(r["cit"], IRI)}))  # type: ignore[arg-type]
+    cits = load(store, sorted({IRI(r["cit"]) for r in rows if isinstance(r["cit"], IRI)}))
     return sorted(cits.values(), key=lambda c: (c.graph or "", c.iri or ""))
 
 
