@@ -47,7 +47,7 @@ from __future__ import annotations
 
 import json
 import tempfile
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from typing import IO, Any
 
 from prov.constants import (
@@ -302,8 +302,8 @@ class PROVJSONStream:
             attrs[key] = [old, value]
 
     # -- subjects ------------------------------------------------------------------
-    def subject(self, s: IRI, pos: Sequence[tuple[Any, Any]],
-                nodes: dict[Any, Sequence[tuple[Any, Any]]]) -> None:
+    def subject(self, s: IRI, pos: Sequence[tuple[IRI, Term]],
+                nodes: Mapping[IRI | BNode, Sequence[tuple[IRI, Term]]]) -> None:
         """Write the records of subject ``s``.
 
         Args:
