@@ -220,12 +220,12 @@ def lineage(store: ProvStore, entity: str, *, max_depth: int | None = None) -> l
                 found[up] = (depth + 1, node, rel)
                 queue.append(up)
     rows = []
-    for node, (depth, parent, rel) in found.items():
-        kind = _kind(types.get(node, set()), rel)
+    for node, (depth, parent, via) in found.items():
+        kind = _kind(types.get(node, set()), via)
         agents = [f"{attrs.get(a, {}).get(PG.agentName, '')} {attrs.get(a, {}).get(PG.agentVersion, '')}".strip()
                   for r, a in edges.get(node, ()) if r == PROV.wasAssociatedWith]
         rows.append(LineageRow(node=node, depth=depth, kind=kind,
-                               relation=curie(rel) if rel is not None else None, parent=parent,
+                               relation=curie(via) if via is not None else None, parent=parent,
                                label=_label(node, kind, attrs.get(node, {}), sorted(agents))))
     rows.sort(key=lambda r: (r.depth, r.kind, r.node))
     return rows
@@ -289,10 +289,10 @@ def impact(store: ProvStore, agent_name: str, *, version: str | None = None,
 
 
 def _check_agent(store: ProvStore, name: str, version: str | None) -> None:
-    versions = set()
+    versions: set[str] = set()
     for q in store.quads(None, PG.agentName, Literal(str(name))):
-        for v in store.quads(q[0], PG.agentVersion):
-            versions.add(str(v[2].value))  # type: ignore[union-attr]
+        for _, _, o, _ in store.quads(q[0], PG.agentVersion):
+            versions.add(o.value if isinstance(o, Literal) else str(o))
     if not versions or (version is not None and version not in versions):
         raise AgentNotFound(name, version, sorted(versions))
 
