@@ -21,7 +21,7 @@ from .offsets import LOCATOR_UNITS, SourceText
 from .schema import citation as citation_schema
 from .schema.snapshot import newest_first
 from .store import ProvStore
-from .terms import IRI, Term, term_value
+from .terms import IRI, BNode, Term, term_value
 from .vocab import PG, PROV
 from .xsd import instant
 
@@ -124,13 +124,13 @@ def _snapshot_text(store: ProvStore, snapshot: IRI) -> _Renderings | None:
     if digest is not None and (src := _decoded(store.originals.get(str(digest)))) is not None:
         texts.append(src.text)
     for q in sorted(store.quads(None, PROV.wasDerivedFrom, snapshot), key=lambda q: str(q[0])):
-        sha = _first(store, q[0], PG.sha256)  # type: ignore[arg-type]
+        sha = _first(store, q[0], PG.sha256)
         if sha is not None and (text := _digest_text(store, str(sha))) is not None:
             texts.append(text)
     return _Renderings(texts) if texts else None
 
 
-def _first(store: ProvStore, s: IRI, p: IRI) -> Any:
+def _first(store: ProvStore, s: IRI | BNode, p: IRI) -> Any:
     for q in store.quads(s, p):
         return term_value(q[2])
     return None
@@ -368,8 +368,9 @@ def _span_verdicts(store: ProvStore, newest: Mapping[IRI, IRI]) -> dict[IRI, dic
         body, verdict = texts[newest[snap]], out[snap]
         for r in derivations.get(target, ()):
             claim = IRI(r["claim"])
-            direct = _str(r["via"]) == "derivation" and text is not None and body is not None
-            verdict[claim] = _worse(verdict.get(claim, True), (text in body) if direct else None)  # type: ignore[operator]
+            direct = _str(r["via"]) == "derivation"
+            found = (text in body) if direct and text is not None and body is not None else None
+            verdict[claim] = _worse(verdict.get(claim, True), found)
     dependents: dict[IRI, list[IRI]] = {}  # entity -> the entities derived from it (memo)
     for verdict in out.values():
         # a claim derived from a claim whose span changed rests on that span too
