@@ -16,6 +16,7 @@ demo: $(STAMP)
 	$(BIN)/provgraph demo
 
 test: $(STAMP)
+	$(BIN)/python -m mypy
 	$(BIN)/python -m pytest -q
 
 bench: $(STAMP)
@@ -25,4 +26,4 @@ bench-full: $(STAMP)
 	$(BIN)/python -m bench --full
 
 clean:
-	rm -rf $(VENV) .provgraph .provgraph-demo dist build
+	rm -rf $(VENV) .provgraph .provgraph-demo .mypy_cache dist build

@@ -27,7 +27,7 @@ from .schema import chunk as chunk_schema
 from .schema import extraction as extraction_schema
 from .schema import indexed as indexed_schema
 from .schema import snapshot as snapshot_schema
-from .terms import IRI, Quad
+from .terms import IRI, Literal, Quad
 from .vocab import AID_KINDS, GRAPH, PG, PROV
 
 __all__ = ["IngestionSteps"]
@@ -111,11 +111,13 @@ class IngestionSteps(RecorderBase):
         return act
 
     def _document_of(self, snap: IRI) -> IRI:
-        for quad in self.store.quads(snap, PROV.specializationOf, None, GRAPH.INGESTION):
-            return quad[2]  # type: ignore[return-value]
-        for quad in self._pending or ():
-            if quad[0] == snap and quad[1] == PROV.specializationOf:
-                return quad[2]  # type: ignore[return-value]
+        # the Recorder writes the document as an IRI (schema.snapshot); nothing else counts
+        for _, _, doc, _ in self.store.quads(snap, PROV.specializationOf, None, GRAPH.INGESTION):
+            if isinstance(doc, IRI):
+                return doc
+        for s, p, doc, _ in self._pending or ():
+            if s == snap and p == PROV.specializationOf and isinstance(doc, IRI):
+                return doc
         raise NotFound(snap, "snapshot")
 
     def extraction(self, snapshot: SnapshotRecord | str, *, parser: Agent | tuple[str, str],
@@ -170,8 +172,9 @@ class IngestionSteps(RecorderBase):
         if isinstance(snapshot, SnapshotRecord):
             return snapshot.byte_size
         snap = iri_of(snapshot)
-        for quad in self.store.quads(snap, PG.byteSize, None, GRAPH.INGESTION):
-            return int(quad[2].value)  # type: ignore[union-attr]
+        for _, _, size, _ in self.store.quads(snap, PG.byteSize, None, GRAPH.INGESTION):
+            if isinstance(size, Literal):
+                return int(size.value)
         raise NotFound(snap, "snapshot")
 
     def _check_offset_map(self, snap: IRI, text: str, offset_map: Sequence[Sequence[int]] | None,
@@ -230,6 +233,7 @@ class IngestionSteps(RecorderBase):
         """
         agent = _agent_tuple("chunker", chunker)
         params = dict(parameters or {})
+        full: str | None
         if isinstance(extraction, ExtractionRecord):
             ext_iri, text_iri, full, snap = (extraction.iri, extraction.text_iri, extraction.text,
                                              extraction.snapshot)

@@ -103,7 +103,7 @@ class _Journal:
         self.entries = None
 
 
-class _JournaledDict(dict):  # type: ignore[type-arg]
+class _JournaledDict(dict[Any, Any]):
     def __init__(self, journal: _Journal) -> None:
         super().__init__()
         self._journal = journal
@@ -114,7 +114,7 @@ class _JournaledDict(dict):  # type: ignore[type-arg]
         super().__setitem__(key, value)
 
 
-class _JournaledSet(set):  # type: ignore[type-arg]
+class _JournaledSet(set[Any]):
     def __init__(self, journal: _Journal) -> None:
         super().__init__()
         self._journal = journal

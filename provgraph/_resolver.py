@@ -9,9 +9,9 @@ from __future__ import annotations
 
 from bisect import bisect_left, bisect_right
 import re
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, replace
-from typing import Any
+from typing import Any, TypeVar
 
 from . import ids
 from .errors import (
@@ -21,6 +21,7 @@ from .errors import (
 from .matching import VERIFIED, Located, Resolution, locate, search
 from .media import BLOCKS_MEDIA_TYPE, BlockText, base_media_type, is_blocks_media_type, is_text_media_type
 from .schema.citation import Citation
+from .schema.extraction import decode_offset_map
 from .schema.snapshot import newest_first
 from .schema.claim import ClaimRecord
 from .normalize import EXACT, Policy, get_policy
@@ -50,6 +51,9 @@ class _Stop(Exception):
         self.outcome = outcome
         self.reason = reason
         self.fields = fields
+
+
+_T = TypeVar("_T")
 
 
 @dataclass
@@ -104,7 +108,7 @@ class _Resolver:
     def __init__(self, store: ProvStore, policy: Policy) -> None:
         self.store = store
         self.policy = policy
-        self._props: dict[str, dict[str, list[Term]]] = {}
+        self._props: dict[str, Mapping[IRI, list[Term]]] = {}  # subject -> predicate -> objects
         self._snaps: dict[str, _Snap | _Stop] = {}
         self._exts: dict[str, _Ext | _Stop] = {}
         self._texts: dict[str, SourceText] = {}
@@ -140,7 +144,7 @@ class _Resolver:
                                      source="provgraph.resolve (aids of claims)")
             got: dict[str, set[tuple[IRI, str]]] = {c: set() for c in claims}
             for row in rows:
-                got[str(row["claim"])].add((IRI(row["aid"]), str(_value(row["text"]))))  # type: ignore[arg-type]
+                got[str(row["claim"])].add((IRI(row["aid"]), str(_value(row["text"]))))
             self._claim_aids.update({k: sorted(v) for k, v in got.items()})
         targets = {c.target for c in cits if c.target is not None}
         targets |= {d for docs in self._docs_by_uri.values() for d in docs}
@@ -156,11 +160,11 @@ class _Resolver:
         self._want_props = set()
         if want:
             got = self.store.describe(want)
-            self._props.update(got)
+            self._props.update(got.items())
             ahead = sorted({IRI(o) for p in got.values() for k in _AHEAD for o in p.get(k, [])
                             if isinstance(o, IRI)} - self._props.keys())
             if ahead:
-                self._props.update(self.store.describe(ahead))
+                self._props.update(self.store.describe(ahead).items())
         objs = sorted({o for (_, o) in self._want_subjects} - self._reversed)
         self._want_subjects = set()
         if objs:
@@ -234,30 +238,30 @@ class _Resolver:
         return got
 
     # ------------------------------------------------------------ reading
-    def props(self, iri: str) -> dict[str, list[Term]]:
+    def props(self, iri: str) -> Mapping[IRI, list[Term]]:
         got = self._props.get(iri)
         if got is None and self._collecting and _IRI_LIKE.match(iri):
             self._want_props.add(IRI(iri))
             raise _Miss()
         if got is None:
-            got = {}
+            read: dict[IRI, list[Term]] = {}
             for _, p, o, _ in self.store.quads(IRI(iri)):
-                got.setdefault(p, []).append(o)
-            self._props[iri] = got
+                read.setdefault(p, []).append(o)
+            self._props[iri] = got = read
         return got
 
-    def one(self, iri: str, pred: str) -> Any:
+    def one(self, iri: str, pred: IRI) -> Any:
         vals = self.props(iri).get(pred)
         return _value(vals[0]) if vals else None
 
-    def objects(self, iri: str, pred: str) -> list[IRI]:
+    def objects(self, iri: str, pred: IRI) -> list[IRI]:
         return [IRI(o) for o in self.props(iri).get(pred, []) if not isinstance(o, Literal)]
 
     def types(self, iri: str) -> set[str]:
         return {str(o) for o in self.props(iri).get(RDF.type, [])}
 
     @staticmethod
-    def _memo(cache: dict[str, Any], iri: IRI, load: Any) -> Any:
+    def _memo(cache: dict[str, _T | _Stop], iri: IRI, load: Callable[[IRI], _T]) -> _T:
         """``load(iri)`` once per IRI; a :class:`_Stop` it raises is remembered and
         raised again, so a broken snapshot is diagnosed once per run."""
         got = cache.get(iri)
@@ -272,7 +276,7 @@ class _Resolver:
         return got
 
     def snapshot(self, iri: IRI) -> _Snap:
-        return self._memo(self._snaps, iri, self._load_snapshot)  # type: ignore[no-any-return]
+        return self._memo(self._snaps, iri, self._load_snapshot)
 
     def _load_snapshot(self, iri: IRI) -> _Snap:
         sha = self.one(iri, PG.sha256)
@@ -299,7 +303,7 @@ class _Resolver:
                         f"{exc}") from None
 
     def extraction(self, iri: IRI) -> _Ext:
-        return self._memo(self._exts, iri, self._load_extraction)  # type: ignore[no-any-return]
+        return self._memo(self._exts, iri, self._load_extraction)
 
     def _load_extraction(self, iri: IRI) -> _Ext:
         sha = self.one(iri, PG.sha256)
@@ -314,9 +318,8 @@ class _Resolver:
         snaps = [s for s in self.objects(iri, PROV.wasDerivedFrom) if PG.SourceSnapshot in self.types(s)]
         if not snaps:
             raise _Stop("unresolved_id", f"extracted text <{iri}> derives from no recorded snapshot")
-        raw = self.one(iri, PG.offsetMap) or []
-        segs = sorted(tuple(int(x) for x in seg) for seg in raw)  # type: ignore[misc]
-        return _Ext(iri, sha, SourceText.from_text(text), segs, snaps[0], {})  # type: ignore[arg-type]
+        segs = sorted(decode_offset_map(self.one(iri, PG.offsetMap)))
+        return _Ext(iri, sha, SourceText.from_text(text), segs, snaps[0], {})
 
     def text_of(self, iri: IRI) -> SourceText | None:
         got = self._texts.get(iri)
@@ -568,6 +571,7 @@ class _Resolver:
             outcome = "quote_mismatch" if loc.outcome in VERIFIED else "unresolved_range"
             return self._res(outcome, f"in {where}: {loc.reason}; but {stop.reason}",
                              snapshot=view.snap.iri)
+        text: str | None
         if view.kind == "blocks" and view.src is not None:
             text = view.src.text[loc.start:loc.end]
         elif view.snap.src is not None and cs is not None and ce is not None:
@@ -759,7 +763,7 @@ class _Resolver:
         if not snaps:
             raise _Stop("unresolved_id", f"document <{doc}> has no recorded snapshot")
         revised = {o for s in snaps for o in self.objects(s, PROV.wasRevisionOf)}
-        order = newest_first(snaps, {s: (self.props(s).get(PG.observedAt) or [None])[0] for s in snaps},
+        order = newest_first(snaps, {s: next(iter(self.props(s).get(PG.observedAt, ())), None) for s in snaps},
                              revised)
         pin = (cit.pinned_sha256 or "").lower().removeprefix("sha256:")
         if pin:
@@ -845,19 +849,20 @@ class _Resolver:
                 return self._res(loc.outcome, f"in {what} <{target}>: {loc.reason}", loc.policy)
             cs, ce = loc.start, loc.end
         over = [g for g in segs if (g[0] < ce and cs < g[1]) or (cs == ce and g[0] <= cs <= g[1])]
-        gen = [g for g in over if g[2] == "generated"]
-        if gen:
-            aid = gen[0][3]
+        in_gen = [g for g in over if g[2] == "generated"]
+        if in_gen:
+            gen_aid = in_gen[0][3]
             return self._res("generated_target", f"code points [{cs}, {ce}) of {what} <{target}> "
-                             f"fall in its generated segment {gen[0][4]} [{gen[0][0]}, {gen[0][1]}), "
-                             f"text from {self._describe_generated(aid) if aid else 'a generator'} <{aid}>",
-                             generated_source=aid)
+                             f"fall in its generated segment {in_gen[0][4]} [{in_gen[0][0]}, {in_gen[0][1]}), "
+                             f"text from {self._describe_generated(gen_aid) if gen_aid else 'a generator'} "
+                             f"<{gen_aid}>", generated_source=gen_aid)
         if len(over) != 1 or over[0][2] != "original" or over[0][3] is None or not (
                 over[0][0] <= cs and ce <= over[0][1]):
             kinds = ", ".join(f"{g[2]} [{g[0]}, {g[1]})" for g in over) or "no segment"
             raise _Stop("unresolved_range", f"code points [{cs}, {ce}) of {what} <{target}> are not "
                         f"inside one original segment (they cover: {kinds}), so they name no source text")
         a, b, _, chunk, idx = over[0]
+        assert chunk is not None  # an original segment without a chunk was refused above
         seg_text = src.text[a:b]
         view = self._chunk_view(chunk) if PG.Chunk in self.types(chunk) else None
         if view is None or view.src is None:

@@ -114,13 +114,13 @@ def lineage_subgraph(store: ProvStore, entity: str) -> tuple[
     types: dict[IRI, set[str]] = {}
     attrs: dict[IRI, dict[IRI, str]] = {}
     for row in rows:
-        node, rel, value = IRI(row["node"]), IRI(row["relation"]), row["value"]  # type: ignore[arg-type]
+        node, rel, value = IRI(row["node"]), IRI(row["relation"]), row["value"]
         if rel == RDF.type:
             types.setdefault(node, set()).add(str(value)[len(PREFIXES["pg"]):])
         elif isinstance(value, Literal):
             attrs.setdefault(node, {})[rel] = value.value
         else:
-            edges.setdefault(node, []).append((rel, IRI(value)))  # type: ignore[arg-type]
+            edges.setdefault(node, []).append((rel, IRI(value)))
     for lst in edges.values():
         lst.sort()
     return edges, types, attrs
@@ -220,12 +220,12 @@ def lineage(store: ProvStore, entity: str, *, max_depth: int | None = None) -> l
                 found[up] = (depth + 1, node, rel)
                 queue.append(up)
     rows = []
-    for node, (depth, parent, rel) in found.items():
-        kind = _kind(types.get(node, set()), rel)
+    for node, (depth, parent, via) in found.items():
+        kind = _kind(types.get(node, set()), via)
         agents = [f"{attrs.get(a, {}).get(PG.agentName, '')} {attrs.get(a, {}).get(PG.agentVersion, '')}".strip()
                   for r, a in edges.get(node, ()) if r == PROV.wasAssociatedWith]
         rows.append(LineageRow(node=node, depth=depth, kind=kind,
-                               relation=curie(rel) if rel is not None else None, parent=parent,
+                               relation=curie(via) if via is not None else None, parent=parent,
                                label=_label(node, kind, attrs.get(node, {}), sorted(agents))))
     rows.sort(key=lambda r: (r.depth, r.kind, r.node))
     return rows
@@ -282,17 +282,17 @@ def impact(store: ProvStore, agent_name: str, *, version: str | None = None,
     _check_agent(store, agent_name, version)
     rows = _run_query(store, "impact", {"agent_name": agent_name, "agent_version": version,
                                         "run": run_iri})
-    out = [ImpactRow(run=IRI(r["run"]), claim=IRI(r["claim"]), agent=IRI(r["agent"]),  # type: ignore[arg-type]
+    out = [ImpactRow(run=IRI(r["run"]), claim=IRI(r["claim"]), agent=IRI(r["agent"]),
                      agent_name=_str(r["agent_name"]) or "", agent_version=_str(r["agent_version"]) or "")
            for r in rows]
     return sorted(out, key=lambda x: (x.run, x.claim, x.agent_version, x.agent))
 
 
 def _check_agent(store: ProvStore, name: str, version: str | None) -> None:
-    versions = set()
+    versions: set[str] = set()
     for q in store.quads(None, PG.agentName, Literal(str(name))):
-        for v in store.quads(q[0], PG.agentVersion):
-            versions.add(str(v[2].value))  # type: ignore[union-attr]
+        for _, _, o, _ in store.quads(q[0], PG.agentVersion):
+            versions.add(o.value if isinstance(o, Literal) else str(o))
     if not versions or (version is not None and version not in versions):
         raise AgentNotFound(name, version, sorted(versions))
 
@@ -348,8 +348,8 @@ def generated_evidence(store: ProvStore, *, run: str | None = None) -> list[Gene
     """
     run_iri = _check_run(store, run)
     out = [GeneratedEvidenceRow(
-        run=IRI(r["run"]), claim=IRI(r["claim"]), citation=_iri(r["citation"]),  # type: ignore[arg-type]
-        target=IRI(r["target"]), basis=_str(r["basis"]) or "", aid=_iri(r["aid"]),  # type: ignore[arg-type]
+        run=IRI(r["run"]), claim=IRI(r["claim"]), citation=_iri(r["citation"]),
+        target=IRI(r["target"]), basis=_str(r["basis"]) or "", aid=_iri(r["aid"]),
         aid_type=_local(r["aid_type"]), segment=_iri(r["segment"]))
         for r in _run_query(store, "generated-evidence", {"run": run_iri})]
     return sorted(out, key=lambda x: (x.run, x.claim, x.citation or "", x.basis, x.segment or ""))
@@ -403,7 +403,7 @@ def unsupported(store: ProvStore, *, run: str | None = None) -> list[Unsupported
         NotFound: ``run`` is not in the store.
     """
     run_iri = _check_run(store, run)
-    out = [UnsupportedRow(run=IRI(r["run"]), claim=IRI(r["claim"]), kind=_str(r["kind"]) or "",  # type: ignore[arg-type]
+    out = [UnsupportedRow(run=IRI(r["run"]), claim=IRI(r["claim"]), kind=_str(r["kind"]) or "",
                           status=_str(r["status"]) or "", citations=_int(r["citations"]),
                           reason=_str(r["reason"]) or "")
            for r in _run_query(store, "unsupported", {"run": run_iri})]
@@ -472,7 +472,7 @@ def coverage(store: ProvStore, *, run: str | None = None) -> list[CoverageRow]:
         counts = {k: _int(v) for k, v in r.items() if k != "run"}
         for measure, of in COVERAGE_MEASURES:
             n, d = counts[measure], counts[of]
-            out.append(CoverageRow(run=IRI(r["run"]), measure=measure, count=n, denominator=d,  # type: ignore[arg-type]
+            out.append(CoverageRow(run=IRI(r["run"]), measure=measure, count=n, denominator=d,
                                    of=of, share=(n / d) if d else None))
     return out
 
@@ -523,9 +523,9 @@ def exposure(store: ProvStore, *, run: str | None = None) -> list[ExposureRow]:
         NotFound: ``run`` is not in the store.
     """
     run_iri = _check_run(store, run)
-    out = [ExposureRow(run=IRI(r["run"]), generation=IRI(r["generation"]),  # type: ignore[arg-type]
-                       answer=_iri(r["answer"]), generator_input=IRI(r["generator_input"]),  # type: ignore[arg-type]
-                       aid=IRI(r["aid"]), aid_type=_local(r["aid_type"]),  # type: ignore[arg-type]
+    out = [ExposureRow(run=IRI(r["run"]), generation=IRI(r["generation"]),
+                       answer=_iri(r["answer"]), generator_input=IRI(r["generator_input"]),
+                       aid=IRI(r["aid"]), aid_type=_local(r["aid_type"]),
                        label=_str(r["label"]) or "", start=_int(r["start"]), end=_int(r["end"]))
            for r in _run_query(store, "exposure", {"run": run_iri})]
     return sorted(out, key=lambda x: (x.run, x.generation, x.start, x.aid))

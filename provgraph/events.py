@@ -51,7 +51,8 @@ def _schema_text() -> str:
 
 def schema() -> dict[str, Any]:
     """The event log JSON Schema (a fresh copy)."""
-    return json.loads(_schema_text())  # type: ignore[no-any-return]
+    loaded: dict[str, Any] = json.loads(_schema_text())
+    return loaded
 
 
 @lru_cache(maxsize=1)
@@ -124,8 +125,11 @@ def _time(n: int, source: str, field: str, value: str | None) -> _dt.datetime | 
 
 
 def _agent(role: str, obj: dict[str, str] | None) -> Agent | None:
-    if obj is None:
-        return None
+    return None if obj is None else _required_agent(role, obj)
+
+
+def _required_agent(role: str, obj: dict[str, str]) -> Agent:
+    """An agent the event schema requires (an object, never null)."""
     return Agent(role=role, name=obj["name"], version=obj.get("version", ""))
 
 
@@ -248,7 +252,7 @@ def _apply(rec: Recorder, records: dict[str, Any], n: int, ev: dict[str, Any], s
     elif kind == "deletion":
         out = rec.deletion(ref("snapshot"), at=t("at"))
     elif kind == "extraction":
-        out = rec.extraction(ref("snapshot"), parser=_agent("parser", ev["parser"]),  # type: ignore[arg-type]
+        out = rec.extraction(ref("snapshot"), parser=_required_agent("parser", ev["parser"]),
                              text=ev["text"], offset_map=ev.get("offset_map"), config=ev.get("config"),
                              started_at=t("started_at"), ended_at=t("ended_at"))
     elif kind == "chunking":
@@ -258,14 +262,14 @@ def _apply(rec: Recorder, records: dict[str, Any], n: int, ev: dict[str, Any], s
         for i, name in enumerate(ids or []):
             if name in records or name in (ids or [])[:i]:
                 raise EventLogError(src, n, "ids", f"{name!r} is already defined")
-        chunks = rec.chunking(ref("extraction"), chunker=_agent("chunker", ev["chunker"]),  # type: ignore[arg-type]
-                              ranges=[tuple(r) for r in ev["ranges"]],  # type: ignore[misc]
+        chunks = rec.chunking(ref("extraction"), chunker=_required_agent("chunker", ev["chunker"]),
+                              ranges=[tuple(r) for r in ev["ranges"]],
                               parameters=ev.get("parameters"), ended_at=t("ended_at"))
         for name, chunk in zip(ids or [], chunks):
             records[name] = chunk
         out = chunks
     elif kind == "aid":
-        out = rec.aid(ev["kind"], text=ev["text"], model=_agent("model", ev["model"]),  # type: ignore[arg-type]
+        out = rec.aid(ev["kind"], text=ev["text"], model=_required_agent("model", ev["model"]),
                       derived_from=[ref("derived_from", d) for d in ev["derived_from"]], at=t("at"))
     elif kind == "indexed":
         out = rec.indexed(ref("chunk"), text=ev["text"], segments=segs("segments"),
@@ -275,7 +279,7 @@ def _apply(rec: Recorder, records: dict[str, Any], n: int, ev: dict[str, Any], s
     elif kind == "retrieval":
         hits = [Hit(target=ref("hits", h["target"]), rank=h.get("rank", i + 1), score=h.get("score"))
                 for i, h in enumerate(ev["hits"])]
-        out = rec.retrieval(ref("query"), retriever=_agent("retriever", ev["retriever"]),  # type: ignore[arg-type]
+        out = rec.retrieval(ref("query"), retriever=_required_agent("retriever", ev["retriever"]),
                             hits=hits, index_version=ev.get("index_version", ""),
                             aids=[ref("aids", a) for a in ev.get("aids", [])],
                             started_at=t("started_at"), ended_at=t("ended_at"), iri=ev.get("iri"))
@@ -286,7 +290,7 @@ def _apply(rec: Recorder, records: dict[str, Any], n: int, ev: dict[str, Any], s
                                   omitted=[ref("omitted", o) for o in ev.get("omitted", [])],
                                   token_budget=ev.get("token_budget"), at=t("at"), iri=ev.get("iri"))
     elif kind == "generation":
-        out = rec.generation(ref("input"), model=_agent("model", ev["model"]),  # type: ignore[arg-type]
+        out = rec.generation(ref("input"), model=_required_agent("model", ev["model"]),
                              text=ev["text"], settings=ev.get("settings"),
                              started_at=t("started_at"), ended_at=t("ended_at"), iri=ev.get("iri"))
     elif kind == "claim":

@@ -36,12 +36,13 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterable
-from typing import Any
+from typing import Any, TypeAlias
 
 import networkx as nx
 
 from .store import ANY_GRAPH, ProvStore
-from .terms import IRI, Literal
+from .terms import IRI, BNode, Literal
+from ._rows import curie
 from .relations import CITES, NOT_UPSTREAM, UPSTREAM
 from .vocab import PG, PROV, RDF
 
@@ -55,8 +56,14 @@ UPSTREAM_RELATIONS: frozenset[IRI] = frozenset(UPSTREAM)
 
 _CLASS_BASES = (PG._base, PROV._base)
 
+Node: TypeAlias = IRI | BNode
+"""A node of the projection: a statement's subject or the object of an upstream relation."""
 
-def project(store: ProvStore, *, graph: Any = ANY_GRAPH) -> nx.DiGraph:
+ProvGraph: TypeAlias = "nx.DiGraph[Node]"
+"""The projection's type: a ``networkx.DiGraph`` over :data:`Node` (attribute dicts as above)."""
+
+
+def project(store: ProvStore, *, graph: Any = ANY_GRAPH) -> ProvGraph:
     """Build the projection from every statement (or one graph's).
 
     Args:
@@ -69,7 +76,7 @@ def project(store: ProvStore, *, graph: Any = ANY_GRAPH) -> nx.DiGraph:
         ``a p b`` (``relations`` holds every such ``p``); nodes carry ``types``,
         agent ``name``/``version`` and ``invalidated``.
     """
-    g = nx.DiGraph()
+    g: ProvGraph = nx.DiGraph()
     for s, p, o, _ in store.quads(graph=graph):
         if p == RDF.type:
             if isinstance(o, str) and o.startswith(_CLASS_BASES):
@@ -92,7 +99,7 @@ def project(store: ProvStore, *, graph: Any = ANY_GRAPH) -> nx.DiGraph:
     return g
 
 
-def _node(g: nx.DiGraph, n: Any) -> dict[str, Any]:
+def _node(g: ProvGraph, n: Node) -> dict[str, Any]:
     if n not in g:
         g.add_node(n, types=set())
     attrs: dict[str, Any] = g.nodes[n]
@@ -100,7 +107,7 @@ def _node(g: nx.DiGraph, n: Any) -> dict[str, Any]:
     return attrs
 
 
-def upstream(g: nx.DiGraph, node: str, max_depth: int | None = None) -> dict[IRI, int]:
+def upstream(g: ProvGraph, node: Node, max_depth: int | None = None) -> dict[Node, int]:
     """Every node upstream of ``node`` with its depth (edges on a shortest path; ``node`` is 0).
 
     The same set and depths as :func:`provgraph.analytics.lineage`.
@@ -113,7 +120,7 @@ def upstream(g: nx.DiGraph, node: str, max_depth: int | None = None) -> dict[IRI
     return dict(nx.single_source_shortest_path_length(g, node, cutoff=max_depth))
 
 
-def support_graph(g: nx.DiGraph) -> nx.DiGraph:
+def support_graph(g: ProvGraph) -> ProvGraph:
     """The support view: the projection without a retrieval's plain ``prov:used`` edges.
 
     A retrieval used its query and every hit, but only the aids it used
@@ -121,27 +128,29 @@ def support_graph(g: nx.DiGraph) -> nx.DiGraph:
     are packed into the generator input or cited. This is the notion of support
     behind the recorder's ``pg:supportAgent`` shortcut and ``impact.rq``.
     """
-    def keep(a: Any, b: Any) -> bool:
+    def keep(a: Node, b: Node) -> bool:
         rels = g.edges[a, b]["relations"]
         return not ("Retrieval" in g.nodes[a]["types"] and rels <= {PROV.used})
 
-    return nx.subgraph_view(g, filter_edge=keep)
+    # The stub's DiGraph overload; mypy sees Any (the attribute dicts hold Any).
+    view: ProvGraph = nx.subgraph_view(g, filter_edge=keep)
+    return view
 
 
-def agents_named(g: nx.DiGraph, name: str, version: str | None = None) -> set[IRI]:
+def agents_named(g: ProvGraph, name: str, version: str | None = None) -> set[Node]:
     """Agents whose ``pg:agentName`` is ``name`` (and ``pg:agentVersion`` is ``version``)."""
     return {n for n, d in g.nodes(data=True)
             if d.get("name") == name and (version is None or d.get("version") == version)}
 
 
-def impact_claims(g: nx.DiGraph, agents: Iterable[str]) -> set[IRI]:
+def impact_claims(g: ProvGraph, agents: Iterable[Node]) -> set[Node]:
     """Claims whose support (:func:`support_graph`) reaches any of ``agents``.
 
     The same set as the claims of :func:`provgraph.analytics.impact`, computed
     from the full PROV statements instead of the shortcut.
     """
     view = support_graph(g)
-    out: set[IRI] = set()
+    out: set[Node] = set()
     for a in agents:
         if a in view:
             out |= {n for n in nx.ancestors(view, a) if "Claim" in g.nodes[n]["types"]}
@@ -151,12 +160,12 @@ def impact_claims(g: nx.DiGraph, agents: Iterable[str]) -> set[IRI]:
 _CITED = CITES  # pg:citation, pg:target, prov:wasDerivedFrom (provgraph.relations)
 
 
-def cited_snapshots(g: nx.DiGraph, claim: str) -> set[IRI]:
+def cited_snapshots(g: ProvGraph, claim: Node) -> set[Node]:
     """Snapshots a claim's citations (or derivation operands) derive from, the
     ``pg:citedSnapshot`` notion: follow ``pg:citation``, ``pg:target`` and
     ``prov:wasDerivedFrom``, never out of a generated aid (aids are not evidence)
     and never past a snapshot."""
-    seen, todo, out = {claim}, [claim], set()
+    seen, todo, out = {claim}, [claim], set[Node]()
     while todo:
         n = todo.pop()
         types = g.nodes[n]["types"]
@@ -172,10 +181,10 @@ def cited_snapshots(g: nx.DiGraph, claim: str) -> set[IRI]:
     return out
 
 
-def stale_claims(g: nx.DiGraph) -> dict[IRI, set[str]]:
+def stale_claims(g: ProvGraph) -> dict[Node, set[str]]:
     """Claims citing a snapshot that was revised (``"updated"``) or invalidated,
     itself or through its document (``"deleted"``, which wins), with the kinds found."""
-    out: dict[IRI, set[str]] = {}
+    out: dict[Node, set[str]] = {}
     for n, d in g.nodes(data=True):
         if "Claim" not in d["types"]:
             continue
@@ -189,7 +198,7 @@ def stale_claims(g: nx.DiGraph) -> dict[IRI, set[str]]:
     return out
 
 
-def find_cycle(g: nx.DiGraph) -> list[tuple[IRI, IRI, str]] | None:
+def find_cycle(g: ProvGraph) -> list[tuple[Node, Node, str]] | None:
     """A cycle of upstream relations, or ``None`` when the graph is acyclic.
 
     Returns:
@@ -197,8 +206,6 @@ def find_cycle(g: nx.DiGraph) -> list[tuple[IRI, IRI, str]] | None:
         ``None``. Well-formed provenance is acyclic (PROV-CONSTRAINTS §5.2), so a
         cycle means a recording or import error.
     """
-    from .analytics import curie
-
     try:
         edges = nx.find_cycle(g, orientation="original")
     except nx.NetworkXNoCycle:
@@ -207,7 +214,7 @@ def find_cycle(g: nx.DiGraph) -> list[tuple[IRI, IRI, str]] | None:
             for a, b, _ in edges]
 
 
-def lineage_graph(store: ProvStore, entity: str, *, max_depth: int | None = None) -> nx.DiGraph:
+def lineage_graph(store: ProvStore, entity: str, *, max_depth: int | None = None) -> ProvGraph:
     """The upstream subgraph of ``entity`` (``lineage.rq``) as a DiGraph.
 
     Nodes carry ``kind``, ``label`` and ``depth`` (as in
@@ -218,14 +225,14 @@ def lineage_graph(store: ProvStore, entity: str, *, max_depth: int | None = None
         QueryParameterError: ``entity`` is not an absolute IRI.
         NotFound: ``entity`` is not in the store.
     """
-    from .analytics import curie, lineage, lineage_subgraph
+    from .analytics import lineage, lineage_subgraph
 
     rows = lineage(store, entity, max_depth=max_depth)
     edges, _, _ = lineage_subgraph(store, entity)
-    g = nx.DiGraph()
+    g: ProvGraph = nx.DiGraph()
     for r in rows:
         g.add_node(r.node, kind=r.kind, label=r.label, depth=r.depth)
-    for a in list(g.nodes):
+    for a in dict.fromkeys(r.node for r in rows):  # the nodes, in row order
         for rel, b in edges.get(a, ()):
             if b in g:
                 if g.has_edge(a, b):
@@ -235,7 +242,7 @@ def lineage_graph(store: ProvStore, entity: str, *, max_depth: int | None = None
     return g
 
 
-def to_dot(g: nx.DiGraph, name: str = "lineage") -> str:
+def to_dot(g: ProvGraph, name: str = "lineage") -> str:
     """Graphviz DOT text for a :func:`lineage_graph` (written with pydot).
 
     Node ids are the IRIs, quoted; labels show kind, IRI and label; edges are
@@ -247,9 +254,10 @@ def to_dot(g: nx.DiGraph, name: str = "lineage") -> str:
         return json.dumps(s, ensure_ascii=False)
 
     dot = pydot.Dot(q(name), graph_type="digraph", rankdir="BT")
-    for n, d in sorted(g.nodes(data=True)):
+    for n in sorted(g.nodes):
+        d = g.nodes[n]
         text = "\n".join(x for x in (d.get("kind", ""), str(n), d.get("label", "")) if x)
         dot.add_node(pydot.Node(q(str(n)), label=q(text), shape="box"))
-    for a, b, d in sorted(g.edges(data=True), key=lambda e: (e[0], e[1])):
-        dot.add_edge(pydot.Edge(q(str(a)), q(str(b)), label=q(", ".join(sorted(d["relations"])))))
+    for a, b, e in sorted(g.edges(data=True), key=lambda e: (e[0], e[1])):
+        dot.add_edge(pydot.Edge(q(str(a)), q(str(b)), label=q(", ".join(sorted(e["relations"])))))
     return str(dot.to_string())

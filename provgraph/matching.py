@@ -204,7 +204,7 @@ def _snip(text: str, limit: int = 60) -> str:
 
 
 def _normalized(src: SourceText, policy: Policy) -> NormalizedText:
-    return src.cached(("normalized", policy.label), lambda: policy.normalize(src.text))  # type: ignore[no-any-return]
+    return src.cached(("normalized", policy.label), lambda: policy.normalize(src.text))
 
 
 def _context_ok(hay: str, s: int, e: int, pre: str, suf: str, exact: bool) -> bool:
@@ -323,21 +323,29 @@ _WORD_START = re.compile(r"\b\w")
 _INDEX_MIN_CHARS = 2048
 
 
+@dataclass
+class _IndexState:
+    """Per source text and key: searches so far, and the word index once built."""
+
+    searches: int = 0
+    index: _WordIndex | None = None
+
+
 def _find_all(text: str, q: str, lo: int, hi: int, src: SourceText, key: str) -> list[int]:
     """Start offsets of every occurrence of ``q`` inside ``text[lo:hi]`` (at most
     ``_MAX_HITS``). From the second search of a long text on, a :class:`_WordIndex`
     of it (cached on ``src``) replaces the scan."""
     if len(text) >= _INDEX_MIN_CHARS:
-        state = src.cached(("index", key), lambda: [0, None])
-        if state[1] is None:
-            state[0] += 1
-            if state[0] >= 2:
-                state[1] = _WordIndex(text)
-        if state[1] is not None:
-            got = state[1].find_all(q, lo, hi)
+        state = src.cached(("index", key), _IndexState)
+        if state.index is None:
+            state.searches += 1
+            if state.searches >= 2:
+                state.index = _WordIndex(text)
+        if state.index is not None:
+            got = state.index.find_all(q, lo, hi)
             if got is not None:
-                return got  # type: ignore[no-any-return]
-    out = []
+                return got
+    out: list[int] = []
     i = text.find(q, lo, hi)
     while i != -1 and len(out) < _MAX_HITS:
         out.append(i)

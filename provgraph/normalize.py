@@ -130,16 +130,15 @@ class NormalizedText:
         >>> n.text, n.to_original(0, 3)
         ('a b', (0, 7))
         """
-        s: int | None = start
-        e: int | None = end
+        s, e = start, end
         for m in self._maps:
-            s = m.start(s)  # type: ignore[arg-type]
-            e = m.end(e)  # type: ignore[arg-type]
-            if s is None or e is None:
+            ms, me = m.start(s), m.end(e)
+            if ms is None or me is None:
                 return None
-        if e < s:  # type: ignore[operator]
+            s, e = ms, me
+        if e < s:
             e = s
-        return s, e  # type: ignore[return-value]
+        return s, e
 
 
 def _nfc_pieces(text: str) -> tuple[str, list[tuple[int, int, int, int]]]:

@@ -38,10 +38,12 @@ import unicodedata
 from array import array
 from bisect import bisect_left
 from itertools import accumulate
-from collections.abc import Callable, Sequence
-from typing import Any
+from collections.abc import Callable, Hashable, Sequence
+from typing import Any, TypeVar, cast
 
 from .errors import OffsetError, ResolutionError, SourceDecodeError
+
+_T = TypeVar("_T")
 
 __all__ = ["SourceText", "TEXT_UNITS", "LOCATOR_UNITS", "ALL_UNITS", "BOM", "convert",
            "check_unit", "cited_span"]
@@ -193,11 +195,12 @@ class SourceText:
             self._sha256 = hashlib.sha256(self.data).hexdigest()
         return self._sha256
 
-    def cached(self, key: Any, factory: Callable[[], Any]) -> Any:
+    def cached(self, key: Hashable, factory: Callable[[], _T]) -> _T:
         """``factory()``, computed once per ``key`` for this source (used for the
         normalized forms of the text, one per policy)."""
         try:
-            return self._cache[key]
+            # each key is used with one factory, so its value has that factory's type
+            return cast(_T, self._cache[key])
         except KeyError:
             value = self._cache[key] = factory()
             return value

@@ -35,7 +35,7 @@ from __future__ import annotations
 import datetime as _dt
 import difflib
 import re
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -357,7 +357,7 @@ class QueryCatalog:
         """All query names, sorted."""
         return sorted(self._load())
 
-    def __iter__(self):  # type: ignore[no-untyped-def]
+    def __iter__(self) -> Iterator[NamedQuery]:
         return iter(self._load()[n] for n in self.names())
 
     def get(self, name_or_path: str) -> NamedQuery:

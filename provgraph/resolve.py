@@ -96,7 +96,7 @@ from .schema.citation import OUTCOME_PREDICATES, Citation, quotation_nodes, verd
 from .schema.claim import ClaimRecord
 from .normalize import Policy, get_policy
 from .store import ProvStore
-from .terms import IRI, BNode, Quad, Term, lit
+from .terms import IRI, BNode, Literal, Quad, Term, lit
 from .vocab import OUTCOMES, PG, PROV, RDF, RDFS
 
 __all__ = ["Citation", "Resolution", "RunResolution", "load_citations", "resolve",
@@ -286,7 +286,7 @@ def _old_statements(store: ProvStore, g: IRI | None,
         return _old_statements_default_graph(store, items)
     cits = [c for c, _ in items if c.iri is not None]
     nodes = {c.iri: quotation_nodes(c.iri) for c in cits if c.iri is not None}
-    subjects = [IRI(x) for c in cits for x in (c.iri, *nodes[c.iri])]  # type: ignore[index]
+    subjects = [IRI(x) for cit_iri, quotation in nodes.items() for x in (cit_iri, *quotation)]
     subjects += sorted({c.claim for c in cits if c.claim is not None})
     props = store.describe(subjects, graph=g)
 
@@ -299,7 +299,7 @@ def _old_statements(store: ProvStore, g: IRI | None,
     dprops = store.describe(derivation_nodes, graph=g) if derivation_nodes else {}
     old: set[Quad] = set()
     for cit in cits:
-        c = IRI(cit.iri)  # type: ignore[arg-type]
+        c = IRI(cit.iri)
         old |= {q for q in quads_of(c) if q[1] in _OUTCOME_PREDICATES}
         qn, pos, qs = nodes[c]
         quoted = props.get(qn, {}).get(PROV.entity, [])
@@ -353,8 +353,8 @@ def _old_statements_default_graph(store: ProvStore,
         act = act_quad[0]
         for q in store.quads(act, None, None, g):
             old.add(q)
-            if q[1] == PROV.wasAssociatedWith:
-                old |= set(store.quads(q[2], None, None, g))  # type: ignore[arg-type]
+            if q[1] == PROV.wasAssociatedWith and not isinstance(q[2], Literal):  # an agent
+                old |= set(store.quads(q[2], None, None, g))
     return old
 
 

@@ -21,7 +21,7 @@ from .offsets import LOCATOR_UNITS, SourceText
 from .schema import citation as citation_schema
 from .schema.snapshot import newest_first
 from .store import ProvStore
-from .terms import IRI, Term, term_value
+from .terms import IRI, BNode, Term, term_value
 from .vocab import PG, PROV
 from .xsd import instant
 
@@ -124,13 +124,13 @@ def _snapshot_text(store: ProvStore, snapshot: IRI) -> _Renderings | None:
     if digest is not None and (src := _decoded(store.originals.get(str(digest)))) is not None:
         texts.append(src.text)
     for q in sorted(store.quads(None, PROV.wasDerivedFrom, snapshot), key=lambda q: str(q[0])):
-        sha = _first(store, q[0], PG.sha256)  # type: ignore[arg-type]
+        sha = _first(store, q[0], PG.sha256)
         if sha is not None and (text := _digest_text(store, str(sha))) is not None:
             texts.append(text)
     return _Renderings(texts) if texts else None
 
 
-def _first(store: ProvStore, s: IRI, p: IRI) -> Any:
+def _first(store: ProvStore, s: IRI | BNode, p: IRI) -> Any:
     for q in store.quads(s, p):
         return term_value(q[2])
     return None
@@ -249,7 +249,7 @@ def stale(store: ProvStore, *, run: str | None = None) -> list[StaleRow]:
     deleted_at: dict[IRI, _dt.datetime | None] = {}
     if "deleted" in kinds.values():
         for r in _run_query(store, "invalidations", {}):
-            snap, when = IRI(r["snapshot"]), instant(r["invalidated_at"])  # type: ignore[arg-type]
+            snap, when = IRI(r["snapshot"]), instant(r["invalidated_at"])
             prev = deleted_at.get(snap)
             deleted_at[snap] = when if prev is None or (when is not None and when < prev) else prev
     rows = []
@@ -316,7 +316,7 @@ def _newest_revisions(store: ProvStore) -> dict[IRI, tuple[IRI, _dt.datetime | N
     newer: dict[IRI, list[IRI]] = {}
     observed: dict[IRI, _dt.datetime | None] = {}
     for r in _run_query(store, "revisions", {}):
-        old, new = IRI(r["snapshot"]), IRI(r["newer"])  # type: ignore[arg-type]
+        old, new = IRI(r["snapshot"]), IRI(r["newer"])
         newer.setdefault(old, []).append(new)
         observed[new] = instant(r["observed_at"])  # an instant: not the string (issue 12)
     out: dict[IRI, tuple[IRI, _dt.datetime | None]] = {}
@@ -359,7 +359,7 @@ def _span_verdicts(store: ProvStore, newest: Mapping[IRI, IRI]) -> dict[IRI, dic
             span = (_cited_span(r, text, src, snapshot=target == snap) if text is not None
                     else None)
             ok = None if span is None or body is None else span in body
-            claim = IRI(r["claim"])  # type: ignore[arg-type]
+            claim = IRI(r["claim"])
             verdict[claim] = _worse(verdict.get(claim, True), ok)
     derivations = _derived_from(store, [c[1] for c in changed if c[5]])
     for snap, target, text, _, _, derived in changed:
@@ -367,9 +367,10 @@ def _span_verdicts(store: ProvStore, newest: Mapping[IRI, IRI]) -> dict[IRI, dic
             continue
         body, verdict = texts[newest[snap]], out[snap]
         for r in derivations.get(target, ()):
-            claim = IRI(r["claim"])  # type: ignore[arg-type]
-            direct = _str(r["via"]) == "derivation" and text is not None and body is not None
-            verdict[claim] = _worse(verdict.get(claim, True), (text in body) if direct else None)  # type: ignore[operator]
+            claim = IRI(r["claim"])
+            direct = _str(r["via"]) == "derivation"
+            found = (text in body) if direct and text is not None and body is not None else None
+            verdict[claim] = _worse(verdict.get(claim, True), found)
     dependents: dict[IRI, list[IRI]] = {}  # entity -> the entities derived from it (memo)
     for verdict in out.values():
         # a claim derived from a claim whose span changed rests on that span too
@@ -397,14 +398,14 @@ def _changed_targets(store: ProvStore, newest: Mapping[IRI, IRI],
     targets: dict[IRI, list[tuple[IRI, str | None, str | None, bool, bool]]] = {}
     derived_snapshots: set[IRI] = set()  # revised snapshots a claim is derived from
     for r in _run_query(store, "stale-texts", {}):
-        snap = IRI(r["snapshot"])  # type: ignore[arg-type]
+        snap = IRI(r["snapshot"])
         if snap not in newest:
             continue
         if term_value(r["derived"]) is True:
             derived_snapshots.add(snap)
             continue
         targets.setdefault(snap, []).append((
-            IRI(r["target"]), _str(r["text"]), _str(r["sha256"]),  # type: ignore[arg-type]
+            IRI(r["target"]), _str(r["text"]), _str(r["sha256"]),
             term_value(r["cited"]) is True, term_value(r["quoted"]) is True))
     changed: list[tuple[IRI, IRI, str | None, SourceText | None, bool, bool]] = []
     for snap, tip in newest.items():

@@ -163,7 +163,7 @@ def validate(store: ProvStore, run: IRI | str | None = None, *, shapes: bool = T
         report.violations.extend(check_graph(triples, g))
     if shapes:
         try:
-            from .shacl import validate_shapes  # type: ignore[import-not-found]
+            from .shacl import validate_shapes
         except ImportError:
             report.shacl_note = ("SHACL shapes not checked: provgraph.shacl is not installed "
                                  "in this build")
@@ -370,22 +370,22 @@ def _ordering(by_sp: Any, by_p: Any, v: Any) -> None:
                       gst, ust)
     # through activity times: start(generating activity) <= generation <= usage <= end(user)
     for e, a1 in by_p.get(PROV.wasGeneratedBy, ()):
-        st = starts.get(a1)
-        if not st or st[0] is None:
+        start = starts.get(a1)
+        if not start or start[0] is None:
             continue
         for prop, num, what in ((PROV.used, "C37 generation-precedes-usage", "used"),):
             for a2, e2 in by_p.get(prop, ()):
                 en = ends.get(a2)
-                if e2 == e and en and en[0] and _before(en[0], st[0]):
+                if e2 == e and en and en[0] and _before(en[0], start[0]):
                     v(num, f"{_n3(e)} is {what} by {_n3(a2)}, which ended before {_n3(a1)} "
-                      "that generated it started", _st(e, PROV.wasGeneratedBy, a1), st[1],
+                      "that generated it started", _st(e, PROV.wasGeneratedBy, a1), start[1],
                       _st(a2, prop, e), en[1])
         for a3 in by_sp.get((e, PROV.wasInvalidatedBy), []):
             en = ends.get(a3)
-            if en and en[0] and _before(en[0], st[0]):
+            if en and en[0] and _before(en[0], start[0]):
                 v("C36 generation-precedes-invalidation",
                   f"{_n3(e)} is invalidated by {_n3(a3)}, which ended before {_n3(a1)} "
-                  "that generated it started", _st(e, PROV.wasGeneratedBy, a1), st[1],
+                  "that generated it started", _st(e, PROV.wasGeneratedBy, a1), start[1],
                   _st(e, PROV.wasInvalidatedBy, a3), en[1])
 
 

@@ -15,6 +15,7 @@ References: PROV-O (https://www.w3.org/TR/prov-o/), Web Annotation Vocabulary
 from __future__ import annotations
 
 import difflib
+from collections.abc import Iterator
 from typing import Any
 
 from .terms import IRI
@@ -34,7 +35,7 @@ class _ClosedMeta(type):
     def __contains__(cls, iri: object) -> bool:
         return isinstance(iri, str) and iri.startswith(cls._base) and iri[len(cls._base):] in cls._terms
 
-    def __iter__(cls):  # type: ignore[no-untyped-def]
+    def __iter__(cls) -> Iterator[IRI]:
         return (IRI(cls._base + t) for t in cls._terms)
 
 

@@ -356,7 +356,9 @@ def _derive(question: Question, packed: Packed, index: Index,
             if not after:
                 return _abstain(question, packed)
             c = min(after, key=lambda x: x.start)
-            y, m, d = (int(g) for g in _DATE.search(c.text).groups())  # type: ignore[union-attr]
+            date = _DATE.search(c.text)
+            assert date is not None  # `after` holds only texts _DATE matches
+            y, m, d = (int(g) for g in date.groups())
             found.append((version, c, dt.date(y, m, d)))
         if len(found) != 2:
             return _abstain(question, packed)
@@ -379,10 +381,10 @@ def _derive(question: Question, packed: Packed, index: Index,
         return AnswerPlan(text=w.text, claims=claims)
     if question.operation == "days_to_seconds":
         pick = _best(cands, question, index, question.focus)
-        m = re.search(r"timedelta\(days=(\d+)\)\D*(\d+) seconds", pick.text) if pick else None
-        if pick is None or m is None:
+        hit = re.search(r"timedelta\(days=(\d+)\)\D*(\d+) seconds", pick.text) if pick else None
+        if pick is None or hit is None:
             return _abstain(question, packed)
-        days, stated = int(m.group(1)), int(m.group(2))
+        days, stated = int(hit.group(1)), int(hit.group(2))
         w.put("The documentation gives \"")
         span = w.put(_norm(pick.text))
         w.put(f'" [{pick.number}]; ')

@@ -26,7 +26,8 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from .. import __version__
-from ..model import AidRecord, ChunkRecord, ExtractionRecord, Hit, IndexedRecord, Segment, SnapshotRecord
+from ..model import (AidRecord, ChunkRecord, ExtractionRecord, Hit, IndexedRecord, Segment, SnapshotRecord,
+                     iri_of)
 from ..recorder import Recorder
 from ..store import ProvStore
 from . import generator as gen
@@ -233,7 +234,7 @@ def _answer(rec: Recorder, question: Question, index: Index,
                 c = rec.citation(claim, target=target, start=cit.start, end=cit.end, unit="codepoint",
                                  quote=cit.quote, prefix=cit.prefix, suffix=cit.suffix,
                                  iri=demo_iri(run, qid, f"claim-{k + 1}", f"citation-{j + 1}"))
-                cits.append(c.iri)
+                cits.append(iri_of(c))  # a recorded citation has its IRI
                 cpages.append(where[cit.target[1]][0].page)
             citations.append(cits)
             pages.append(cpages)

@@ -24,6 +24,7 @@ import difflib
 import io
 from bisect import bisect_right
 from dataclasses import dataclass
+from collections.abc import Callable
 from typing import Any
 
 import docutils
@@ -129,14 +130,25 @@ def _xref_role(name: str, rawtext: str, text: str, lineno: int, inliner: Any,
     return out, []
 
 
-def _numbered_role(label: str) -> Any:
+_Role = Callable[[str, str, str, int, Any, dict[str, Any] | None, Any], tuple[list[Any], list[Any]]]
+"""A docutils role function: (name, rawtext, text, lineno, inliner, options, content)
+-> (nodes, system messages)."""
+
+
+def _register_role(name: str, role: _Role) -> None:
+    # types-docutils 0.23 types a role's result as reference nodes only (and its options
+    # and content as required); docutils takes any inline nodes and these defaults
+    roles.register_local_role(name, role)  # type: ignore[arg-type]
+
+
+def _numbered_role(label: str) -> _Role:
     def role(name: str, rawtext: str, text: str, lineno: int, inliner: Any,
              options: dict[str, Any] | None = None, content: Any = None) -> tuple[list[Any], list[Any]]:
         return [_generated(label), nodes.inline(rawtext, text)], []
     return role
 
 
-class _AnyOptions(dict):  # type: ignore[type-arg]
+class _AnyOptions(dict[str, Any]):
     """An option spec that accepts every option (Sphinx directives have many)."""
 
     def __missing__(self, key: str) -> Any:
@@ -238,12 +250,12 @@ def _register() -> None:
     if _registered:
         return
     for name in _XREF_ROLES:
-        roles.register_local_role(name, _xref_role)
-    roles.register_local_role("issue", _numbered_role("#"))
-    roles.register_local_role("pr", _numbered_role("#"))
-    roles.register_local_role("ghsa", _numbered_role("GHSA-"))
-    roles.register_local_role("rfc", _numbered_role("RFC "))
-    roles.register_local_role("pep", _numbered_role("PEP "))
+        _register_role(name, _xref_role)
+    _register_role("issue", _numbered_role("#"))
+    _register_role("pr", _numbered_role("#"))
+    _register_role("ghsa", _numbered_role("GHSA-"))
+    _register_role("rfc", _numbered_role("RFC "))
+    _register_role("pep", _numbered_role("PEP "))
     for name in ("code-block", "sourcecode", "highlight-block"):
         directives.register_directive(name, _Code)
     for name in ("versionadded", "versionchanged", "deprecated"):
@@ -443,7 +455,7 @@ def extract_rst(data: bytes, profile: ParserProfile = PARSER_V1) -> Extracted:
             title = text
         blocks.append(Block(start, pos, kind, section))
     full = "".join(parts)
-    return Extracted(text=full, offset_map=tuple(tuple(s) for s in segs),  # type: ignore[misc]
+    return Extracted(text=full, offset_map=tuple((a, b, c, d) for a, b, c, d in segs),
                      blocks=tuple(blocks), title=title)
 
 

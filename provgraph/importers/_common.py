@@ -392,8 +392,8 @@ def record(store: ProvStore, fmt: str, name: str, data: bytes,
                     rec.rollback(point)
                     continue
                 n_ok += 1
-                for k in range(3):
-                    totals[k] += got[k]
+                for k, n in enumerate(got[:3]):
+                    totals[k] += n
                 snaps |= got[3]
             if n_ok == 0:
                 raise ImportFailed(report(n_ok=0), partial=partial)
@@ -498,8 +498,8 @@ def last_user_text(messages: Any) -> str | None:
             if isinstance(content, str):
                 return content
             if isinstance(content, list):
-                texts = [c.get("text") for c in content if isinstance(c, dict)
-                         and isinstance(c.get("text"), str)]
+                texts = [t for c in content
+                         if isinstance(c, dict) and isinstance(t := c.get("text"), str)]
                 return "".join(texts) or None
     return None
 

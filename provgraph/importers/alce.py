@@ -67,7 +67,9 @@ def parse(data: bytes, name: str, sources: Sequence[Path] = ()) -> Parsed:
             templates = {k: value[k] for k in keys}
     elif isinstance(value, dict) and isinstance(value.get("data"), list):
         raw = [(f"$.data[{i}]", d) for i, d in enumerate(value["data"])]
-        args = value.get("args") if isinstance(value.get("args"), dict) else {}
+        args = value.get("args")
+        if not isinstance(args, dict):
+            args = {}
         model = str(args.get("model") or "unknown")
         if args.get("retriever"):
             retriever = (str(args["retriever"]), "")

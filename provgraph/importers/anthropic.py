@@ -221,7 +221,7 @@ def _blocks_doc(key: str, texts: list[str], uri: str) -> _Blocks:
 
 
 def _index(cit: dict[str, Any], key: str, path: str, items: list[Doc], what: str) -> Doc:
-    idx = get(cit, key, path, int)
+    idx: int = get(cit, key, path, int)
     if not 0 <= idx < len(items):
         raise ItemFailed(jpath(path, key), f"{key} {idx} is past the {len(items)} {what} in the request")
     return items[idx]

@@ -103,8 +103,9 @@ def _request_docs(request: dict[str, Any], rpath: str, name: str, v1: bool) -> d
 
 
 def _query(request: dict[str, Any]) -> str | None:
-    if isinstance(request.get("message"), str):
-        return request["message"]
+    message = request.get("message")
+    if isinstance(message, str):
+        return message
     return last_user_text(request.get("messages"))
 
 

@@ -122,8 +122,8 @@ def _item(obj: Any, path: str, name: str) -> ItemSpec:
     answer = "".join(p[0] for p in parts)
     claims: dict[tuple[int, int], ClaimSpec] = {}
     base = 0
-    for text, annotations, ppath in parts:
-        for a, ann in enumerate(annotations):
+    for text, anns, ppath in parts:
+        for a, ann in enumerate(anns):
             apath = jpath(jpath(ppath, "annotations"), a)
             got = _annotation(ann, apath, text, by_file)
             if got is None:

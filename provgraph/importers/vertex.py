@@ -93,8 +93,8 @@ def _item(obj: Any, path: str, name: str) -> ItemSpec:
 def _user_text(request: dict[str, Any]) -> str | None:
     for content in reversed(request.get("contents") or []):
         if isinstance(content, dict) and content.get("role", "user") == "user":
-            texts = [p.get("text") for p in content.get("parts") or []
-                     if isinstance(p, dict) and isinstance(p.get("text"), str)]
+            texts = [t for p in content.get("parts") or []
+                     if isinstance(p, dict) and isinstance(t := p.get("text"), str)]
             if texts:
                 return "".join(texts)
     return None

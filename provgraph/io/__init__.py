@@ -258,8 +258,8 @@ def read(data: bytes, format: str = "auto", *, name: str = "<input>",
     if spec.kind == "prov":
         from . import provjson, provn, provxml
 
-        module = {"prov-json": provjson, "provn": provn, "prov-xml": provxml}[fmt]
-        got = module.read(data, name)  # type: ignore[attr-defined]
+        read = {"prov-json": provjson.read, "provn": provn.read, "prov-xml": provxml.read}[fmt]
+        got = read(data, name)
         document, warnings, count = got.document, got.warnings, got.record_count
         quads = _mapped(document, graph, name)
         reader = f"{fmt} read by the prov package {_prov_version()}"
@@ -352,8 +352,8 @@ def write(quads: list[Quad], format: str) -> bytes:
     if spec.kind == "prov":
         from . import provjson, provn, provxml
 
-        module = {"prov-json": provjson, "provn": provn, "prov-xml": provxml}[format]
-        return module.write(document)  # type: ignore[attr-defined, no-any-return]
+        write = {"prov-json": provjson.write, "provn": provn.write, "prov-xml": provxml.write}[format]
+        return write(document)
     return _draw(document, format)
 
 
@@ -373,6 +373,8 @@ def _draw(document: Any, format: str) -> bytes:
             "(Debian/Ubuntu: apt-get install graphviz; macOS: brew install graphviz); "
             "'--format dot' writes the same drawing as DOT text without it")
     try:
-        return bytes(graph.create(format="svg"))
+        svg = graph.create(format="svg")
+        # pydot 4 annotates create() as str; with no encoding it returns Graphviz's bytes
+        return svg if isinstance(svg, bytes) else svg.encode("utf-8")
     except Exception as exc:  # pydot raises plain exceptions with Graphviz's stderr
         raise SerializationError(f"Graphviz could not draw the SVG: {exc}") from exc

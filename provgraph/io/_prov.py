@@ -35,7 +35,8 @@ class ProvRead:
     def record_count(self) -> int:
         """Records at the top level and in every bundle."""
         doc = self.document
-        return len(doc.get_records()) + sum(len(b.get_records()) for b in doc.bundles)
+        # prov declares get_records() an Iterable (it returns a list): count, not len()
+        return sum(sum(1 for _ in b.get_records()) for b in (doc, *doc.bundles))
 
 
 def read_with_prov(data: bytes, prov_format: str, label: str, name: str,

@@ -187,12 +187,20 @@ def lineage_closure(store: ProvStore, seeds: Iterable[IRI | BNode]) -> list[Quad
     out: set[Quad] = set()
     if iris:
         rows = store.select(_CLOSURE_QUERY, values=("seed", iris), source="(claim bundle closure)")
-        out.update((r["s"], r["p"], r["o"], r["g"]) for r in rows)  # type: ignore[misc]
+        out.update(_row_quad(r) for r in rows)
     blank = [x for x in seeds if isinstance(x, BNode)]
     if blank:
         out.update(_walk(store, blank))
-    return sorted(out, key=lambda q: tuple("" if x is None else x.n3()  # type: ignore[union-attr]
+    return sorted(out, key=lambda q: tuple("" if x is None else x.n3()
                                            if hasattr(x, "n3") else str(x) for x in q))
+
+
+def _row_quad(r: dict[str, Term | None]) -> Quad:
+    s, p, o, g = r["s"], r["p"], r["o"], r["g"]
+    # ?s ?p ?o come from a matched pattern and ?g from a GRAPH clause or is unbound
+    assert isinstance(s, (IRI, BNode)) and isinstance(p, IRI) and o is not None, r
+    assert g is None or isinstance(g, IRI), r
+    return s, p, o, g
 
 
 def _walk(store: ProvStore, seeds: list[Any]) -> list[Quad]:
@@ -275,7 +283,7 @@ def export(store: ProvStore, format: str, *, claim: str | None = None, run: str 
         >>> (r.statements, verify_bundle(r.data).ok)
         (3, True)
     """
-    if sum(x is not None and x is not False for x in (claim, run, everything or None)) != 1:
+    if (claim is not None) + (run is not None) + everything != 1:
         raise ValueError("give exactly one of claim, run, everything")
     spec = get(format)
     if everything:
@@ -331,7 +339,7 @@ def _run_subjects(store: ProvStore, run: IRI) -> list[IRI | BNode]:
                         source="(run bundle subjects)")
     subjects = [r["s"] for r in rows]
     return sorted(s for s in subjects if isinstance(s, IRI)) + sorted(
-        s for s in subjects if isinstance(s, BNode))  # type: ignore[type-var]
+        s for s in subjects if isinstance(s, BNode))
 
 
 # ---------------------------------------------------------------------------
@@ -341,7 +349,14 @@ _QUALIFIED_PROPS = frozenset(r.qualified for r in PROV_RELATIONS if r.qualified 
 _FOLLOW = LINEAGE_PROPERTIES | _DESCRIBING
 
 
-def _pos(store: ProvStore, s: IRI) -> list[tuple[IRI, Term]]:
+_POs = list[tuple[IRI, Term]]
+"""A subject's (predicate, object) pairs, in :func:`_pair_key` order."""
+
+_Walk = Iterator[tuple[IRI, _POs, dict[IRI | BNode, _POs]]]
+"""Subjects with their pairs and those of the qualified nodes that go with them."""
+
+
+def _pos(store: ProvStore, s: IRI | BNode) -> _POs:
     """The (predicate, object) pairs of ``s`` a bundle holds: every graph but the
     ontology's, without invalidations, distinct, in a stable order."""
     got = {(p, o) for _, p, o, g in store.quads(s, None, None, ANY_GRAPH)
@@ -356,7 +371,7 @@ def _pair_key(po: tuple[IRI, Term]) -> tuple[str, int, str, str, str]:
     return (p, 0, o, "", "")
 
 
-def _upstream(pos: list[tuple[IRI, Term]]) -> Iterator[Term]:
+def _upstream(pos: _POs) -> Iterator[IRI | BNode]:
     """The objects a run bundle walks to: upstream and describing relations (every
     subject of the run graph is a seed, describing nodes included)."""
     for p, o in pos:
@@ -364,47 +379,47 @@ def _upstream(pos: list[tuple[IRI, Term]]) -> Iterator[Term]:
             yield o
 
 
-def _claim_walk(store: ProvStore, seeds: list[IRI]) -> Iterator[tuple[Any, list, dict]]:
+def _claim_walk(store: ProvStore, seeds: list[IRI]) -> _Walk:
     """A claim's closure (:func:`lineage_closure`, one query), subject by subject in IRI
     order; a qualified node goes with the subject that qualifies it."""
-    closure: dict[Term, set[tuple[IRI, Term]]] = {}
+    closure: dict[IRI, set[tuple[IRI, Term]]] = {}
     for s, p, o, _ in lineage_closure(store, seeds):
         if isinstance(s, BNode):
             raise NotStreamable(f"blank node _:{s} in the closure")
         closure.setdefault(s, set()).add((p, o))
     pos_of = {s: sorted(pos, key=_pair_key) for s, pos in closure.items()}
-    owners: dict[Term, int] = {}
+    owners: dict[IRI | BNode, int] = {}
     for pos in pos_of.values():
         for p, o in pos:
             if p in _QUALIFIED_PROPS and not isinstance(o, Literal):
                 owners[o] = owners.get(o, 0) + 1
     if any(n > 1 for n in owners.values()):
         raise NotStreamable("a qualified node qualifies more than one relation")
-    for s in sorted(pos_of):  # type: ignore[type-var]
+    for s in sorted(pos_of):
         if s in owners:
             continue
         pos = pos_of[s]
-        yield s, pos, {o: pos_of.get(o, []) for p, o in pos
-                       if p in _QUALIFIED_PROPS and o in owners}
+        yield s, pos, {o: pos_of.get(o, []) if isinstance(o, IRI) else [] for p, o in pos
+                       if p in _QUALIFIED_PROPS and o in owners and not isinstance(o, Literal)}
 
 
-def _run_walk(store: ProvStore, seeds: list[IRI | BNode]) -> Iterator[tuple[Any, list, dict]]:
+def _run_walk(store: ProvStore, seeds: list[IRI | BNode]) -> _Walk:
     """A run's closure streamed from the store, each subject read once, in IRI
     order (depth first upstream); a qualified node goes with the subject that
     qualifies it. A subject shaped like a qualified node (typed with an influence
     class, or holding ``prov:entity``/``activity``/``agent``...) that comes before
     its owner waits for it; one nobody claims is written on its own at the end."""
-    seen: set[Term] = set(seeds)
-    done: set[Term] = set()
-    waiting: dict[Term, list[tuple[IRI, Term]]] = {}
-    todo: list[Term] = list(reversed(seeds))
+    seen: set[IRI | BNode] = set(seeds)
+    done: set[IRI | BNode] = set()
+    waiting: dict[IRI | BNode, _POs] = {}
+    todo: list[IRI | BNode] = list(reversed(seeds))
     final = False
     while True:
         if not todo:
             if final or not waiting:
                 break
             final = True  # only unclaimed nodes are left: write them on their own
-            todo = sorted(waiting, reverse=True)  # type: ignore[type-var]
+            todo = sorted(waiting, reverse=True)
             continue
         s = todo.pop()
         if s in done:
@@ -413,20 +428,20 @@ def _run_walk(store: ProvStore, seeds: list[IRI | BNode]) -> Iterator[tuple[Any,
             raise NotStreamable(f"blank node _:{s} in the closure")
         pos = waiting.pop(s, None) if final else None
         if pos is None:
-            pos = _pos(store, s)  # type: ignore[arg-type]
+            pos = _pos(store, s)
             if not final and _node_like(pos):
                 waiting[s] = pos
                 continue
         done.add(s)
-        nodes = {}
+        nodes: dict[IRI | BNode, _POs] = {}
         for p, o in pos:
             if p in _QUALIFIED_PROPS and not isinstance(o, Literal):
                 if o in done:
                     raise NotStreamable(f"qualified node <{o}> qualifies more than one relation")
                 done.add(o)
                 got = waiting.pop(o, None)
-                nodes[o] = got if got is not None else _pos(store, o)  # type: ignore[arg-type]
-        yield s, pos, nodes  # type: ignore[misc]
+                nodes[o] = got if got is not None else _pos(store, o)
+        yield s, pos, nodes
         for part in (pos, *nodes.values()):
             for o in _upstream(part):
                 if o not in seen:
@@ -465,7 +480,7 @@ class _Digest:
         if type(o) is IRI:
             self.lines.append(f"<{s}> <{p}> <{o}> .")
         else:
-            text = _LITERAL_TEXT.get(o)  # type: ignore[call-overload]
+            text = _LITERAL_TEXT.get(o)
             if text is None:
                 if len(_LITERAL_TEXT) > 65536:
                     _LITERAL_TEXT.clear()

@@ -47,7 +47,7 @@ from __future__ import annotations
 
 import json
 import tempfile
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from typing import IO, Any
 
 from prov.constants import (
@@ -302,8 +302,8 @@ class PROVJSONStream:
             attrs[key] = [old, value]
 
     # -- subjects ------------------------------------------------------------------
-    def subject(self, s: IRI, pos: Sequence[tuple[Any, Any]],
-                nodes: dict[Any, Sequence[tuple[Any, Any]]]) -> None:
+    def subject(self, s: IRI, pos: Sequence[tuple[IRI, Term]],
+                nodes: Mapping[IRI | BNode, Sequence[tuple[IRI, Term]]]) -> None:
         """Write the records of subject ``s``.
 
         Args:
@@ -322,7 +322,7 @@ class PROVJSONStream:
         for p, node in pos:
             if p not in _QUALIFIED or isinstance(node, Literal):
                 continue
-            self._qualified(s, p, node, nodes[node], consumed)  # type: ignore[index]
+            self._qualified(s, p, node, nodes[node], consumed)
         kinds = []
         for p, o in pos:
             if (p, o) in consumed:

@@ -105,7 +105,7 @@ from prov.model import ProvBundle, ProvDocument, ProvRecord
 from prov.model.records import canonical_xsd_datatype, parse_xsd_datetime
 
 from ..errors import SerializationError
-from ..relations import AS_IN_BUNDLE, MENTION_OF, PROV_RELATIONS
+from ..relations import AS_IN_BUNDLE, MENTION_OF, PROV_RELATIONS, Relation
 from ..terms import IRI, BNode, Literal, Quad, Term
 from ..vocab import PG, PROV, RDF, RDFS
 from .names import GENID, WELL_KNOWN_PREFIXES, QNames, prefixes_for
@@ -157,11 +157,11 @@ class LexicalDateTime(_dt.datetime):
 @dataclass(frozen=True)
 class _Rel:
     subject: QualifiedName          # formal attribute holding the subject
-    object: QualifiedName | None    # formal attribute holding the binary property's object
-    binary: IRI | None
+    object: QualifiedName           # formal attribute holding the binary property's object
+    binary: IRI
     qualified: IRI
     cls: IRI
-    node_object: IRI | None         # property of the qualified node naming the object
+    node_object: IRI                # property of the qualified node naming the object
     extras: tuple[tuple[QualifiedName, IRI], ...] = ()
     time_shortcut: IRI | None = None
 
@@ -171,16 +171,22 @@ def _qn(local: str | None) -> QualifiedName:
     return _PROV_NS[local]
 
 
+def _influencer(r: Relation) -> IRI:
+    # every qualified relation of the table names its node's influencer property
+    assert r.influencer is not None, r.name
+    return r.influencer
+
+
 # derived from the one relation table (provgraph.relations, issue 12)
 _RELS: dict[QualifiedName, _Rel] = {
     _qn(r.record): _Rel(_qn(r.subject_attr), _qn(r.object_attr), r.property, r.qualified,
-                        r.qualified_class, r.influencer,
+                        r.qualified_class, _influencer(r),
                         tuple((_qn(attr), prop) for attr, prop in r.roles), r.time_shortcut)
     for r in PROV_RELATIONS
     if r.qualified is not None and r.qualified_class is not None and r.subtype is None}
 
 # derivation subtypes: prov:type value -> (binary, qualified, class)
-_DERIVATION_KINDS: dict[str, tuple[IRI, IRI, IRI]] = {
+_DERIVATION_KINDS: dict[IRI, tuple[IRI, IRI, IRI]] = {
     r.subtype: (r.property, r.qualified, r.qualified_class)
     for r in PROV_RELATIONS
     if r.subtype is not None and r.qualified is not None and r.qualified_class is not None}
@@ -195,7 +201,7 @@ _QUALIFIED: dict[str, tuple[QualifiedName, IRI | None]] = {
 _QUALIFIED.update({q: (PROV_DERIVATION, cls) for cls, (_, q, _) in _DERIVATION_KINDS.items()})
 # qualified property -> (binary property, node object property, node class)
 _QUAL_TO_BINARY: dict[str, tuple[IRI, IRI, IRI]] = {
-    rel.qualified: (rel.binary, rel.node_object, rel.cls)  # type: ignore[misc]
+    rel.qualified: (rel.binary, rel.node_object, rel.cls)
     for rel in _RELS.values()}
 _QUAL_TO_BINARY.update({q: (b, PROV.entity, c) for c, (b, q, _) in _DERIVATION_KINDS.items()})
 
@@ -365,11 +371,11 @@ class _Writer:
         sub = formal.get(rel.subject)
         _require(rec, rel.subject, sub)
         s = self.term(sub)
-        obj = formal.get(rel.object) if rel.object is not None else None
+        obj = formal.get(rel.object)
         o = self.term(obj) if obj is not None else None
         kinds = []
         if rtype == PROV_DERIVATION:
-            kinds = [_DERIVATION_KINDS[v.uri] for k, v in extra
+            kinds = [_DERIVATION_KINDS[IRI(v.uri)] for k, v in extra
                      if k == PROV_TYPE and isinstance(v, QualifiedName) and v.uri in _DERIVATION_KINDS]
         extras_set = [(prop, formal.get(attr)) for attr, prop in rel.extras
                       if formal.get(attr) is not None]
@@ -381,14 +387,14 @@ class _Writer:
         forms = [(b, q, c) for b, q, c in kinds] or [(rel.binary, rel.qualified, rel.cls)]
         if o is not None:
             for binary, _, _ in forms:
-                self.add(s, binary, o, g)  # type: ignore[arg-type]
+                self.add(s, binary, o, g)
         if not need_node:
             return
         node = self.term(rec.identifier) if rec.identifier is not None else self.fresh()
         for _, qualified, cls in forms:
             self.add(s, qualified, node, g)
             self.add(node, RDF.type, cls, g)
-        if o is not None and rel.node_object is not None:
+        if o is not None:
             self.add(node, rel.node_object, o, g)
         for prop, value in extras_set:
             self.add(node, prop, self.value(value) if prop == PROV.atTime else self.term(value), g)
@@ -512,8 +518,9 @@ class _Reader:
         self._binary_records()
         self._elements(node_ids)
 
-    def _qualified_nodes(self) -> list[tuple[Any, str, Any]]:
-        found = []
+    def _qualified_nodes(self) -> list[tuple[IRI | BNode, IRI, IRI | BNode]]:
+        """``(node, qualified property, subject)`` for each qualified relation."""
+        found: list[tuple[IRI | BNode, IRI, IRI | BNode]] = []
         for s, p, o in sorted(self.triples, key=_sort_key):
             if p in _QUALIFIED and not isinstance(o, Literal):
                 found.append((o, p, s))
@@ -530,13 +537,12 @@ class _Reader:
         if imprecise:
             self.take(node, PG.imprecise, _TRUE)
         classes = {cls}
-        objs = self.objects(node, node_obj) if node_obj else []
+        objs = self.objects(node, node_obj)
         for o in objs:
             self.take(node, node_obj, o)
             self.take(subject, binary, o)
         formal: dict[QualifiedName, list[Any]] = {rel.subject: [self.qn(subject)]}
-        if rel.object is not None:
-            formal[rel.object] = [self.qn(o) for o in objs if not isinstance(o, Literal)] or [None]
+        formal[rel.object] = [self.qn(o) for o in objs if not isinstance(o, Literal)] or [None]
         for attr, prop in rel.extras:
             vals = self.objects(node, prop)
             for v in vals:
@@ -563,8 +569,8 @@ class _Reader:
         for combo in product(*(formal[k] for k in keys)):
             self._new(rtype, ident, list(zip(keys, combo)), attrs)
         if imprecise:  # the same id given as an imprecise derivation too (pg:imprecise)
-            for o in formal[rel.object]:  # type: ignore[index]
-                self._new(rtype, ident, [(rel.subject, self.qn(subject)), (rel.object, o)],  # type: ignore[list-item]
+            for o in formal[rel.object]:
+                self._new(rtype, ident, [(rel.subject, self.qn(subject)), (rel.object, o)],
                           attrs[:1] if subtype is not None else [])
 
     def _new(self, rtype: QualifiedName, ident: Any, formal: list[tuple[QualifiedName, Any]],
@@ -589,9 +595,9 @@ class _Reader:
     def _binary_records(self) -> None:
         binaries: dict[str, tuple[QualifiedName, IRI | None]] = {}
         for rtype, rel in _RELS.items():
-            binaries[rel.binary] = (rtype, None)  # type: ignore[index]
-        for cls, (b, _, _) in _DERIVATION_KINDS.items():
-            binaries[b] = (PROV_DERIVATION, IRI(cls))
+            binaries[rel.binary] = (rtype, None)
+        for cls, (binary, _, _) in _DERIVATION_KINDS.items():
+            binaries[binary] = (PROV_DERIVATION, cls)
         shortcuts = {rel.time_shortcut: rtype for rtype, rel in _RELS.items() if rel.time_shortcut}
         simple = {prop: (rtype, a, b) for rtype, (a, b, prop) in _SIMPLE.items()}
         for s, p, o in sorted(self.triples, key=_sort_key):
@@ -601,7 +607,7 @@ class _Reader:
                 rtype, subtype = binaries[p]
                 rel = _RELS[rtype]
                 attrs = [(PROV_TYPE, self.qn(subtype))] if subtype else []
-                self._new(rtype, None, [(rel.subject, self.qn(s)), (rel.object, self.qn(o))],  # type: ignore[list-item]
+                self._new(rtype, None, [(rel.subject, self.qn(s)), (rel.object, self.qn(o))],
                           attrs)
             elif p in shortcuts:
                 rtype = shortcuts[p]
@@ -702,10 +708,10 @@ def complete(quads: Sequence[Quad]) -> tuple[list[Quad], int]:
     for s, p, o, g in list(quads):
         if p in _QUAL_TO_BINARY and not isinstance(o, Literal):
             binary, node_obj, cls = _QUAL_TO_BINARY[p]
-            add((o, RDF.type, cls, g))  # type: ignore[arg-type]
+            add((o, RDF.type, cls, g))
             for pp, oo in by_sg.get((o, g), ()):
                 if pp == node_obj and not isinstance(oo, Literal):
-                    add((s, binary, oo, g))  # type: ignore[arg-type]
+                    add((s, binary, oo, g))
         elif p == RDF.type and o in _AGENT_SUBCLASSES:
             add((s, RDF.type, PROV.Agent, g))
         elif p == RDF.type and o in _ENTITY_SUBCLASSES:
@@ -720,9 +726,9 @@ def complete(quads: Sequence[Quad]) -> tuple[list[Quad], int]:
                 for pp, oo in by_sg.get((s, g), ()))
             if not has:
                 node = BNode("b" + uuid.uuid4().hex)
-                for q in ((s, qualified, node, g), (node, RDF.type, IRI(cls), g),
+                for q in ((s, qualified, node, g), (node, RDF.type, cls, g),
                           (node, PROV.entity, o, g)):
-                    add(q)  # type: ignore[arg-type]
+                    add(q)
                 by_sg[(s, g)].append((qualified, node))
                 by_sg[(node, g)].append((PROV.entity, o))
     return out, added

@@ -267,9 +267,9 @@ class Table:
         nodes: dict[IRI, dict[IRI, set[Term]]] = {}
         graphs: dict[IRI, IRI | None] = {}
         for r in rows:
-            s, p, o = r["s"], r["p"], r["o"]
-            if isinstance(r.get("ip"), IRI):
-                p = inverse_key(r["ip"])  # type: ignore[arg-type]
+            s, p, o, ip = r["s"], r["p"], r["o"], r.get("ip")
+            if isinstance(ip, IRI):
+                p = inverse_key(ip)
             if not isinstance(s, IRI) or not isinstance(p, IRI) or o is None:
                 raise StoreError(f"provgraph.schema.{self.name}: unexpected row {r!r}")
             props.setdefault(s, {}).setdefault(p, set()).add(o)

@@ -29,6 +29,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Protocol
 
+from ..errors import OffsetError
 from ..offsets import SourceText, cited_span
 from ..store import ProvStore
 from ..terms import IRI, Quad, Term, lit
@@ -96,11 +97,8 @@ class Citation:
             OffsetError: no range, or one that :meth:`provgraph.offsets.SourceText.span`
                 rejects (past the end, inside a character, reversed, empty).
         """
-        from ..errors import OffsetError
-
         if self.start is None or self.end is None:
-            raise OffsetError("the citation gives no range", offset=None, unit=self.unit or "",
-                              kind="no_range")
+            raise self._no_range()
         return source.span(self.start, self.end, self.unit or "codepoint", self.end_inclusive)
 
     def cited_text(self, source: SourceText) -> str:
@@ -110,9 +108,12 @@ class Citation:
             OffsetError: no range, or one that names no text (see :meth:`span_in`).
         """
         if self.start is None or self.end is None:
-            self.span_in(source)  # raises: no range
-        return cited_span(source, self.start, self.end, self.unit,  # type: ignore[arg-type]
-                          self.end_inclusive)
+            raise self._no_range()
+        return cited_span(source, self.start, self.end, self.unit, self.end_inclusive)
+
+    def _no_range(self) -> OffsetError:
+        return OffsetError("the citation gives no range", offset=None, unit=self.unit or "",
+                           kind="no_range")
 
 
 _QUOTE = Table("quote-selector", (OA.TextQuoteSelector,),
@@ -227,7 +228,7 @@ def citations_of_claims(store: ProvStore, claims: Sequence[IRI]) -> dict[IRI, li
     """
     rows = store.select(_BY_CLAIM, values=("claim", list(claims)), source="provgraph.schema.citation") \
         if claims else []
-    cits = load(store, sorted({IRI(r["cit"]) for r in rows if isinstance(r["cit"], IRI)}))  # type: ignore[arg-type]
+    cits = load(store, sorted({IRI(r["cit"]) for r in rows if isinstance(r["cit"], IRI)}))
     out: dict[IRI, list[Citation]] = {c: [] for c in claims}
     for c in sorted(cits.values(), key=lambda c: c.iri or ""):
         if c.claim in out:
@@ -246,7 +247,7 @@ def citations_of_runs(store: ProvStore, runs: Sequence[IRI] | None = None) -> li
         return []
     rows = (store.select(_BY_GRAPH, values=("g", list(runs)), source="provgraph.schema.citation")
             if runs is not None else store.select(_BY_GRAPH, source="provgraph.schema.citation"))
-    cits = load(store, sorted({IRI(r["cit"]) for r in rows if isinstance(r["cit"], IRI)}))  # type: ignore[arg-type]
+    cits = load(store, sorted({IRI(r["cit"]) for r in rows if isinstance(r["cit"], IRI)}))
     return sorted(cits.values(), key=lambda c: (c.graph or "", c.iri or ""))
 
 
@@ -255,17 +256,39 @@ class Verdict(Protocol):
     has these attributes): outcome, reason, policy, the resolved span in the snapshot
     (end-exclusive bytes and code points), the generated source, the original text."""
 
-    outcome: str
-    reason: str
-    policy: str
-    policy_version: str
-    byte_start: int | None
-    byte_end: int | None
-    codepoint_start: int | None
-    codepoint_end: int | None
-    snapshot: IRI | None
-    generated_source: IRI | None
-    text: str | None
+    # read-only members, so a frozen dataclass (Resolution) satisfies the protocol
+    @property
+    def outcome(self) -> str: ...
+
+    @property
+    def reason(self) -> str: ...
+
+    @property
+    def policy(self) -> str: ...
+
+    @property
+    def policy_version(self) -> str: ...
+
+    @property
+    def byte_start(self) -> int | None: ...
+
+    @property
+    def byte_end(self) -> int | None: ...
+
+    @property
+    def codepoint_start(self) -> int | None: ...
+
+    @property
+    def codepoint_end(self) -> int | None: ...
+
+    @property
+    def snapshot(self) -> IRI | None: ...
+
+    @property
+    def generated_source(self) -> IRI | None: ...
+
+    @property
+    def text(self) -> str | None: ...
 
     @property
     def verified(self) -> bool: ...

@@ -137,4 +137,4 @@ def claims_of_runs(store: ProvStore, runs: Sequence[IRI] | None = None) -> list[
     """
     rows = (store.select(_CLAIMS_OF_RUN, values=("g", list(runs)), source="provgraph.schema.claim")
             if runs is not None else store.select(_CLAIMS_OF_RUN, source="provgraph.schema.claim"))
-    return sorted({IRI(r["claim"]) for r in rows if isinstance(r["claim"], IRI)})  # type: ignore[arg-type]
+    return sorted({IRI(r["claim"]) for r in rows if isinstance(r["claim"], IRI)})

@@ -22,12 +22,31 @@ from ..vocab import PG, PROV, RDF
 from ._table import Field, Table
 from .agent import ACTIVITY, Activity, Agent, activity_quads, load_agents
 
-__all__ = ["ExtractionRecord", "EXTRACTION", "EXTRACTED_TEXT", "to_quads", "load", "text_iri_of"]
+__all__ = ["ExtractionRecord", "EXTRACTION", "EXTRACTED_TEXT", "OffsetMap", "to_quads", "load",
+           "text_iri_of", "decode_offset_map"]
+
+OffsetMap = tuple[tuple[int, int, int, int], ...]
+"""``(text_start, text_end, byte_start, byte_end)`` segments (see the module docstring)."""
 
 
 def text_iri_of(extraction: IRI) -> IRI:
     """The IRI of the text an extraction generated."""
     return ids.content_iri("text", extraction)
+
+
+def decode_offset_map(raw: Any) -> OffsetMap:
+    """The segments of a ``pg:offsetMap`` JSON value (``None`` or ``[]``: none).
+
+    Args:
+        raw: the decoded JSON, a list of ``[text_start, text_end, byte_start, byte_end]``.
+
+    Returns:
+        :data:`OffsetMap`, in the stored order, each number an ``int``.
+
+    Raises:
+        ValueError, TypeError: a segment is not four integers.
+    """
+    return tuple((int(a), int(b), int(c), int(d)) for a, b, c, d in (raw or ()))
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -52,7 +71,7 @@ class ExtractionRecord:
     parser: Agent
     text: str
     text_sha256: str
-    offset_map: tuple[tuple[int, int, int, int], ...]
+    offset_map: OffsetMap
     config: dict[str, Any] = field(default_factory=dict)
     started_at: _dt.datetime | None = None
     ended_at: _dt.datetime | None = None
@@ -118,7 +137,7 @@ def load(store: ProvStore, iris: Sequence[IRI], *, text: bool = True) -> dict[IR
         out[i] = ExtractionRecord(
             iri=i, text_iri=t_iri or IRI(""), snapshot=a["snapshot"] or IRI(""), parser=parser,
             text=body, text_sha256=sha,
-            offset_map=tuple(tuple(int(x) for x in seg) for seg in (t.get("offset_map") or ())),  # type: ignore[misc]
+            offset_map=decode_offset_map(t.get("offset_map")),
             config=a["config"] or {}, started_at=act_times["started_at"],
             ended_at=act_times["ended_at"])
     return out
