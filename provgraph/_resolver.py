@@ -8,8 +8,7 @@ is re-exported there.
 from __future__ import annotations
 
 from bisect import bisect_left, bisect_right
-import re
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 from typing import Any, TypeVar
 
@@ -20,15 +19,21 @@ from .errors import (
 )
 from .matching import VERIFIED, Located, Resolution, locate, search
 from .media import BLOCKS_MEDIA_TYPE, BlockText, base_media_type, is_blocks_media_type, is_text_media_type
+from .schema.agent import AGENT
+from .schema.chunk import CHUNK
 from .schema.citation import Citation
-from .schema.extraction import decode_offset_map
-from .schema.snapshot import newest_first
 from .schema.claim import ClaimRecord
+from .schema.extraction import EXTRACTED_TEXT, decode_offset_map
+from .schema.segment import SEGMENTS
+from .schema.snapshot import SNAPSHOT, newest_first
 from .normalize import EXACT, Policy, get_policy
 from .offsets import LOCATOR_UNITS, SourceText
+from ._resolver_reads import (
+    _AIDS_OF_CLAIM, _DOCUMENT_BY_URI, _REVERSE, _ROUNDS, BatchedReads, _Miss, _value,
+)
 from .store import ProvStore
-from .terms import IRI, Literal, Term, lit
-from .vocab import PG, PROV, RDF
+from .terms import IRI, lit
+from .vocab import PG, PROV
 
 __all__ = ["Citation"]
 
@@ -37,10 +42,6 @@ _GENERATED_TYPES = {PG.GeneratedAid: "a generated aid", PG.HypotheticalDocument:
                     PG.ContextualPrefix: "a contextual prefix", PG.GeneratedQuestion: "a generated question",
                     PG.Answer: "a generated answer", PG.Claim: "a claim of a generated answer"}
 _QUOTE_PAIRS = ('""', "\u201c\u201d", "''", "\u2018\u2019", "\u00ab\u00bb", "\u201e\u201c")
-
-
-class _Miss(Exception):
-    """A batched read is needed before this citation can be resolved (see resolve_many)."""
 
 
 class _Stop(Exception):
@@ -98,89 +99,16 @@ class _View:
                 f"text <{self.ext.iri if self.ext else ''}>)")
 
 
-def _value(term: Term | None) -> Any:
-    return term.to_python() if isinstance(term, Literal) else (None if term is None else str(term))
-
-
-class _Resolver:
-    """Resolves citations against one store, caching what it reads."""
+class _Resolver(BatchedReads):
+    """Resolves citations against one store, caching what it reads (its reads are
+    batched by :class:`~provgraph._resolver_reads.BatchedReads`)."""
 
     def __init__(self, store: ProvStore, policy: Policy) -> None:
-        self.store = store
+        super().__init__(store)
         self.policy = policy
-        self._props: dict[str, Mapping[IRI, list[Term]]] = {}  # subject -> predicate -> objects
         self._snaps: dict[str, _Snap | _Stop] = {}
         self._exts: dict[str, _Ext | _Stop] = {}
         self._texts: dict[str, SourceText] = {}
-        self._claim_aids: dict[str, list[tuple[IRI, str]]] = {}
-        self._subjects: dict[tuple[str, str], list[IRI]] = {}
-        self._docs_by_uri: dict[str, list[IRI]] = {}
-        self._reversed: set[str] = set()
-        self._want_props: set[IRI] = set()
-        self._want_subjects: set[tuple[str, str]] = set()
-        self._collecting = False
-
-    # ------------------------------------------------------------ batched reads
-    # Reads are batched by rounds (issue 12: a remote store pays a round trip per read).
-    # While ``collecting`` is on, a read the caches cannot answer is noted and raises
-    # _Miss; resolve_many() then fetches every noted read in one describe and one
-    # reverse lookup and resolves those citations again. A bounded number of rounds,
-    # then direct reads: the verdicts never depend on the batching.
-    def prefetch(self, cits: Sequence[Citation]) -> None:
-        """Documents by source URI for raw target ids, the aids of every claim's prompt
-        and retrieval, and the targets' statements: three queries."""
-        raws = sorted({c.target_id for c in cits if c.target is None and c.target_id})
-        if raws:
-            rows = self.store.select(_DOCUMENT_BY_URI, values=("uri", [lit(r) for r in raws]),
-                                     source="provgraph.resolve (documents by URI)")
-            found: dict[str, set[IRI]] = {r: set() for r in raws}
-            for row in rows:
-                if row["uri"] is not None and row["doc"] is not None:
-                    found.setdefault(str(_value(row["uri"])), set()).add(IRI(row["doc"]))
-            self._docs_by_uri.update({k: sorted(v) for k, v in found.items()})
-        claims = sorted({c.claim for c in cits if c.claim is not None})
-        if claims:
-            rows = self.store.select(_AIDS_OF_CLAIM, values=("claim", claims),
-                                     source="provgraph.resolve (aids of claims)")
-            got: dict[str, set[tuple[IRI, str]]] = {c: set() for c in claims}
-            for row in rows:
-                got[str(row["claim"])].add((IRI(row["aid"]), str(_value(row["text"]))))
-            self._claim_aids.update({k: sorted(v) for k, v in got.items()})
-        targets = {c.target for c in cits if c.target is not None}
-        targets |= {d for docs in self._docs_by_uri.values() for d in docs}
-        targets |= {IRI(r) for r in raws if _IRI_LIKE.match(r)}
-        self._want_props |= targets
-        self.fetch()
-
-    def fetch(self) -> None:
-        """Read everything noted as missing: a describe of those subjects and one of the
-        resources they name along the upstream links (the next reads a walk makes), and
-        one reverse lookup: at most three queries."""
-        want = sorted(self._want_props - self._props.keys())
-        self._want_props = set()
-        if want:
-            got = self.store.describe(want)
-            self._props.update(got.items())
-            ahead = sorted({IRI(o) for p in got.values() for k in _AHEAD for o in p.get(k, [])
-                            if isinstance(o, IRI)} - self._props.keys())
-            if ahead:
-                self._props.update(self.store.describe(ahead).items())
-        objs = sorted({o for (_, o) in self._want_subjects} - self._reversed)
-        self._want_subjects = set()
-        if objs:
-            for p in _REVERSE:
-                for o in objs:
-                    self._subjects[(p, o)] = []
-            rows = self.store.select(_REVERSE_LOOKUP, values=("o", [IRI(o) for o in objs]),
-                                     source="provgraph.resolve (derived resources)")
-            for row in rows:
-                key = (str(row["p"]), str(row["o"]))
-                if key in self._subjects and isinstance(row["s"], IRI):
-                    self._subjects[key].append(row["s"])
-            for o in objs:
-                for p in _REVERSE:
-                    self._subjects[(p, o)].sort()
-            self._reversed.update(objs)
 
     def resolve_many(self, items: Sequence[tuple[Citation, ClaimRecord | None]]) -> list[Resolution]:
         """The resolutions of ``items`` in order, reading the store in batched rounds:
@@ -208,58 +136,6 @@ class _Resolver:
             out[i] = self.resolve(*items[i])
         return [out[i] for i in range(len(items))]
 
-    def need(self, props: Iterable[str] = (), subjects: Iterable[tuple[str, str]] = ()) -> None:
-        """While collecting, note every read of ``props`` (subjects) and ``subjects``
-        (``(predicate, object)`` reverse lookups) the caches lack, then raise _Miss if
-        any was noted, so one round fetches them all."""
-        if not self._collecting:
-            return
-        missing = False
-        for iri in props:
-            if iri not in self._props and _IRI_LIKE.match(iri):
-                self._want_props.add(IRI(iri))
-                missing = True
-        for key in subjects:
-            if key not in self._subjects:
-                self._want_subjects.add(key)
-                missing = True
-        if missing:
-            raise _Miss()
-
-    def subjects(self, pred: str, obj: str) -> list[IRI]:
-        """The subjects of ``? pred obj`` (fetched in a batch, else one store lookup)."""
-        got = self._subjects.get((pred, obj))
-        if got is None and self._collecting and pred in _REVERSE:
-            self._want_subjects.add((pred, obj))
-            raise _Miss()
-        if got is None:
-            got = self._subjects[(pred, obj)] = sorted(
-                IRI(q[0]) for q in self.store.quads(None, IRI(pred), IRI(obj)))
-        return got
-
-    # ------------------------------------------------------------ reading
-    def props(self, iri: str) -> Mapping[IRI, list[Term]]:
-        got = self._props.get(iri)
-        if got is None and self._collecting and _IRI_LIKE.match(iri):
-            self._want_props.add(IRI(iri))
-            raise _Miss()
-        if got is None:
-            read: dict[IRI, list[Term]] = {}
-            for _, p, o, _ in self.store.quads(IRI(iri)):
-                read.setdefault(p, []).append(o)
-            self._props[iri] = got = read
-        return got
-
-    def one(self, iri: str, pred: IRI) -> Any:
-        vals = self.props(iri).get(pred)
-        return _value(vals[0]) if vals else None
-
-    def objects(self, iri: str, pred: IRI) -> list[IRI]:
-        return [IRI(o) for o in self.props(iri).get(pred, []) if not isinstance(o, Literal)]
-
-    def types(self, iri: str) -> set[str]:
-        return {str(o) for o in self.props(iri).get(RDF.type, [])}
-
     @staticmethod
     def _memo(cache: dict[str, _T | _Stop], iri: IRI, load: Callable[[IRI], _T]) -> _T:
         """``load(iri)`` once per IRI; a :class:`_Stop` it raises is remembered and
@@ -279,7 +155,8 @@ class _Resolver:
         return self._memo(self._snaps, iri, self._load_snapshot)
 
     def _load_snapshot(self, iri: IRI) -> _Snap:
-        sha = self.one(iri, PG.sha256)
+        rec = SNAPSHOT.decode(self.props(iri), {}, iri)
+        sha = rec["sha256"]
         if not sha:
             raise _Stop("snapshot_mismatch", f"snapshot <{iri}> records no pg:sha256, so its "
                         "retained bytes cannot be checked")
@@ -293,7 +170,7 @@ class _Resolver:
             problem = ""
         except SourceDecodeError as exc:
             src, problem = None, str(exc)
-        return _Snap(iri, sha, data, src, problem, self.one(iri, PG.mediaType) or "")
+        return _Snap(iri, sha, data, src, problem, rec["media_type"] or "")
 
     def _original(self, sha: str, what: str) -> bytes:
         try:
@@ -306,7 +183,8 @@ class _Resolver:
         return self._memo(self._exts, iri, self._load_extraction)
 
     def _load_extraction(self, iri: IRI) -> _Ext:
-        sha = self.one(iri, PG.sha256)
+        rec = EXTRACTED_TEXT.decode(self.props(iri), {}, iri)
+        sha = rec["text_sha256"]
         if not sha:
             raise _Stop("snapshot_mismatch", f"extracted text <{iri}> records no pg:sha256, so "
                         "the rendering cited cannot be checked")
@@ -318,7 +196,7 @@ class _Resolver:
         snaps = [s for s in self.objects(iri, PROV.wasDerivedFrom) if PG.SourceSnapshot in self.types(s)]
         if not snaps:
             raise _Stop("unresolved_id", f"extracted text <{iri}> derives from no recorded snapshot")
-        segs = sorted(decode_offset_map(self.one(iri, PG.offsetMap)))
+        segs = sorted(decode_offset_map(rec["offset_map"]))
         return _Ext(iri, sha, SourceText.from_text(text), segs, snaps[0], {})
 
     def text_of(self, iri: IRI) -> SourceText | None:
@@ -408,8 +286,8 @@ class _Resolver:
                     "chunk, aid or document (nor a document's source URI)")
 
     def _chunk_view(self, chunk: IRI) -> _View:
-        text = self.one(chunk, PG.text)
-        start, end = self.one(chunk, PG.start), self.one(chunk, PG.end)
+        rec = CHUNK.decode(self.props(chunk), {}, chunk)
+        text, start, end = rec["text"], rec["start"], rec["end"]
         exts = [e for e in self.objects(chunk, PROV.wasDerivedFrom) if PG.ExtractedText in self.types(e)]
         if text is None or start is None or not exts:
             raise _Stop("unresolved_id", f"chunk <{chunk}> lacks pg:text, pg:start or the extracted "
@@ -689,7 +567,8 @@ class _Resolver:
                          for ag in self.objects(act, PROV.wasAssociatedWith)])
         for act in self.objects(iri, PROV.wasGeneratedBy):
             for ag in self.objects(act, PROV.wasAssociatedWith):
-                agents.append(f"{self.one(ag, PG.agentName) or ag} {self.one(ag, PG.agentVersion) or ''}".strip())
+                a = AGENT.decode(self.props(ag), {}, ag)
+                agents.append(f"{a['name'] or ag} {a['version'] or ''}".strip())
         return desc + (f" generated by {', '.join(sorted(agents))}" if agents else "")
 
     def _generated_target(self, target: IRI, cit: Citation, desc: str, lead: str) -> Resolution:
@@ -807,12 +686,16 @@ class _Resolver:
 
     # ------------------------------------------------------------ indexed and prompt text
     def _segments(self, owner: IRI) -> list[tuple[int, int, str, IRI | None, int]]:
+        """The segments of a prompt or indexed text, decoded by the schema's segment table:
+        ``(start, end, origin, source, index)``, sorted."""
+        nodes = self.objects(owner, PG.segment)
+        self.need(props=nodes)
         out = []
-        for node in self.objects(owner, PG.segment):
-            src = self.objects(node, PG.segmentSource)
-            idx = int(node.rsplit("-", 1)[-1]) if node.rsplit("-", 1)[-1].isdigit() else 0
-            out.append((int(self.one(node, PG.start)), int(self.one(node, PG.end)),
-                        str(self.one(node, PG.origin)), src[0] if src else None, idx))
+        for node in nodes:
+            seg = SEGMENTS.table.decode(self.props(node), {}, node)
+            tail = node.rsplit("-", 1)[-1]
+            out.append((int(seg["start"] or 0), int(seg["end"] or 0), str(seg["origin"]),
+                        seg["source"], int(tail) if tail.isdigit() else 0))
         return sorted(out)
 
     def _via_segments(self, target: IRI, cit: Citation, types: set[str]) -> Resolution:
@@ -885,25 +768,3 @@ def _strip_quotes(text: str) -> str:
         if len(t) >= 2 and t[0] == pair[0] and t[-1] == pair[1]:
             return t[1:-1].strip()
     return t
-
-
-_PREFIXES = """PREFIX prov: <http://www.w3.org/ns/prov#>
-PREFIX pg: <https://w3id.org/provgraph/ns#>
-PREFIX oa: <http://www.w3.org/ns/oa#>
-"""
-_DOCUMENT_BY_URI = _PREFIXES + "SELECT ?uri ?doc WHERE { ?doc pg:sourceUri ?uri ; a pg:Document }"
-_ROUNDS = 12
-_AHEAD = (PROV.wasDerivedFrom, PROV.wasGeneratedBy, PROV.wasAssociatedWith, PROV.specializationOf,
-          PG.segment, PG.segmentSource, PG.target)
-_REVERSE = (PROV.wasDerivedFrom, PROV.specializationOf)
-_REVERSE_LOOKUP = _PREFIXES + """SELECT ?s ?p ?o WHERE {
-  { ?s prov:wasDerivedFrom ?o BIND(prov:wasDerivedFrom AS ?p) }
-  UNION { ?s prov:specializationOf ?o BIND(prov:specializationOf AS ?p) }
-}"""
-_IRI_LIKE = re.compile(r"^[A-Za-z][A-Za-z0-9+.-]*:[^\s<>\"{}|^`\\]*$")
-_AIDS_OF_CLAIM = _PREFIXES + """SELECT DISTINCT ?claim ?aid ?text WHERE {
-  ?claim pg:answer ?ans . ?ans prov:wasGeneratedBy ?gen . ?gen prov:used ?gi .
-  { ?gi pg:segment ?seg . ?seg pg:origin "generated" ; pg:segmentSource ?aid }
-  UNION { ?gi prov:wasGeneratedBy ?pack . ?pack prov:wasInformedBy ?ret . ?ret pg:aidUsed ?aid }
-  ?aid pg:text ?text .
-}"""

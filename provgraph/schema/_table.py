@@ -181,7 +181,8 @@ class Table:
         return q
 
     # ------------------------------------------------------------------ reading
-    def decode(self, props: Props, nodes: Mapping[IRI, Props], subject: IRI) -> dict[str, Any]:
+    def decode(self, props: Mapping[IRI, list[Term]], nodes: Mapping[IRI, Props],
+               subject: IRI) -> dict[str, Any]:
         """Field values of one subject from its predicate map ``props`` and the
         predicate maps of its part nodes (``nodes``, by node IRI)."""
         out: dict[str, Any] = {}
@@ -211,7 +212,9 @@ class Table:
                 pick = node if node in mine else (mine[0] if mine else None)
                 flat = p.table.decode(nodes.get(pick, {}), nodes, pick) if pick is not None else {
                     f.attr: f.default for f in p.table.fields if f.read}
-                out.update(flat)
+                for k, v in flat.items():  # the subject's own statement wins (chunk start)
+                    if out.get(k) is None:
+                        out[k] = v
         return out
 
     def build(self, props: Props, nodes: Mapping[IRI, Props], subject: IRI,
