@@ -8,16 +8,16 @@ An agent's IRI is content-derived from role, name and version
 from __future__ import annotations
 
 import datetime as _dt
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 
 from ..store import ProvStore
-from ..terms import IRI, Quad
+from ..terms import IRI, Quad, Term
 from ..vocab import AGENT_ROLES, PG, PROV, RDF, RDFS
 from ._table import Field, Table
 
 __all__ = ["Agent", "Activity", "AGENT", "ACTIVITY", "agent_quads", "activity_quads",
-           "load_agents", "role_of"]
+           "load_agents", "role_of", "agents_of", "associated"]
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -77,6 +77,24 @@ def load_agents(store: ProvStore, iris: Sequence[IRI]) -> dict[IRI, Agent]:
             continue
         out[iri] = AGENT.build(p, nodes, iri, role=role, iri=iri)
     return out
+
+
+def agents_of(store: ProvStore, activities: Iterable[Mapping[IRI, list[Term]]]) -> dict[IRI, Agent]:
+    """The agents the given activities (predicate maps) are ``prov:wasAssociatedWith``,
+    by IRI (one query).
+
+    Raises:
+        StoreError, QueryError: the store cannot be read.
+    """
+    return load_agents(store, sorted({IRI(a) for p in activities
+                                      for a in p.get(PROV.wasAssociatedWith, [])}))
+
+
+def associated(activity: Mapping[IRI, list[Term]], agents: Mapping[IRI, Agent],
+               role: str) -> Agent | None:
+    """The first agent with ``role`` the activity is associated with (``None``: none)."""
+    return next((agents[IRI(a)] for a in activity.get(PROV.wasAssociatedWith, [])
+                 if IRI(a) in agents and agents[IRI(a)].role == role), None)
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)

@@ -17,7 +17,7 @@ from ..store import ProvStore
 from ..terms import IRI, Quad
 from ..vocab import AID_KINDS, PG, PROV, RDF
 from ._table import Field, Table
-from .agent import ACTIVITY, Activity, Agent, activity_quads, load_agents
+from .agent import ACTIVITY, Activity, Agent, activity_quads, agents_of, associated
 
 __all__ = ["AidRecord", "AID", "to_quads", "load", "kind_of", "generation_iri"]
 
@@ -84,14 +84,12 @@ def load(store: ProvStore, iris: Sequence[IRI]) -> dict[IRI, AidRecord]:
     props, nodes, _ = AID.read(store, iris)
     found = {i: p for i, p in props.items() if PG.GeneratedAid in p.get(RDF.type, [])}
     acts, _, _ = ACTIVITY.read(store, [generation_iri(i) for i in found])
-    agents = load_agents(store, sorted({IRI(a) for p in acts.values()
-                                        for a in p.get(PROV.wasAssociatedWith, [])}))
+    agents = agents_of(store, acts.values())
     out: dict[IRI, AidRecord] = {}
     for i, p in found.items():
         v = AID.decode(p, nodes, i)
         act = acts.get(generation_iri(i), {})
-        model = next((agents[IRI(a)] for a in act.get(PROV.wasAssociatedWith, [])
-                      if IRI(a) in agents), Agent(role="model", name=""))
+        model = associated(act, agents, "model") or Agent(role="model", name="")
         out[i] = AidRecord(iri=i, kind=kind_of(p.get(RDF.type, [])) or "", text=v["text"] or "",
                            model=model, derived_from=v["derived_from"],
                            at=ACTIVITY.decode(act, {}, i)["ended_at"])

@@ -20,7 +20,7 @@ from ..store import ProvStore
 from ..terms import IRI, Quad
 from ..vocab import PG, PROV, RDF
 from ._table import Field, Table
-from .agent import ACTIVITY, Activity, Agent, activity_quads, load_agents
+from .agent import ACTIVITY, Activity, Agent, activity_quads, agents_of, associated
 
 __all__ = ["ExtractionRecord", "EXTRACTION", "EXTRACTED_TEXT", "OffsetMap", "to_quads", "load",
            "text_iri_of", "decode_offset_map"]
@@ -122,15 +122,13 @@ def load(store: ProvStore, iris: Sequence[IRI], *, text: bool = True) -> dict[IR
     found = {i: p for i, p in acts.items() if PG.Extraction in p.get(RDF.type, [])}
     texts = {i: EXTRACTION.decode(p, {}, i)["text_iri"] for i, p in found.items()}
     tprops, tnodes, _ = EXTRACTED_TEXT.read(store, [t for t in texts.values() if t])
-    agent_iris = {i: [IRI(a) for a in p.get(PROV.wasAssociatedWith, [])] for i, p in found.items()}
-    agents = load_agents(store, sorted({a for v in agent_iris.values() for a in v}))
+    agents = agents_of(store, found.values())
     out: dict[IRI, ExtractionRecord] = {}
     for i, p in found.items():
         a = EXTRACTION.decode(p, {}, i)
         t_iri = a["text_iri"]
         t = EXTRACTED_TEXT.decode(tprops.get(t_iri, {}), tnodes, t_iri) if t_iri else {}
-        parser = next((agents[x] for x in agent_iris[i] if x in agents and agents[x].role == "parser"),
-                      Agent(role="parser", name=""))
+        parser = associated(p, agents, "parser") or Agent(role="parser", name="")
         sha = t.get("text_sha256") or ""
         body = store.originals.get(sha).decode("utf-8") if (text and sha) else ""
         act_times = ACTIVITY.decode(p, {}, i)

@@ -13,7 +13,7 @@ from ..store import ProvStore
 from ..terms import IRI, Quad
 from ..vocab import PG, PROV, RDF
 from ._table import Field, Table
-from .agent import ACTIVITY, Activity, Agent, activity_quads, load_agents
+from .agent import ACTIVITY, Activity, Agent, activity_quads, agents_of, associated
 
 __all__ = ["AnswerRecord", "GENERATION", "ANSWER", "to_quads", "load", "generation_iri"]
 
@@ -81,15 +81,13 @@ def load(store: ProvStore, iris: Sequence[IRI]) -> dict[IRI, AnswerRecord]:
              if PG.Answer in p.get(RDF.type, [])}
     acts, anodes, _ = GENERATION.read(store, sorted({v["generation"] for v in found.values()
                                                      if v["generation"]}))
-    agents = load_agents(store, sorted({IRI(a) for p in acts.values()
-                                        for a in p.get(PROV.wasAssociatedWith, [])}))
+    agents = agents_of(store, acts.values())
     out: dict[IRI, AnswerRecord] = {}
     for i, v in found.items():
         g = v["generation"] or IRI("")
         ap = acts.get(g, {})
         gv, av = GENERATION.decode(ap, anodes, g), ACTIVITY.decode(ap, anodes, g)
-        model = next((agents[IRI(x)] for x in ap.get(PROV.wasAssociatedWith, [])
-                      if IRI(x) in agents), Agent(role="model", name=""))
+        model = associated(ap, agents, "model") or Agent(role="model", name="")
         out[i] = AnswerRecord(iri=i, generation=g, text=v["text"] or "", model=model,
                               generator_input=gv["generator_input"] or IRI(""),
                               settings=gv["settings"] or {}, started_at=av["started_at"],

@@ -16,7 +16,7 @@ from ..store import ProvStore
 from ..terms import IRI, Quad
 from ..vocab import PG, PROV, RDF
 from ._table import Field, Table
-from .agent import ACTIVITY, Activity, Agent, activity_quads, load_agents
+from .agent import ACTIVITY, Activity, Agent, activity_quads, agents_of, associated
 from .segment import SEGMENTS, Segment
 
 __all__ = ["InputRecord", "PACKING", "GENERATOR_INPUT", "to_quads", "load", "packing_iri"]
@@ -97,15 +97,13 @@ def load(store: ProvStore, iris: Sequence[IRI]) -> dict[IRI, InputRecord]:
     found = {i: GENERATOR_INPUT.decode(p, nodes, i) for i, p in props.items()
              if PG.GeneratorInput in p.get(RDF.type, [])}
     acts, anodes, _ = PACKING.read(store, sorted({v["packing"] for v in found.values() if v["packing"]}))
-    agents = load_agents(store, sorted({IRI(a) for p in acts.values()
-                                        for a in p.get(PROV.wasAssociatedWith, [])}))
+    agents = agents_of(store, acts.values())
     out: dict[IRI, InputRecord] = {}
     for i, v in found.items():
         ap = acts.get(v["packing"], {}) if v["packing"] else {}
         pv = PACKING.decode(ap, anodes, v["packing"] or IRI(""))
         av = ACTIVITY.decode(ap, anodes, v["packing"] or IRI(""))
-        template = next((agents[IRI(x)] for x in ap.get(PROV.wasAssociatedWith, [])
-                         if IRI(x) in agents), None)
+        template = associated(ap, agents, "prompt_template")
         out[i] = InputRecord(iri=i, packing=v["packing"] or IRI(""), text=v["text"] or "",
                              segments=v["segments"], retrieval=pv["retrieval"], template=template,
                              omitted=pv["omitted"], token_budget=pv["token_budget"],

@@ -14,7 +14,7 @@ from ..store import ProvStore
 from ..terms import IRI, Quad
 from ..vocab import PG, PROV, RDF
 from ._table import Field, Part, Table
-from .agent import ACTIVITY, Activity, Agent, activity_quads, load_agents
+from .agent import ACTIVITY, Activity, Agent, activity_quads, agents_of, associated
 
 __all__ = ["Hit", "RetrievalRecord", "RETRIEVAL", "to_quads", "load"]
 
@@ -104,16 +104,14 @@ def load(store: ProvStore, iris: Sequence[IRI]) -> dict[IRI, RetrievalRecord]:
     """
     props, nodes, _ = RETRIEVAL.read(store, iris)
     found = {i: p for i, p in props.items() if PG.Retrieval in p.get(RDF.type, [])}
-    agents = load_agents(store, sorted({IRI(a) for p in found.values()
-                                        for a in p.get(PROV.wasAssociatedWith, [])}))
+    agents = agents_of(store, found.values())
     out: dict[IRI, RetrievalRecord] = {}
     for i, p in found.items():
         v = RETRIEVAL.decode(p, nodes, i)
         a = ACTIVITY.decode(p, nodes, i)
         others = set(v["aids"]) | {IRI(h.target) for h in v["hits"]}
         used = [IRI(u) for u in p.get(PROV.used, []) if IRI(u) not in others]
-        retriever = next((agents[IRI(x)] for x in p.get(PROV.wasAssociatedWith, [])
-                          if IRI(x) in agents), Agent(role="retriever", name=""))
+        retriever = associated(p, agents, "retriever") or Agent(role="retriever", name="")
         out[i] = RetrievalRecord(iri=i, query=used[0] if used else IRI(""), hits=v["hits"],
                                  retriever=retriever, index_version=v["index_version"] or "",
                                  aids=v["aids"], started_at=a["started_at"],
