@@ -312,3 +312,63 @@ def values_into_where(text: str, clause: str) -> str:
             return "".join(t for _, t, _ in toks[:i]) + clause + " " + "".join(
                 t for _, t, _ in toks[i:])
     raise ValueError("the query has no WHERE group")
+
+
+def exists_as_boolean(text: str) -> str:
+    """``EXISTS { ... }`` used as a value (after ``(``, ``,``, ``||``, ``&&``) rewritten
+    as ``STRDT(IF(EXISTS { ... }, "true", "false"), xsd:boolean)``: the same value, which
+    Virtuoso 7.2 returns as an ``xsd:boolean`` (a bare ``EXISTS`` comes back as the
+    integer 0 or 1, even under IF). ``FILTER EXISTS`` and ``NOT EXISTS`` are left alone.
+
+    Example:
+        >>> exists_as_boolean("SELECT * { BIND(EXISTS { ?s ?p ?o } AS ?x) }")
+        'SELECT * { BIND(STRDT(IF(EXISTS { ?s ?p ?o }, "true", "false"), <http://www.w3.org/2001/XMLSchema#boolean>) AS ?x) }'
+    """
+    toks = list(tokens(text))
+    out: list[str] = []
+    prev = ""
+    i = 0
+    while i < len(toks):
+        kind, tok, _ = toks[i]
+        if kind == "word" and tok.upper() == "EXISTS" and prev in ("(", ",", "|", "&"):
+            j = i + 1
+            while j < len(toks) and toks[j][0] in ("ws", "comment"):
+                j += 1
+            depth, k = 0, j
+            while k < len(toks):
+                if toks[k][0] == "punct" and toks[k][1] in "{}":
+                    depth += 1 if toks[k][1] == "{" else -1
+                    if depth == 0:
+                        break
+                k += 1
+            if j < len(toks) and toks[j][1] == "{" and k < len(toks):
+                out.append("STRDT(IF(" + "".join(t for _, t, _ in toks[i:k + 1])
+                           + ', "true", "false"), <http://www.w3.org/2001/XMLSchema#boolean>)')
+                prev = ")"
+                i = k + 1
+                continue
+        out.append(tok)
+        if kind not in ("ws", "comment"):
+            prev = tok
+        i += 1
+    return "".join(out)
+
+
+def values_first_in_where(text: str, clause: str) -> str:
+    """``text`` with ``clause`` (a ``VALUES`` block) put first inside the outer ``WHERE``
+    group of a SELECT or ASK query: the variables keep their names (projections,
+    ``GROUP BY`` and ``GRAPH ?g`` see them) and are bound before the group's patterns.
+
+    Example:
+        >>> values_first_in_where("SELECT ?s { ?s ?p ?o }", "VALUES ?s { <urn:a> }")
+        'SELECT ?s { VALUES ?s { <urn:a> } ?s ?p ?o }'
+
+    Raises:
+        ValueError: the query has no group to put it in.
+    """
+    toks = list(tokens(text))
+    for i, (kind, tok, _) in enumerate(toks):
+        if kind == "punct" and tok == "{":
+            return ("".join(t for _, t, _ in toks[:i + 1]) + " " + clause + "".join(
+                t for _, t, _ in toks[i + 1:]))
+    raise ValueError("the query has no WHERE group")

@@ -1018,20 +1018,23 @@ def sparql_quads(quads: Iterable[Quad]) -> list[tuple[str, str | None]]:
     return out
 
 
-_ENDPOINT_OPENER: "Callable[[str, Path], ProvStore] | None" = None
-"""``(endpoint URL, originals folder) -> ProvStore``: set by :mod:`provgraph.remote` when it
+_ENDPOINT_OPENER: "Callable[[str, Path, str | None, str | None], ProvStore] | None" = None
+"""``(query URL, originals folder, update URL, GSP URL) -> ProvStore``: set by :mod:`provgraph.remote` when it
 is imported (``provgraph/__init__`` imports it), so this module need not import the remote
 store that builds on it (no import cycle)."""
 
 
-def register_endpoint_opener(opener: "Callable[[str, Path], ProvStore]") -> None:
-    """Make :func:`open_store` open endpoints with ``opener(url, originals_folder)``."""
+def register_endpoint_opener(
+        opener: "Callable[[str, Path, str | None, str | None], ProvStore]") -> None:
+    """Make :func:`open_store` open endpoints with
+    ``opener(url, originals_folder, update_url, gsp_url)``."""
     global _ENDPOINT_OPENER
     _ENDPOINT_OPENER = opener
 
 
 def open_store(path: str | os.PathLike[str] | None = None, *, memory: bool = False,
-               create: bool = True, endpoint: str | None = None) -> ProvStore:
+               create: bool = True, endpoint: str | None = None,
+               update_endpoint: str | None = None, gsp_endpoint: str | None = None) -> ProvStore:
     """Open the provgraph store.
 
     Args:
@@ -1044,6 +1047,9 @@ def open_store(path: str | os.PathLike[str] | None = None, *, memory: bool = Fal
             when set. Then the statements live on that engine (a
             :class:`provgraph.remote.RemoteStore`, configured from the environment)
             and ``path`` only holds the retained originals (``PATH/originals``).
+        update_endpoint, gsp_endpoint: the engine's update and Graph Store Protocol
+            URLs (``None``: ``$PROVGRAPH_UPDATE_ENDPOINT``, ``$PROVGRAPH_GSP_ENDPOINT``,
+            else derived from ``endpoint``; see :class:`provgraph.remote.RemoteStore`).
 
     Raises:
         StoreError: the store cannot be opened, or does not exist and ``create`` is false.
@@ -1053,7 +1059,7 @@ def open_store(path: str | os.PathLike[str] | None = None, *, memory: bool = Fal
         if _ENDPOINT_OPENER is None:  # pragma: no cover - provgraph/__init__ registers it
             raise StoreError("no remote store is registered (import provgraph.remote)")
         where = Path(path) if path is not None else default_store_path()
-        return _ENDPOINT_OPENER(endpoint, where / "originals")
+        return _ENDPOINT_OPENER(endpoint, where / "originals", update_endpoint, gsp_endpoint)
     if memory:
         return EmbeddedStore(None)
     where = Path(path) if path is not None else default_store_path()
