@@ -15,6 +15,7 @@ from .originals import Originals
 from .queries import QueryCatalog
 from .recorder import Recorder
 from .store import EmbeddedStore, ProvStore, open_store
+from . import remote as _remote  # noqa: E402,F401 - registers open_store(endpoint=...) (issue 13)
 
 __version__ = "0.1.0"
 

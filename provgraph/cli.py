@@ -44,9 +44,11 @@ class _Group(click.Group):
 
 
 class _Ctx:
-    def __init__(self, store_path: str | None, memory: bool) -> None:
+    def __init__(self, store_path: str | None, memory: bool,
+                 endpoints: dict[str, str] | None = None) -> None:
         self.store_path = store_path
         self.memory = memory
+        self.endpoints = endpoints or {}  # --endpoint / --update-endpoint / --gsp-endpoint
         self._store: Any = None
 
     def store(self, *, create: bool = False) -> Any:
@@ -55,7 +57,8 @@ class _Ctx:
         if self._store is None:
             from .store import open_store
 
-            self._store = open_store(self.store_path, memory=self.memory, create=create)
+            self._store = open_store(self.store_path, memory=self.memory, create=create,
+                                     **self.endpoints)
         return self._store
 
     def close(self) -> None:
@@ -71,9 +74,18 @@ pass_ctx = click.make_pass_decorator(_Ctx)
 @click.option("--store", "store_path", metavar="PATH", envvar="PROVGRAPH_STORE",
               help="Store directory (default: $PROVGRAPH_STORE, else ./.provgraph).")
 @click.option("--memory", is_flag=True, help="Use a throw-away in-memory store.")
+@click.option("--endpoint", metavar="URL", envvar="PROVGRAPH_ENDPOINT",
+              help="Keep the statements on a SPARQL 1.1 endpoint (its query URL) instead of "
+                   "the store directory, which then holds only the retained originals. "
+                   "Credentials: $PROVGRAPH_ENDPOINT_USER, $PROVGRAPH_ENDPOINT_PASSWORD[_FILE].")
+@click.option("--update-endpoint", metavar="URL", envvar="PROVGRAPH_UPDATE_ENDPOINT",
+              help="Its SPARQL 1.1 Update URL, where the engine uses a separate one.")
+@click.option("--gsp-endpoint", metavar="URL", envvar="PROVGRAPH_GSP_ENDPOINT",
+              help="Its Graph Store Protocol URL (bulk loads), where the engine has one.")
 @click.version_option(package_name="provgraph")
 @click.pass_context
-def cli(ctx: click.Context, store_path: str | None, memory: bool) -> None:
+def cli(ctx: click.Context, store_path: str | None, memory: bool, endpoint: str | None = None,
+        update_endpoint: str | None = None, gsp_endpoint: str | None = None) -> None:
     """provgraph: W3C PROV provenance for RAG answers.
 
     \b
@@ -88,7 +100,13 @@ def cli(ctx: click.Context, store_path: str | None, memory: bool) -> None:
     """
     if memory and store_path:
         raise click.UsageError("--memory and --store PATH exclude each other; pass one")
-    obj = _Ctx(store_path, memory)
+    if memory and endpoint:
+        raise click.UsageError("--memory and --endpoint URL exclude each other; pass one")
+    endpoints = {k: v for k, v in (("endpoint", endpoint), ("update_endpoint", update_endpoint),
+                                   ("gsp_endpoint", gsp_endpoint)) if v}
+    if endpoints and not endpoint:
+        raise click.UsageError("--update-endpoint and --gsp-endpoint need --endpoint URL")
+    obj = _Ctx(store_path, memory, endpoints)
     ctx.obj = obj
     ctx.call_on_close(obj.close)
 

@@ -35,7 +35,7 @@ import contextlib
 import io
 import os
 from abc import ABC, abstractmethod
-from collections.abc import Iterable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from functools import lru_cache
 from pathlib import Path
 from typing import IO, Any
@@ -985,8 +985,56 @@ def _ntriples_quad(q: ox.Quad) -> str:
     return f"GRAPH {q.graph_name} {{ {q.subject} {q.predicate} {q.object} }}"
 
 
+def sparql_term(term: Term) -> str:
+    """``term`` in N-Triples syntax (which SPARQL accepts), written and checked by the
+    engine's own serializer: the one way query text is given a term (issue 13).
+
+    Raises:
+        StoreError: the term is invalid (an IRI that is not absolute, a bad language tag).
+
+    Example:
+        >>> from provgraph.terms import IRI, Literal
+        >>> print(sparql_term(IRI("urn:x:a")), sparql_term(Literal('say "hi"', language="en")))
+        <urn:x:a> "say \\"hi\\""@en
+    """
+    with _map_errors("term"):
+        return str(_to_ox(term))
+
+
+def sparql_quads(quads: Iterable[Quad]) -> list[tuple[str, str | None]]:
+    """Each quad as ``("S P O", graph)`` in N-Triples syntax with its graph written as
+    ``<iri>`` (``None`` for the default graph), checked by the engine's serializer; for
+    building ``INSERT DATA``/``DELETE DATA`` text and Graph Store Protocol bodies.
+
+    Raises:
+        StoreError: a term is invalid (then nothing is returned).
+    """
+    out: list[tuple[str, str | None]] = []
+    with _map_errors("store"):  # an invalid term is a StoreError, as for add()
+        for q in quads:
+            oq = _quad_to_ox(q)
+            g = None if isinstance(oq.graph_name, ox.DefaultGraph) else str(oq.graph_name)
+            out.append((f"{oq.subject} {oq.predicate} {oq.object}", g))
+    return out
+
+
+_ENDPOINT_OPENER: "Callable[[str, Path, str | None, str | None], ProvStore] | None" = None
+"""``(query URL, originals folder, update URL, GSP URL) -> ProvStore``: set by :mod:`provgraph.remote` when it
+is imported (``provgraph/__init__`` imports it), so this module need not import the remote
+store that builds on it (no import cycle)."""
+
+
+def register_endpoint_opener(
+        opener: "Callable[[str, Path, str | None, str | None], ProvStore]") -> None:
+    """Make :func:`open_store` open endpoints with
+    ``opener(url, originals_folder, update_url, gsp_url)``."""
+    global _ENDPOINT_OPENER
+    _ENDPOINT_OPENER = opener
+
+
 def open_store(path: str | os.PathLike[str] | None = None, *, memory: bool = False,
-               create: bool = True) -> ProvStore:
+               create: bool = True, endpoint: str | None = None,
+               update_endpoint: str | None = None, gsp_endpoint: str | None = None) -> ProvStore:
     """Open the provgraph store.
 
     Args:
@@ -995,10 +1043,23 @@ def open_store(path: str | os.PathLike[str] | None = None, *, memory: bool = Fal
         memory: ``True`` opens an in-memory store instead (``path`` is ignored).
         create: create the store when it does not exist; ``False`` makes a missing
             store an error (read-only commands use this so a mistyped path is caught).
+        endpoint: a SPARQL 1.1 Protocol query URL; ``None`` uses ``$PROVGRAPH_ENDPOINT``
+            when set. Then the statements live on that engine (a
+            :class:`provgraph.remote.RemoteStore`, configured from the environment)
+            and ``path`` only holds the retained originals (``PATH/originals``).
+        update_endpoint, gsp_endpoint: the engine's update and Graph Store Protocol
+            URLs (``None``: ``$PROVGRAPH_UPDATE_ENDPOINT``, ``$PROVGRAPH_GSP_ENDPOINT``,
+            else derived from ``endpoint``; see :class:`provgraph.remote.RemoteStore`).
 
     Raises:
         StoreError: the store cannot be opened, or does not exist and ``create`` is false.
     """
+    endpoint = endpoint or os.environ.get("PROVGRAPH_ENDPOINT") or None
+    if endpoint and not memory:
+        if _ENDPOINT_OPENER is None:  # pragma: no cover - provgraph/__init__ registers it
+            raise StoreError("no remote store is registered (import provgraph.remote)")
+        where = Path(path) if path is not None else default_store_path()
+        return _ENDPOINT_OPENER(endpoint, where / "originals", update_endpoint, gsp_endpoint)
     if memory:
         return EmbeddedStore(None)
     where = Path(path) if path is not None else default_store_path()
