@@ -44,18 +44,23 @@ class _Group(click.Group):
 
 
 class _Ctx:
-    def __init__(self, store_path: str | None, memory: bool) -> None:
+    def __init__(self, store_path: str | None, memory: bool,
+                 lock_timeout: float | None = None) -> None:
         self.store_path = store_path
         self.memory = memory
+        self.lock_timeout = lock_timeout
         self._store: Any = None
 
-    def store(self, *, create: bool = False) -> Any:
+    def store(self, *, create: bool = False, read_only: bool = False) -> Any:
         """The store; ``create=True`` for commands that write (init, record, import),
-        so a mistyped ``--store`` on a read command is an error, not a new empty store."""
+        so a mistyped ``--store`` on a read command is an error, not a new empty store;
+        ``read_only=True`` for commands that only read: they never wait for a writer
+        (issue 13)."""
         if self._store is None:
             from .store import open_store
 
-            self._store = open_store(self.store_path, memory=self.memory, create=create)
+            self._store = open_store(self.store_path, memory=self.memory, create=create,
+                                     read_only=read_only, lock_timeout=self.lock_timeout)
         return self._store
 
     def close(self) -> None:
@@ -71,9 +76,14 @@ pass_ctx = click.make_pass_decorator(_Ctx)
 @click.option("--store", "store_path", metavar="PATH", envvar="PROVGRAPH_STORE",
               help="Store directory (default: $PROVGRAPH_STORE, else ./.provgraph).")
 @click.option("--memory", is_flag=True, help="Use a throw-away in-memory store.")
+@click.option("--lock-timeout", type=click.FloatRange(min=0), metavar="SECONDS",
+              envvar="PROVGRAPH_LOCK_TIMEOUT",
+              help="How long a writing command waits while another process writes the "
+                   "store (default 30; reading commands never wait).")
 @click.version_option(package_name="provgraph")
 @click.pass_context
-def cli(ctx: click.Context, store_path: str | None, memory: bool) -> None:
+def cli(ctx: click.Context, store_path: str | None, memory: bool,
+        lock_timeout: float | None) -> None:
     """provgraph: W3C PROV provenance for RAG answers.
 
     \b
@@ -88,7 +98,7 @@ def cli(ctx: click.Context, store_path: str | None, memory: bool) -> None:
     """
     if memory and store_path:
         raise click.UsageError("--memory and --store PATH exclude each other; pass one")
-    obj = _Ctx(store_path, memory)
+    obj = _Ctx(store_path, memory, lock_timeout)
     ctx.obj = obj
     ctx.call_on_close(obj.close)
 
@@ -179,7 +189,7 @@ def query(obj: _Ctx, name: str, params: tuple[str, ...], fmt: str | None, no_hea
 
     cat = QueryCatalog()
     q = cat.get(name)
-    rows = cat.run(obj.store(), name, _parse_params(params), require_known=True)
+    rows = cat.run(obj.store(read_only=True), name, _parse_params(params), require_known=True)
     write_rows(rows, q.returns, fmt=fmt or "json", no_headers=no_headers, title=q.name)
 
 
@@ -399,12 +409,12 @@ def export(obj: _Ctx, claim: str | None, run_iri: str | None, everything: bool, 
             raise click.UsageError("--format is required when writing to standard output")
         fmt = io.format_for_path(output)
     if output == "-":
-        result = do_export(obj.store(), fmt, claim=claim, run=run_iri, everything=everything,
+        result = do_export(obj.store(read_only=True), fmt, claim=claim, run=run_iri, everything=everything,
                            out=sys.stdout.buffer)
         sys.stdout.buffer.flush()
     else:  # written beside the file and renamed into place: never a half-written file
         result = atomic_write(output, lambda fh: do_export(
-            obj.store(), fmt, claim=claim, run=run_iri, everything=everything, out=fh))
+            obj.store(read_only=True), fmt, claim=claim, run=run_iri, everything=everything, out=fh))
     what = f"bundle <{result.bundle}>" if result.bundle else "store"
     digest = f", sha256 {result.digest}" if result.digest else ""
     click.echo(f"exported {what}: {result.statements} statements as {fmt} to {output}{digest}",
@@ -455,7 +465,7 @@ def validate(obj: _Ctx, run_iri: str | None) -> None:
     """
     from .validate import validate as check
 
-    report = check(obj.store(), run_iri)
+    report = check(obj.store(read_only=True), run_iri)
     for msg in report.messages():
         click.echo(msg)
     if report.shacl_note:
@@ -634,7 +644,7 @@ def lineage(obj: _Ctx, iri: str, max_depth: int | None, fmt: str | None, no_head
             raise click.UsageError(f"--format {format_name} and --{fmt} exclude each other; "
                                    "give one")
         fmt = format_name
-    store = obj.store()
+    store = obj.store(read_only=True)
     if fmt == "dot":
         click.echo(graph.to_dot(graph.lineage_graph(store, iri, max_depth=max_depth)), nl=False)
         return
@@ -664,7 +674,7 @@ def stale(obj: _Ctx, run: str | None, fail_on_found: bool, fmt: str | None, no_h
     """
     from . import analytics
 
-    _write_result(analytics.stale(obj.store(), run=run), analytics.StaleRow, fmt, no_headers,
+    _write_result(analytics.stale(obj.store(read_only=True), run=run), analytics.StaleRow, fmt, no_headers,
                   "stale", fail_on_found)
 
 
@@ -687,7 +697,7 @@ def impact(obj: _Ctx, agent: str, version: str | None, run: str | None, fail_on_
     """
     from . import analytics
 
-    _write_result(analytics.impact(obj.store(), agent, version=version, run=run),
+    _write_result(analytics.impact(obj.store(read_only=True), agent, version=version, run=run),
                   analytics.ImpactRow, fmt, no_headers, "impact", fail_on_found)
 
 
@@ -707,7 +717,7 @@ def unsupported(obj: _Ctx, run: str | None, fail_on_found: bool, fmt: str | None
     """
     from . import analytics
 
-    _write_result(analytics.unsupported(obj.store(), run=run), analytics.UnsupportedRow, fmt,
+    _write_result(analytics.unsupported(obj.store(read_only=True), run=run), analytics.UnsupportedRow, fmt,
                   no_headers, "unsupported", fail_on_found)
 
 
@@ -724,7 +734,7 @@ def generated_evidence(obj: _Ctx, run: str | None, fmt: str | None, no_headers: 
     """
     from . import analytics
 
-    _write_result(analytics.generated_evidence(obj.store(), run=run),
+    _write_result(analytics.generated_evidence(obj.store(read_only=True), run=run),
                   analytics.GeneratedEvidenceRow, fmt, no_headers, "generated-evidence")
 
 
@@ -741,7 +751,7 @@ def coverage(obj: _Ctx, run: str | None, fmt: str | None, no_headers: bool) -> N
     """
     from . import analytics
 
-    _write_result(analytics.coverage(obj.store(), run=run), analytics.CoverageRow, fmt,
+    _write_result(analytics.coverage(obj.store(read_only=True), run=run), analytics.CoverageRow, fmt,
                   no_headers, "coverage")
 
 
@@ -758,7 +768,7 @@ def exposure(obj: _Ctx, run: str | None, fmt: str | None, no_headers: bool) -> N
     """
     from . import analytics
 
-    _write_result(analytics.exposure(obj.store(), run=run), analytics.ExposureRow, fmt,
+    _write_result(analytics.exposure(obj.store(read_only=True), run=run), analytics.ExposureRow, fmt,
                   no_headers, "exposure")
 
 
