@@ -15,6 +15,7 @@ from .originals import Originals
 from .queries import QueryCatalog
 from .recorder import Recorder
 from .store import EmbeddedStore, ProvStore, open_store
+from .serve import client as _serve_client  # noqa: F401 - registers open_store("http://...")
 
 __version__ = "0.1.0"
 

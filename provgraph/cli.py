@@ -772,6 +772,52 @@ def exposure(obj: _Ctx, run: str | None, fmt: str | None, no_headers: bool) -> N
                   no_headers, "exposure")
 
 
+@cli.command()
+@click.option("--bind", default="127.0.0.1:7878", show_default=True, metavar="HOST:PORT",
+              help="Address to listen on (port 0 picks a free one).")
+@click.option("--allow-update", is_flag=True,
+              help="Accept SPARQL 1.1 Update on /sparql (with the token).")
+@click.option("--token-file", type=click.Path(dir_okay=False), envvar="PROVGRAPH_TOKEN_FILE",
+              help="File holding the token for ingest and updates (else $PROVGRAPH_TOKEN).")
+@click.option("--max-request-mb", type=click.FloatRange(min=0.001), default=64,
+              show_default=True, help="Largest request body accepted.")
+@pass_ctx
+def serve(obj: _Ctx, bind: str, allow_update: bool, token_file: str | None,
+          max_request_mb: float) -> None:
+    """Own the store and serve it over HTTP: SPARQL 1.1 Protocol, ingest, health.
+
+    \b
+    Endpoints: /sparql (read-only unless --allow-update; SERVICE refused),
+    /ingest (POST a JSONL event log, as 'provgraph record'), /health, /version.
+    Clients: open_store("http://HOST:PORT"), or --store http://HOST:PORT.
+    Stop it with SIGTERM or Ctrl-C: requests in flight finish first.
+
+    \b
+    Example:
+        PROVGRAPH_TOKEN=s3cret provgraph --store /srv/pg serve --bind 127.0.0.1:7878
+    """
+    from .serve._wire import token_from_environment
+    from .serve.server import ServeConfig, serve as run_server
+
+    host, _, port = bind.rpartition(":")
+    if not host or not port.isdigit():
+        raise click.BadParameter(f"{bind!r} is not HOST:PORT", param_hint="--bind")
+    token = token_from_environment(token_file)
+    config = ServeConfig(host=host.strip("[]"), port=int(port), allow_update=allow_update,
+                         token=token, max_request_bytes=int(max_request_mb * (1 << 20)))
+    store = obj.store(create=True)
+    obj._store = None  # the server closes it
+
+    def ready(server: Any) -> None:
+        if token is None:
+            click.echo("provgraph serve: no token set ($PROVGRAPH_TOKEN or --token-file): "
+                       "any local process may record", err=True)
+        click.echo(f"provgraph serve: listening on {server.url} (store {store.location})",
+                   err=True)
+
+    run_server(store, config, ready=ready)
+
+
 def main() -> None:
     """Console-script entry point."""
     cli(prog_name="provgraph")

@@ -37,7 +37,7 @@ import io
 import os
 import time
 from abc import ABC, abstractmethod
-from collections.abc import Iterable, Iterator, Mapping, Sequence, Sized
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence, Sized
 from functools import lru_cache
 from pathlib import Path
 from typing import IO, Any
@@ -962,6 +962,23 @@ class EmbeddedStore(ProvStore):
                 out.append(row)
         return out
 
+    def query_results(self, sparql: str, bindings: Mapping[str, Term] | None = None, *,
+                      source: str = "<text>",
+                      values: tuple[str, Sequence[IRI | Literal]] | None = None,
+                      ) -> tuple[str, bytes]:
+        """Run any SPARQL 1.1 query and return its result as the protocol sends it
+        (for ``provgraph serve``): ``(media type, bytes)``, SPARQL 1.1 Query Results
+        JSON for SELECT and ASK, N-Triples for CONSTRUCT and DESCRIBE. Arguments and
+        errors as :meth:`select`."""
+        if values is not None:
+            sparql = _with_values(sparql, *values)
+        res = self._query(sparql, bindings, source)
+        with _map_errors("query", query=True, source=source):
+            if isinstance(res, ox.QueryTriples):
+                return "application/n-triples", res.serialize(format=ox.RdfFormat.N_TRIPLES) or b""
+            return ("application/sparql-results+json",
+                    res.serialize(format=ox.QueryResultsFormat.JSON) or b"")
+
     def ask(self, sparql: str, bindings: Mapping[str, Term] | None = None, *,
             source: str = "<text>") -> bool:
         res = self._query(sparql, bindings, source)
@@ -1073,6 +1090,11 @@ def _ntriples_quad(q: ox.Quad) -> str:
     return f"GRAPH {q.graph_name} {{ {q.subject} {q.predicate} {q.object} }}"
 
 
+URL_OPENERS: dict[str, Callable[[str], ProvStore]] = {}
+"""Openers of stores named by a URL, by scheme (``http``, ``https``); the serve client
+registers itself here (``provgraph/serve/client.py``), so this layer imports nothing above it."""
+
+
 def open_store(path: str | os.PathLike[str] | None = None, *, memory: bool = False,
                create: bool = True, read_only: bool = False,
                lock_timeout: float | None = None) -> ProvStore:
@@ -1091,12 +1113,24 @@ def open_store(path: str | os.PathLike[str] | None = None, *, memory: bool = Fal
         lock_timeout: seconds a writer waits for another writer's lock (``None``:
             ``$PROVGRAPH_LOCK_TIMEOUT``, else 30).
 
+    A ``path`` starting with ``http://`` or ``https://`` names a ``provgraph serve``
+    server instead: the result is a :class:`provgraph.serve.client.ServedStore` (the
+    other arguments do not apply; its token comes from ``$PROVGRAPH_TOKEN``).
+
     Raises:
         StoreError: the store cannot be opened, or does not exist and ``create`` is false.
         StoreBusyError: another process kept the write lock for ``lock_timeout`` seconds.
     """
     if memory:
         return EmbeddedStore(None)
+    if path is None and os.environ.get(ENV_VAR, "").startswith(("http://", "https://")):
+        path = os.environ[ENV_VAR]
+    if isinstance(path, str) and path.startswith(("http://", "https://")):
+        scheme = path.split(":", 1)[0]
+        if scheme not in URL_OPENERS:
+            raise StoreError(f"{path}: no store client for {scheme}:// is loaded "
+                             "(import provgraph.serve.client)")
+        return URL_OPENERS[scheme](path)
     where = Path(path) if path is not None else default_store_path()
     if (not create or read_only) and not (where / "rdf").is_dir():
         raise StoreError(
