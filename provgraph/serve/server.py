@@ -134,7 +134,7 @@ class ProvgraphServer(ThreadingHTTPServer):
 class _Handler(BaseHTTPRequestHandler):
     server: ProvgraphServer
     protocol_version = "HTTP/1.1"
-    timeout = 15  # seconds an idle kept-alive connection is held
+    timeout = 5  # seconds an idle kept-alive connection is held (shutdown waits for it)
     server_version = "provgraph-serve"
 
     def log_message(self, format: str, *args: Any) -> None:  # quiet: errors go to stderr
