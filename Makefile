@@ -4,7 +4,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: demo test test-servers bench bench-full clean
+.PHONY: demo test test-servers test-slow bench bench-full clean
 
 $(STAMP): pyproject.toml
 	@test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
@@ -17,13 +17,17 @@ demo: $(STAMP)
 
 test: $(STAMP)
 	$(BIN)/python -m mypy
-	$(BIN)/python -m pytest -q -m "not servers"
+	$(BIN)/python -m pytest -q -m "not servers and not slow"
 
 # The store contract and the query library on real SPARQL engines (issue 13): the Oxigraph
 # server (pip install oxigraph) and Virtuoso (apt-get install virtuoso-opensource), started
 # by the test fixtures on 127.0.0.1; skipped with a reason where not installed, never in CI.
 test-servers: $(STAMP)
 	$(BIN)/python -m pytest -q -m servers
+
+# The concurrency runs (issue 13): 30 s each, readers and writers in separate processes.
+test-slow: $(STAMP)
+	$(BIN)/python -m pytest -q -m slow
 
 bench: $(STAMP)
 	$(BIN)/python -m bench --quick

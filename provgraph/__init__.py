@@ -16,6 +16,7 @@ from .queries import QueryCatalog
 from .recorder import Recorder
 from .store import EmbeddedStore, ProvStore, open_store
 from . import remote as _remote  # noqa: E402,F401 - registers open_store(endpoint=...) (issue 13)
+from .serve import client as _serve_client  # noqa: F401 - registers open_store("http://...")
 
 __version__ = "0.1.0"
 

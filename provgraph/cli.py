@@ -45,19 +45,24 @@ class _Group(click.Group):
 
 class _Ctx:
     def __init__(self, store_path: str | None, memory: bool,
-                 endpoints: dict[str, str] | None = None) -> None:
+                 endpoints: dict[str, str] | None = None,
+                 lock_timeout: float | None = None) -> None:
         self.store_path = store_path
         self.memory = memory
         self.endpoints = endpoints or {}  # --endpoint / --update-endpoint / --gsp-endpoint
+        self.lock_timeout = lock_timeout
         self._store: Any = None
 
-    def store(self, *, create: bool = False) -> Any:
+    def store(self, *, create: bool = False, read_only: bool = False) -> Any:
         """The store; ``create=True`` for commands that write (init, record, import),
-        so a mistyped ``--store`` on a read command is an error, not a new empty store."""
+        so a mistyped ``--store`` on a read command is an error, not a new empty store;
+        ``read_only=True`` for commands that only read: they never wait for a writer
+        (issue 13)."""
         if self._store is None:
             from .store import open_store
 
             self._store = open_store(self.store_path, memory=self.memory, create=create,
+                                     read_only=read_only, lock_timeout=self.lock_timeout,
                                      **self.endpoints)
         return self._store
 
@@ -82,10 +87,15 @@ pass_ctx = click.make_pass_decorator(_Ctx)
               help="Its SPARQL 1.1 Update URL, where the engine uses a separate one.")
 @click.option("--gsp-endpoint", metavar="URL", envvar="PROVGRAPH_GSP_ENDPOINT",
               help="Its Graph Store Protocol URL (bulk loads), where the engine has one.")
+@click.option("--lock-timeout", type=click.FloatRange(min=0), metavar="SECONDS",
+              envvar="PROVGRAPH_LOCK_TIMEOUT",
+              help="How long a writing command waits while another process writes the "
+                   "store (default 30; reading commands never wait).")
 @click.version_option(package_name="provgraph")
 @click.pass_context
 def cli(ctx: click.Context, store_path: str | None, memory: bool, endpoint: str | None = None,
-        update_endpoint: str | None = None, gsp_endpoint: str | None = None) -> None:
+        update_endpoint: str | None = None, gsp_endpoint: str | None = None,
+        lock_timeout: float | None = None) -> None:
     """provgraph: W3C PROV provenance for RAG answers.
 
     \b
@@ -106,7 +116,7 @@ def cli(ctx: click.Context, store_path: str | None, memory: bool, endpoint: str 
                                    ("gsp_endpoint", gsp_endpoint)) if v}
     if endpoints and not endpoint:
         raise click.UsageError("--update-endpoint and --gsp-endpoint need --endpoint URL")
-    obj = _Ctx(store_path, memory, endpoints)
+    obj = _Ctx(store_path, memory, endpoints, lock_timeout)
     ctx.obj = obj
     ctx.call_on_close(obj.close)
 
@@ -197,7 +207,7 @@ def query(obj: _Ctx, name: str, params: tuple[str, ...], fmt: str | None, no_hea
 
     cat = QueryCatalog()
     q = cat.get(name)
-    rows = cat.run(obj.store(), name, _parse_params(params), require_known=True)
+    rows = cat.run(obj.store(read_only=True), name, _parse_params(params), require_known=True)
     write_rows(rows, q.returns, fmt=fmt or "json", no_headers=no_headers, title=q.name)
 
 
@@ -417,12 +427,12 @@ def export(obj: _Ctx, claim: str | None, run_iri: str | None, everything: bool, 
             raise click.UsageError("--format is required when writing to standard output")
         fmt = io.format_for_path(output)
     if output == "-":
-        result = do_export(obj.store(), fmt, claim=claim, run=run_iri, everything=everything,
+        result = do_export(obj.store(read_only=True), fmt, claim=claim, run=run_iri, everything=everything,
                            out=sys.stdout.buffer)
         sys.stdout.buffer.flush()
     else:  # written beside the file and renamed into place: never a half-written file
         result = atomic_write(output, lambda fh: do_export(
-            obj.store(), fmt, claim=claim, run=run_iri, everything=everything, out=fh))
+            obj.store(read_only=True), fmt, claim=claim, run=run_iri, everything=everything, out=fh))
     what = f"bundle <{result.bundle}>" if result.bundle else "store"
     digest = f", sha256 {result.digest}" if result.digest else ""
     click.echo(f"exported {what}: {result.statements} statements as {fmt} to {output}{digest}",
@@ -473,7 +483,7 @@ def validate(obj: _Ctx, run_iri: str | None) -> None:
     """
     from .validate import validate as check
 
-    report = check(obj.store(), run_iri)
+    report = check(obj.store(read_only=True), run_iri)
     for msg in report.messages():
         click.echo(msg)
     if report.shacl_note:
@@ -652,7 +662,7 @@ def lineage(obj: _Ctx, iri: str, max_depth: int | None, fmt: str | None, no_head
             raise click.UsageError(f"--format {format_name} and --{fmt} exclude each other; "
                                    "give one")
         fmt = format_name
-    store = obj.store()
+    store = obj.store(read_only=True)
     if fmt == "dot":
         click.echo(graph.to_dot(graph.lineage_graph(store, iri, max_depth=max_depth)), nl=False)
         return
@@ -682,7 +692,7 @@ def stale(obj: _Ctx, run: str | None, fail_on_found: bool, fmt: str | None, no_h
     """
     from . import analytics
 
-    _write_result(analytics.stale(obj.store(), run=run), analytics.StaleRow, fmt, no_headers,
+    _write_result(analytics.stale(obj.store(read_only=True), run=run), analytics.StaleRow, fmt, no_headers,
                   "stale", fail_on_found)
 
 
@@ -705,7 +715,7 @@ def impact(obj: _Ctx, agent: str, version: str | None, run: str | None, fail_on_
     """
     from . import analytics
 
-    _write_result(analytics.impact(obj.store(), agent, version=version, run=run),
+    _write_result(analytics.impact(obj.store(read_only=True), agent, version=version, run=run),
                   analytics.ImpactRow, fmt, no_headers, "impact", fail_on_found)
 
 
@@ -725,7 +735,7 @@ def unsupported(obj: _Ctx, run: str | None, fail_on_found: bool, fmt: str | None
     """
     from . import analytics
 
-    _write_result(analytics.unsupported(obj.store(), run=run), analytics.UnsupportedRow, fmt,
+    _write_result(analytics.unsupported(obj.store(read_only=True), run=run), analytics.UnsupportedRow, fmt,
                   no_headers, "unsupported", fail_on_found)
 
 
@@ -742,7 +752,7 @@ def generated_evidence(obj: _Ctx, run: str | None, fmt: str | None, no_headers: 
     """
     from . import analytics
 
-    _write_result(analytics.generated_evidence(obj.store(), run=run),
+    _write_result(analytics.generated_evidence(obj.store(read_only=True), run=run),
                   analytics.GeneratedEvidenceRow, fmt, no_headers, "generated-evidence")
 
 
@@ -759,7 +769,7 @@ def coverage(obj: _Ctx, run: str | None, fmt: str | None, no_headers: bool) -> N
     """
     from . import analytics
 
-    _write_result(analytics.coverage(obj.store(), run=run), analytics.CoverageRow, fmt,
+    _write_result(analytics.coverage(obj.store(read_only=True), run=run), analytics.CoverageRow, fmt,
                   no_headers, "coverage")
 
 
@@ -776,8 +786,54 @@ def exposure(obj: _Ctx, run: str | None, fmt: str | None, no_headers: bool) -> N
     """
     from . import analytics
 
-    _write_result(analytics.exposure(obj.store(), run=run), analytics.ExposureRow, fmt,
+    _write_result(analytics.exposure(obj.store(read_only=True), run=run), analytics.ExposureRow, fmt,
                   no_headers, "exposure")
+
+
+@cli.command()
+@click.option("--bind", default="127.0.0.1:7878", show_default=True, metavar="HOST:PORT",
+              help="Address to listen on (port 0 picks a free one).")
+@click.option("--allow-update", is_flag=True,
+              help="Accept SPARQL 1.1 Update on /sparql (with the token).")
+@click.option("--token-file", type=click.Path(dir_okay=False), envvar="PROVGRAPH_TOKEN_FILE",
+              help="File holding the token for ingest and updates (else $PROVGRAPH_TOKEN).")
+@click.option("--max-request-mb", type=click.FloatRange(min=0.001), default=64,
+              show_default=True, help="Largest request body accepted.")
+@pass_ctx
+def serve(obj: _Ctx, bind: str, allow_update: bool, token_file: str | None,
+          max_request_mb: float) -> None:
+    """Own the store and serve it over HTTP: SPARQL 1.1 Protocol, ingest, health.
+
+    \b
+    Endpoints: /sparql (read-only unless --allow-update; SERVICE refused),
+    /ingest (POST a JSONL event log, as 'provgraph record'), /health, /version.
+    Clients: open_store("http://HOST:PORT"), or --store http://HOST:PORT.
+    Stop it with SIGTERM or Ctrl-C: requests in flight finish first.
+
+    \b
+    Example:
+        PROVGRAPH_TOKEN=s3cret provgraph --store /srv/pg serve --bind 127.0.0.1:7878
+    """
+    from .serve._wire import token_from_environment
+    from .serve.server import ServeConfig, serve as run_server
+
+    host, _, port = bind.rpartition(":")
+    if not host or not port.isdigit():
+        raise click.BadParameter(f"{bind!r} is not HOST:PORT", param_hint="--bind")
+    token = token_from_environment(token_file)
+    config = ServeConfig(host=host.strip("[]"), port=int(port), allow_update=allow_update,
+                         token=token, max_request_bytes=int(max_request_mb * (1 << 20)))
+    store = obj.store(create=True)
+    obj._store = None  # the server closes it
+
+    def ready(server: Any) -> None:
+        if token is None:
+            click.echo("provgraph serve: no token set ($PROVGRAPH_TOKEN or --token-file): "
+                       "any local process may record", err=True)
+        click.echo(f"provgraph serve: listening on {server.url} (store {store.location})",
+                   err=True)
+
+    run_server(store, config, ready=ready)
 
 
 def main() -> None:

@@ -4,6 +4,7 @@
 
     ProvgraphError
       StoreError             the RDF store or originals directory cannot be opened, read or written
+        StoreBusyError         another process holds the store's write lock past the wait (.holder)
         OriginalMissingError   a retained original blob is absent (.sha256)
         OriginalCorruptError   a retained blob's bytes no longer hash to its name (.sha256, .actual)
       QueryError
@@ -37,6 +38,28 @@ class ProvgraphError(Exception):
 
 class StoreError(ProvgraphError):
     """The store cannot be opened, read or written (wraps the backend's OSError)."""
+
+
+class StoreBusyError(StoreError):
+    """A writer waited for the store's write lock and another process kept it (issue 13).
+
+    Attributes:
+        location: the store directory.
+        waited: seconds waited before giving up.
+        holder: what the holder wrote about itself (``pid``, ``host``, ``command``,
+            ``since``), or ``{}`` when it left no note.
+    """
+
+    def __init__(self, location: str, waited: float, holder: dict[str, object],
+                 hint: str) -> None:
+        self.location = location
+        self.waited = waited
+        self.holder = holder
+        super().__init__(f"the store at {location} is being written by {hint}; waited "
+                         f"{waited:g} s for it (--lock-timeout / $PROVGRAPH_LOCK_TIMEOUT). "
+                         "Wait for that process to finish, or stop it, or run 'provgraph "
+                         "serve' so every process records through one writer; reading "
+                         "commands never wait")
 
 
 class OriginalMissingError(StoreError):

@@ -9,7 +9,7 @@ from provgraph.io.bundle import verify_bundle
 def _cli_on(store, monkeypatch):
     import provgraph.cli as cli_mod
 
-    monkeypatch.setattr(cli_mod._Ctx, "store", lambda self, create=False: store)
+    monkeypatch.setattr(cli_mod._Ctx, "store", lambda self, **kw: store)
     monkeypatch.setattr(cli_mod._Ctx, "close", lambda self: None)
 
 

@@ -175,7 +175,7 @@ def test_cli_export_and_verify_bundle(rag_store, runner, tmp_path, monkeypatch):
     store, r = rag_store
     import provgraph.cli as cli_mod
 
-    monkeypatch.setattr(cli_mod._Ctx, "store", lambda self: store)
+    monkeypatch.setattr(cli_mod._Ctx, "store", lambda self, **kw: store)
     monkeypatch.setattr(cli_mod._Ctx, "close", lambda self: None)
     out = tmp_path / "claim.provn"
     res = runner.invoke(cli, ["export", "--claim", r["claim_quote"].iri, "-o", str(out)],
@@ -199,7 +199,7 @@ def test_cli_export_writes_the_whole_file_or_nothing(rag_store, runner, tmp_path
     store, r = rag_store
     import provgraph.cli as cli_mod
 
-    monkeypatch.setattr(cli_mod._Ctx, "store", lambda self: store)
+    monkeypatch.setattr(cli_mod._Ctx, "store", lambda self, **kw: store)
     monkeypatch.setattr(cli_mod._Ctx, "close", lambda self: None)
     out = tmp_path / "claim.json"
     out.write_bytes(b"an earlier export")
@@ -302,7 +302,7 @@ def test_verifying_an_empty_file_says_it_is_empty(runner, tmp_path):
 def _cli_on(store, monkeypatch):
     import provgraph.cli as cli_mod
 
-    monkeypatch.setattr(cli_mod._Ctx, "store", lambda self: store)
+    monkeypatch.setattr(cli_mod._Ctx, "store", lambda self, **kw: store)
     monkeypatch.setattr(cli_mod._Ctx, "close", lambda self: None)
 
 

@@ -22,6 +22,7 @@ from provgraph.store import ANY_GRAPH, EmbeddedStore, ProvStore
 from provgraph.terms import IRI, BNode, Literal, Quad, lit
 
 from .counting_store import CountingStore
+from .serve_helpers import ThreadServedStore
 
 X = "urn:x:"
 G1, G2 = IRI(X + "g1"), IRI(X + "g2")
@@ -35,6 +36,7 @@ STORES: dict[str, Callable[[Path], ProvStore]] = {
     "embedded-memory-blobs": lambda tmp: EmbeddedStore(blobs=MemoryBlobStore()),
     "embedded-disk": lambda tmp: EmbeddedStore(tmp / "store"),
     "counting-wrapper": lambda tmp: CountingStore(EmbeddedStore()),
+    "served": lambda tmp: ThreadServedStore(tmp / "served"),
 }
 """Opener of a fresh, empty store per implementation (one more entry for a remote store)."""
 
