@@ -266,3 +266,35 @@ def test_batch_read_is_one_query_for_any_number_of_subjects():
         calls.clear()
         got = citation.load(store, [c.iri for c in cits[:n]])  # type: ignore[misc]
         assert len(got) == n and len(calls) == 1
+
+
+def test_snapshot_states_order_newer_revisions_by_instant_and_see_deletions():
+    from provgraph import Recorder
+
+    store = EmbeddedStore()
+    rec = Recorder(store, packages=[])
+    plus5 = dt.timezone(dt.timedelta(hours=5))
+    old = rec.snapshot(b"v1", uri="file:///d.txt", media_type="text/plain",
+                       observed_at=dt.datetime(2026, 3, 1, tzinfo=dt.timezone.utc))
+    a = rec.snapshot(b"v2a", uri="file:///d.txt", media_type="text/plain", revision_of=old,
+                     observed_at=dt.datetime(2026, 3, 2, 10, 0, tzinfo=plus5))  # 05:00Z
+    b = rec.snapshot(b"v2b", uri="file:///d.txt", media_type="text/plain", revision_of=old,
+                     observed_at=dt.datetime(2026, 3, 2, 9, 0, tzinfo=dt.timezone.utc))
+    got = snapshot.states(store, [old.iri, b.iri])
+    assert got[old.iri].newer == (b.iri, a.iri) and not got[old.iri].deleted
+    rec.deletion(b)
+    assert snapshot.states(store, [b.iri])[b.iri].deleted
+
+
+def test_extractions_of_snapshots_in_one_batch():
+    from provgraph import Recorder
+
+    store = EmbeddedStore()
+    rec = Recorder(store, packages=[])
+    s1 = rec.snapshot(b"one", uri="file:///1", media_type="text/plain")
+    s2 = rec.snapshot(b"two", uri="file:///2", media_type="text/plain")
+    e1 = rec.extraction(s1, parser=("p", "1"), text="one")
+    e2 = rec.extraction(s1, parser=("p", "2"), text="one")
+    got = extraction.of_snapshots(store, [s1.iri, s2.iri])
+    assert got[s2.iri] == [] and {e.iri for e in got[s1.iri]} == {e1.iri, e2.iri}
+    assert {(e.parser.version, e.text) for e in got[s1.iri]} == {("1", "one"), ("2", "one")}

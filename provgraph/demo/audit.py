@@ -23,38 +23,20 @@ from dataclasses import dataclass, field
 
 from ..errors import OffsetError
 from ..offsets import SourceText
+from ..schema import chunk as chunk_schema
 from ..schema import citation as citation_schema
 from ..schema import claim as claim_schema
+from ..schema import extraction as extraction_schema
+from ..schema import snapshot as snapshot_schema
 from ..schema.citation import Citation
 from ..store import ProvStore
-from ..terms import IRI, Term, lit, term_value
+from ..terms import IRI, Term, term_value
 from ..vocab import PG, RDF
 
 __all__ = ["CitationFact", "ClaimFact", "claim_facts", "stale_claims", "parser_affected",
            "generated_targets", "abstentions", "STALE_CATEGORIES"]
 
 STALE_CATEGORIES = ("updated", "deleted", "cited span unchanged")
-
-_PREFIXES = """PREFIX prov: <http://www.w3.org/ns/prov#>
-PREFIX pg: <https://w3id.org/provgraph/ns#>
-PREFIX oa: <http://www.w3.org/ns/oa#>
-"""
-
-_SNAPSHOT_STATE = _PREFIXES + """SELECT ?snap ?newer ?deletion WHERE {
-  OPTIONAL { ?newer prov:wasRevisionOf ?snap }
-  OPTIONAL { { ?snap prov:wasInvalidatedBy ?deletion }
-             UNION { ?snap prov:specializationOf ?doc . ?doc prov:wasInvalidatedBy ?deletion } }
-}"""
-
-_EXTRACTED = _PREFIXES + """SELECT ?snap ?name ?version ?sha WHERE {
-  ?ext prov:used ?snap ; pg:extractedText ?t ; prov:wasAssociatedWith ?agent .
-  ?agent pg:agentName ?name ; pg:agentVersion ?version .
-  ?t pg:sha256 ?sha .
-}"""
-
-_CHUNK_SNAPSHOT = _PREFIXES + """SELECT ?chunk ?snap WHERE {
-  ?chunk prov:wasDerivedFrom ?t . ?t a pg:ExtractedText ; prov:wasDerivedFrom ?snap .
-}"""
 
 
 def _norm(text: str) -> str:
@@ -142,10 +124,9 @@ def _cited_texts(facts: dict[str, ClaimFact], claim: ClaimFact) -> list[str]:
 
 
 def _extracted_text(store: ProvStore, snap: str, parser: tuple[str, str]) -> str | None:
-    rows = store.select(_EXTRACTED, {"snap": IRI(snap), "name": lit(parser[0]),
-                                     "version": lit(parser[1])})
-    for row in rows:
-        return store.originals.get(term_value(row["sha"])).decode("utf-8")
+    for ext in extraction_schema.of_snapshots(store, [IRI(snap)]).get(IRI(snap), []):
+        if (ext.parser.name, ext.parser.version) == parser:
+            return ext.text
     return None
 
 
@@ -166,17 +147,15 @@ def stale_claims(store: ProvStore, facts: dict[str, ClaimFact],
         worst = None
         for snap in sorted(claim.snapshots):
             if snap not in state:
-                rows = store.select(_SNAPSHOT_STATE, {"snap": IRI(snap)})
-                newer = sorted({str(r["newer"]) for r in rows if r["newer"] is not None})
-                deleted = any(r["deletion"] is not None for r in rows)
-                state[snap] = (newer, deleted)
+                st = snapshot_schema.states(store, [IRI(snap)])[IRI(snap)]
+                state[snap] = ([str(n) for n in st.newer], st.deleted)
             newer, deleted = state[snap]
             if deleted:
                 worst = "deleted"
                 break
             if not newer:
                 continue
-            new_text = _norm(_extracted_text(store, newer[-1], parser) or "")
+            new_text = _norm(_extracted_text(store, newer[0], parser) or "")  # newest first
             gone = [t for t in _cited_texts(facts, claim) if _norm(t) not in new_text]
             category = "updated" if gone else "cited span unchanged"
             if worst != "updated":
@@ -190,7 +169,8 @@ def parser_affected(store: ProvStore, facts: dict[str, ClaimFact], new_parser: t
                     ) -> set[str]:
     """Claims whose cited chunk text is not in the text ``new_parser`` extracts from the
     same snapshot (derivations inherit from their operands)."""
-    chunk_snap = {str(r["chunk"]): str(r["snap"]) for r in store.select(_CHUNK_SNAPSHOT)}
+    targets = sorted({IRI(c.target) for f in facts.values() for c in f.citations if c.target})
+    chunk_snap = {str(i): str(c.snapshot) for i, c in chunk_schema.load(store, targets).items()}
     cache: dict[str, str] = {}
 
     def affected(claim: ClaimFact) -> bool:

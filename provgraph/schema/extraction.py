@@ -139,3 +139,27 @@ def load(store: ProvStore, iris: Sequence[IRI], *, text: bool = True) -> dict[IR
             config=a["config"] or {}, started_at=act_times["started_at"],
             ended_at=act_times["ended_at"])
     return out
+
+
+_OF_SNAPSHOTS = f"SELECT ?snap ?ext WHERE {{ ?ext <{PROV.used}> ?snap ; a <{PG.Extraction}> }}"
+
+
+def of_snapshots(store: ProvStore, snapshots: Sequence[IRI], *,
+                 text: bool = True) -> dict[IRI, list[ExtractionRecord]]:
+    """The extractions of each of ``snapshots``, ordered by IRI (four queries, see
+    :func:`load`).
+
+    Raises:
+        OriginalMissingError, OriginalCorruptError: a retained text is gone or altered.
+        StoreError, QueryError: the store cannot be read.
+    """
+    if not snapshots:
+        return {}
+    rows = store.select(_OF_SNAPSHOTS, values=("snap", list(snapshots)),
+                        source="provgraph.schema.extraction")
+    by_snap: dict[IRI, set[IRI]] = {s: set() for s in snapshots}
+    for r in rows:
+        if isinstance(r["ext"], IRI):
+            by_snap[IRI(str(r["snap"]))].add(r["ext"])
+    recs = load(store, sorted({e for v in by_snap.values() for e in v}), text=text)
+    return {s: [recs[e] for e in sorted(v) if e in recs] for s, v in by_snap.items()}

@@ -29,7 +29,7 @@ from ._table import Field, Part, Table
 from .agent import Activity, activity_quads
 
 __all__ = ["SnapshotRecord", "DOCUMENT", "SNAPSHOT", "to_quads", "document_quads",
-           "deletion_quads", "load", "newest_first", "observation_iri"]
+           "deletion_quads", "load", "newest_first", "observation_iri", "SnapshotState", "states"]
 
 
 def observation_iri(sha256: str) -> IRI:
@@ -149,3 +149,48 @@ def newest_first(snapshots: Sequence[IRI], observed: Mapping[IRI, object],
     descending. The one ordering of revisions (``stale``, ``resolve``)."""
     return sorted(snapshots, key=lambda s: (s not in revised, instant(observed.get(s)) or _MIN, s),
                   reverse=True)
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class SnapshotState:
+    """What happened to a snapshot after it was recorded.
+
+    Args:
+        newer: the snapshots that are ``prov:wasRevisionOf`` it, newest first
+            (:func:`newest_first`).
+        deleted: it or its document ``prov:wasInvalidatedBy`` a deletion.
+    """
+
+    newer: tuple[IRI, ...] = ()
+    deleted: bool = False
+
+
+_STATES = f"""SELECT ?snap ?newer ?observed ?deletion WHERE {{
+  {{ ?newer <{PROV.wasRevisionOf}> ?snap OPTIONAL {{ ?newer <{PG.observedAt}> ?observed }} }}
+  UNION {{ ?snap <{PROV.wasInvalidatedBy}> ?deletion }}
+  UNION {{ ?snap <{PROV.specializationOf}> ?doc . ?doc <{PROV.wasInvalidatedBy}> ?deletion }}
+}}"""
+
+
+def states(store: ProvStore, snapshots: Sequence[IRI]) -> dict[IRI, SnapshotState]:
+    """The :class:`SnapshotState` of each of ``snapshots`` (one query).
+
+    Raises:
+        StoreError, QueryError: the store cannot be read.
+    """
+    if not snapshots:
+        return {}
+    rows = store.select(_STATES, values=("snap", list(snapshots)), source="provgraph.schema.snapshot")
+    newer: dict[IRI, set[IRI]] = {s: set() for s in snapshots}
+    observed: dict[IRI, object] = {}
+    deleted: set[IRI] = set()
+    for r in rows:
+        snap = IRI(str(r["snap"]))
+        if isinstance(r["newer"], IRI):
+            newer[snap].add(r["newer"])
+            if r["observed"] is not None:
+                observed[r["newer"]] = r["observed"]
+        if r["deletion"] is not None:
+            deleted.add(snap)
+    return {s: SnapshotState(newer=tuple(newest_first(sorted(newer[s]), observed)),
+                             deleted=s in deleted) for s in snapshots}
