@@ -659,6 +659,10 @@ class _Resolver(BatchedReads):
         view.src = view.snap.src
         res = self._on_view(view, cit)
         gone = deleted or (res.outcome == "quote_mismatch" and cit.quote is not None)
+        if gone and not deleted and cit.start is not None:
+            # a ranged quote that moved: the newest revision still holds it elsewhere, so
+            # it is a misplaced range, not an orphaned quote
+            gone = not self._on_view(view, replace(cit, start=None, end=None)).verified
         if not gone:
             return replace(res, reason=f"document <{doc}>, newest revision: {res.reason}")
         for old in (order if deleted else order[1:]):

@@ -89,3 +89,21 @@ def test_every_generated_target_citation_is_generated_evidence(picks):
     assert len(flagged) == sum(1 for _, _, gen in quotes if gen)
     listed = {str(r.citation) for r in generated_evidence(store) if r.citation is not None}
     assert flagged <= listed
+
+
+def test_a_moved_quote_cited_through_its_document_is_not_orphaned():
+    """A ranged quote of a document whose newest revision still holds the quote
+    elsewhere is a misplaced range (quote_mismatch, saying where the quote is), not an
+    orphaned quote (which says it is gone): stale calls the same span unchanged."""
+    from provgraph.resolve import Citation, resolve
+
+    store = EmbeddedStore()
+    rec = Recorder(store, packages=[])
+    old = rec.snapshot("\ufeffAlpha beta.\nGamma delta.".encode(), uri="file:///x.txt",
+                       media_type="text/plain", observed_at=T0)
+    rec.snapshot("\ufeffNew line.\nAlpha beta.\nGamma delta.".encode(), uri="file:///x.txt",
+                 media_type="text/plain", observed_at=T0 + dt.timedelta(days=1), revision_of=old)
+    got = resolve(store, Citation(target_id=old.document, target=old.document, start=12, end=24,
+                                  unit="codepoint", quote="Gamma delta."))
+    assert got.outcome == "quote_mismatch"
+    assert "the quote occurs at code points [22, 34)" in got.reason
