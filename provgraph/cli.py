@@ -504,8 +504,8 @@ this order (kept here until resolve.py has its own column list)."""
 
 
 @cli.command("resolve")
-@click.option("--run", "run", metavar="RUN", help="Resolve only this run's citations (the run "
-              "IRI); default: every run.")
+@click.option("--run", "run", metavar="RUN", callback=_iri_option,
+              help="Resolve only this run's citations (the run IRI); default: every run.")
 @click.option("--policy", type=click.Choice(_POLICY_NAMES), default="exact", show_default=True,
               help="Normalization policy tried after exact comparison, for citations that "
               "declare none (a citation's declared policy wins).")
@@ -603,7 +603,7 @@ def check_quote_cmd(ctx: click.Context, source_file: str, quote: str, start: int
 # provgraph.analytics plus formatting; rows print exactly as row.to_dict() gives them.
 
 def _run_option(fn: Callable[..., Any]) -> Callable[..., Any]:
-    return click.option("--run", "run", metavar="RUN",
+    return click.option("--run", "run", metavar="RUN", callback=_iri_option,
                         help="Only this run (its IRI); default: all runs.")(fn)
 
 
@@ -626,7 +626,7 @@ def _write_result(rows: Any, row_type: Any, fmt: str | None, no_headers: bool, t
 
 
 @cli.command()
-@click.argument("iri")
+@click.argument("iri", callback=_iri_option)
 @click.option("--depth", "max_depth", type=click.IntRange(min=0), metavar="N",
               help="Only nodes at most N edges upstream (default: everything).")
 @click.option("--tree", "fmt", flag_value="tree",

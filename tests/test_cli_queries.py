@@ -193,9 +193,9 @@ def test_unknown_iris_are_errors_not_empty_results(runner, disk):
 
 def test_injection_through_cli_parameters_changes_nothing(runner, disk):
     path, _, api = disk
-    result = run(runner, path, "lineage", EVIL_IRI, code=1)
+    result = run(runner, path, "lineage", EVIL_IRI, code=2)
     assert "not an absolute IRI" in result.output
-    result = run(runner, path, "stale", "--run", EVIL_IRI, code=1)
+    result = run(runner, path, "stale", "--run", EVIL_IRI, code=2)
     assert "not an absolute IRI" in result.output
     result = run(runner, path, "impact", "--agent", 'x" } ; DROP ALL ; #', code=1)
     assert result.output.startswith("Error: agent 'x\" } ; DROP ALL ; #' is not in the store")

@@ -136,6 +136,7 @@ def test_blank_nodes_fall_back_to_the_general_path(paths):
     assert verify_bundle(result.data).ok and paths.fell_back == 1
 
 
+@pytest.mark.shared
 def test_every_shared_prov_case_streams_or_falls_back_and_agrees(paths):
     root = shared_cases("prov")
     files = sorted(p for p in root.rglob("*") if p.is_file() and p.name != "SOURCES.md")
