@@ -133,6 +133,7 @@ class RecorderBase:
     run: RunRecord
     _clock: Any
     _pending: list[Quad] | None
+    _held: list[Quad] | None
     _journal: _Journal
     _written: set[IRI]
     _texts: dict[IRI, str]
@@ -144,7 +145,9 @@ class RecorderBase:
         return self.run.iri
 
     def _emit(self, quads: list[Quad]) -> None:
-        if self._pending is not None:
+        if self._held is not None:  # Recorder(hold_run=True) before release_run()
+            self._held.extend(quads)
+        elif self._pending is not None:
             self._pending.extend(quads)
         else:
             self.store.add(quads)

@@ -176,11 +176,11 @@ def load_events(store: ProvStore, source: IO[str] | Iterable[str], *, name: str 
         run_kwargs["clock"] = clock
     # The run's own statements join the same transaction as the events.
     try:
-        recorder = _DeferredRecorder(store, **run_kwargs)
+        recorder = Recorder(store, hold_run=True, **run_kwargs)
     except ProvgraphError as exc:
         raise EventLogError(name, run_line, None, str(exc)) from exc
     with recorder.batch():
-        recorder.write_run()
+        recorder.release_run()
         for n, ev in events:
             try:
                 _apply(recorder, records, n, ev, name)
@@ -191,27 +191,6 @@ def load_events(store: ProvStore, source: IO[str] | Iterable[str], *, name: str 
             if progress is not None:
                 progress(n)
     return recorder
-
-
-class _DeferredRecorder(Recorder):
-    """A Recorder whose run statements are written inside the first batch, so an
-    event log that fails stores nothing at all, not even the run."""
-
-    def __init__(self, store: ProvStore, **kwargs: Any) -> None:
-        self._deferred: list[Any] = []
-        self._deferring = True
-        super().__init__(store, **kwargs)
-
-    def _emit(self, quads: list[Any]) -> None:
-        if self._deferring:
-            self._deferred.extend(quads)
-        else:
-            super()._emit(quads)
-
-    def write_run(self) -> None:
-        self._deferring = False
-        self._emit(self._deferred)
-        self._deferred = []
 
 
 def _apply(rec: Recorder, records: dict[str, Any], n: int, ev: dict[str, Any], src: str) -> None:

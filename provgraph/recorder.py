@@ -86,6 +86,9 @@ class Recorder(IngestionSteps):
         started_at: aware start time (default: the clock's now).
         clock: a function returning an aware ``datetime``, used for every omitted time.
         cache_size: request-time support entries kept in memory (default 8,192; at least 1).
+        hold_run: hold the run's own statements until :meth:`release_run` instead of
+            writing them at once (what the event log and the importers do, calling it
+            inside :meth:`batch`, so that input that fails stores nothing, not even the run).
 
     Memory. To write the support shortcuts without querying the store, the
     Recorder remembers the support (agents and snapshots) of what it records.
@@ -123,12 +126,13 @@ class Recorder(IngestionSteps):
                  packages: Sequence[str] | None = None, run_iri: str | None = None,
                  started_at: _dt.datetime | None = None,
                  clock: Callable[[], _dt.datetime] = _utcnow,
-                 cache_size: int = DEFAULT_CACHE_SIZE) -> None:
+                 cache_size: int = DEFAULT_CACHE_SIZE, hold_run: bool = False) -> None:
         if not isinstance(cache_size, int) or cache_size < 1:
             raise RecordError(f"cache_size={cache_size!r}: give a whole number of entries, at least 1")
         self.store = store
         self._clock = clock
         self._pending: list[Quad] | None = None
+        self._held: list[Quad] | None = [] if hold_run else None
         self._journal = _Journal()
         self._written: set[IRI] = _JournaledSet(self._journal)
         self._support = SupportCache(store, cache_size)
@@ -147,6 +151,13 @@ class Recorder(IngestionSteps):
         if run_iri and self.store.has_subject(iri):
             return  # continuing a recorded run: its identity is already stored
         self._emit(run_schema.to_quads(self.run))
+
+    def release_run(self) -> None:
+        """Write the run statements held by ``hold_run=True`` (into the open batch, if any);
+        nothing when none are held."""
+        held, self._held = self._held, None
+        if held:
+            self._emit(held)
 
     # ------------------------------------------------------------------ batches
     @contextlib.contextmanager

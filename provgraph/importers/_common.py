@@ -43,7 +43,7 @@ from ..model import Hit, Segment
 from ..schema.citation import Citation
 from ..recorder import Recorder
 from ..store import ProvStore
-from ..terms import IRI, Quad, lit
+from ..terms import IRI, lit
 from ..vocab import RDFS
 
 __all__ = ["ImportReport", "ItemError", "Doc", "Cite", "cite", "ClaimSpec", "ItemSpec", "ItemFailed",
@@ -303,27 +303,13 @@ def parse_items(raw: Sequence[tuple[str, Any]],
 # --------------------------------------------------------------------------- recording
 
 class _ImportRecorder(Recorder):
-    """A Recorder whose run statements join the import's batch (a failed import
-    stores not even the run), and which never looks raw payload identifiers up in
+    """A Recorder whose run statements join the import's batch (``hold_run``: a failed
+    import stores not even the run), and which never looks raw payload identifiers up in
     the store (they are not IRIs of recorded resources, and may not be IRIs at all)."""
 
     def __init__(self, store: ProvStore, **kwargs: Any) -> None:
-        self._held: list[Quad] = []
-        self._holding = True
         self.raw_ids: set[str] = set()
-        super().__init__(store, **kwargs)
-
-    def _emit(self, quads: list[Quad]) -> None:
-        if self._holding:
-            self._held.extend(quads)
-        else:
-            super()._emit(quads)
-
-    def release(self) -> None:
-        """Write the held run statements (call inside :meth:`batch`)."""
-        self._holding = False
-        super()._emit(self._held)
-        self._held = []
+        super().__init__(store, hold_run=True, **kwargs)
 
     def _as_target(self, raw: str) -> IRI | None:
         if raw in self.raw_ids:
@@ -380,7 +366,7 @@ def record(store: ProvStore, fmt: str, name: str, data: bytes,
     n_ok = 0
     try:
         with rec.batch():
-            rec.release()
+            rec.release_run()
             for i, spec in ok:
                 point = rec.savepoint()
                 try:
