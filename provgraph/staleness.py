@@ -45,8 +45,12 @@ class StaleRow(_Row):
         changed_at: when the newest revision was observed, or when the snapshot or
             its document was invalidated (timezone-aware), if recorded.
         span_unchanged: whether every span of ``snapshot`` the claim rests on still
-            occurs in ``newest``, whitespace-normalized (see :func:`stale`);
-            always ``False`` for deleted rows; ``None`` when it cannot be told.
+            occurs in ``newest``, whitespace-normalized, at any position (see
+            :func:`stale`): the claim's evidence text survived the revision. A citation
+            of the snapshot stays valid (snapshots are content-addressed); one of the
+            *document* by range may now point elsewhere, and ``resolve`` then says
+            ``quote_mismatch`` with where the quote moved (issue 12). Always ``False``
+            for deleted rows; ``None`` when it cannot be told.
     """
 
     run: IRI
