@@ -107,3 +107,32 @@ def test_a_moved_quote_cited_through_its_document_is_not_orphaned():
                                   unit="codepoint", quote="Gamma delta."))
     assert got.outcome == "quote_mismatch"
     assert "the quote occurs at code points [22, 34)" in got.reason
+
+
+def test_a_claim_citing_a_deleted_document_is_stale_and_orphaned():
+    """resolve calls a citation of a deleted document orphaned; stale (the command and
+    both queries) lists its claim as deleted against the document's newest snapshot."""
+    from provgraph import analytics
+    from provgraph.queries import QueryCatalog
+
+    store = EmbeddedStore()
+    rec = Recorder(store, packages=[])
+    old = rec.snapshot(b"Alpha beta.", uri="file:///d.txt", media_type="text/plain",
+                       observed_at=T0)
+    new = rec.snapshot(b"Alpha beta. Gamma.", uri="file:///d.txt", media_type="text/plain",
+                       observed_at=T0 + dt.timedelta(days=1), revision_of=old)
+    q = rec.query("q?")
+    gi = rec.context_packing(text="Alpha beta.", segments=[])
+    ans = rec.generation(gi, model=("m", "1"), text='"Alpha beta."')
+    claim = rec.claim(ans, start=0, end=13, kind="quotation")
+    rec.citation(claim, target=old.document, quote="Alpha beta.")
+    assert q.iri and analytics.stale(store) == []  # a revision does not make it stale
+    rec.deletion(new)
+    [res] = resolve_run(store).items
+    assert res[1].outcome == "orphaned"
+    rows = analytics.stale(store)
+    assert [(r.claim, r.snapshot, r.kind) for r in rows] == [(claim.iri, new.iri, "deleted")]
+    catalog = QueryCatalog()
+    for name in ("stale", "stale-claims"):
+        got = store.select(catalog.get(name).text)
+        assert {str(new.iri)} == {str(r["snapshot"]) for r in got}, name
