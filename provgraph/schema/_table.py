@@ -243,6 +243,12 @@ class Table:
             out |= p.table.predicates()
         return out
 
+    def read_typed(self, store: ProvStore, subjects: Sequence[IRI], rdf_type: IRI) -> tuple[
+            dict[IRI, Props], dict[IRI, Props], dict[IRI, IRI | None]]:
+        """:meth:`read`, keeping only the subjects typed ``rdf_type`` (one query)."""
+        props, nodes, graphs = self.read(store, subjects)
+        return {s: p for s, p in props.items() if rdf_type in p.get(RDF.type, [])}, nodes, graphs
+
     def read(self, store: ProvStore, subjects: Sequence[IRI]) -> tuple[
             dict[IRI, Props], dict[IRI, Props], dict[IRI, IRI | None]]:
         """One query for the statements of ``subjects`` and of their part nodes.

@@ -81,8 +81,7 @@ def load(store: ProvStore, iris: Sequence[IRI]) -> dict[IRI, AidRecord]:
         StoreError, QueryError: the store cannot be read.
     """
 
-    props, nodes, _ = AID.read(store, iris)
-    found = {i: p for i, p in props.items() if PG.GeneratedAid in p.get(RDF.type, [])}
+    found, nodes, _ = AID.read_typed(store, iris, PG.GeneratedAid)
     acts, _, _ = ACTIVITY.read(store, [generation_iri(i) for i in found])
     agents = agents_of(store, acts.values())
     out: dict[IRI, AidRecord] = {}

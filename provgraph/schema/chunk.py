@@ -17,7 +17,7 @@ from typing import Any
 from .. import ids
 from ..store import ProvStore
 from ..terms import IRI, Quad, lit
-from ..vocab import OA, PG, PROV, RDF
+from ..vocab import OA, PG, PROV
 from ._table import Field, Part, Table
 from .agent import Activity, Agent, activity_quads
 from .extraction import EXTRACTED_TEXT
@@ -97,9 +97,8 @@ def load(store: ProvStore, iris: Sequence[IRI]) -> dict[IRI, ChunkRecord]:
     Raises:
         StoreError, QueryError: the store cannot be read.
     """
-    props, nodes, _ = CHUNK.read(store, iris)
-    found = {i: CHUNK.decode(p, nodes, i) for i, p in props.items()
-             if PG.Chunk in p.get(RDF.type, [])}
+    props, nodes, _ = CHUNK.read_typed(store, iris, PG.Chunk)
+    found = {i: CHUNK.decode(p, nodes, i) for i, p in props.items()}
     texts = sorted({v["text_iri"] for v in found.values() if v["text_iri"]})
     tprops, tnodes, _ = EXTRACTED_TEXT.read(store, texts)
     out: dict[IRI, ChunkRecord] = {}

@@ -211,9 +211,8 @@ def load(store: ProvStore, iris: Sequence[IRI]) -> dict[IRI, Citation]:
     Raises:
         StoreError, QueryError: the store cannot be read.
     """
-    props, nodes, graphs = CITATION.read(store, iris)
-    return {i: _record(i, p, nodes, graphs.get(i)) for i, p in props.items()
-            if PG.Citation in p.get(RDF.type, [])}
+    props, nodes, graphs = CITATION.read_typed(store, iris, PG.Citation)
+    return {i: _record(i, p, nodes, graphs.get(i)) for i, p in props.items()}
 
 
 _BY_CLAIM = f"SELECT ?claim ?cit WHERE {{ ?claim <{PG.citation}> ?cit }}"

@@ -16,7 +16,7 @@ from dataclasses import dataclass
 
 from ..store import ProvStore
 from ..terms import IRI, Quad, Term
-from ..vocab import PG, PROV, RDF
+from ..vocab import PG, PROV
 from ._table import Field, Part, Table
 
 __all__ = ["Derivation", "ClaimRecord", "CLAIM", "to_quads", "shortcut_quads", "load",
@@ -122,8 +122,8 @@ def load(store: ProvStore, iris: Sequence[IRI]) -> dict[IRI, ClaimRecord]:
     Raises:
         StoreError, QueryError: the store cannot be read.
     """
-    props, nodes, _ = CLAIM.read(store, iris)
-    return {i: _record(i, p, nodes) for i, p in props.items() if PG.Claim in p.get(RDF.type, [])}
+    props, nodes, _ = CLAIM.read_typed(store, iris, PG.Claim)
+    return {i: _record(i, p, nodes) for i, p in props.items()}
 
 
 _CLAIMS_OF_RUN = """SELECT ?claim ?g WHERE { GRAPH ?g { ?claim a <%s> } }""" % PG.Claim

@@ -18,7 +18,7 @@ from typing import Any
 from .. import ids
 from ..store import ProvStore
 from ..terms import IRI, Quad
-from ..vocab import PG, PROV, RDF
+from ..vocab import PG, PROV
 from ._table import Field, Table
 from .agent import ACTIVITY, Activity, Agent, activity_quads, agents_of, associated
 
@@ -118,8 +118,7 @@ def load(store: ProvStore, iris: Sequence[IRI], *, text: bool = True) -> dict[IR
         OriginalMissingError, OriginalCorruptError: a retained text is gone or altered.
         StoreError, QueryError: the store cannot be read.
     """
-    acts, _, _ = EXTRACTION.read(store, iris)
-    found = {i: p for i, p in acts.items() if PG.Extraction in p.get(RDF.type, [])}
+    found, _, _ = EXTRACTION.read_typed(store, iris, PG.Extraction)
     texts = {i: EXTRACTION.decode(p, {}, i)["text_iri"] for i, p in found.items()}
     tprops, tnodes, _ = EXTRACTED_TEXT.read(store, [t for t in texts.values() if t])
     agents = agents_of(store, found.values())

@@ -11,7 +11,7 @@ from typing import Any
 from .. import ids
 from ..store import ProvStore
 from ..terms import IRI, Quad
-from ..vocab import PG, PROV, RDF
+from ..vocab import PG, PROV
 from ._table import Field, Table
 from .agent import ACTIVITY, Activity, Agent, activity_quads, agents_of, associated
 
@@ -76,9 +76,8 @@ def load(store: ProvStore, iris: Sequence[IRI]) -> dict[IRI, AnswerRecord]:
     Raises:
         StoreError, QueryError: the store cannot be read.
     """
-    props, nodes, _ = ANSWER.read(store, iris)
-    found = {i: ANSWER.decode(p, nodes, i) for i, p in props.items()
-             if PG.Answer in p.get(RDF.type, [])}
+    props, nodes, _ = ANSWER.read_typed(store, iris, PG.Answer)
+    found = {i: ANSWER.decode(p, nodes, i) for i, p in props.items()}
     acts, anodes, _ = GENERATION.read(store, sorted({v["generation"] for v in found.values()
                                                      if v["generation"]}))
     agents = agents_of(store, acts.values())

@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from .. import ids
 from ..store import ProvStore
 from ..terms import IRI, Quad
-from ..vocab import PG, PROV, RDF
+from ..vocab import PG, PROV
 from ._table import Field, Table
 from .agent import Activity, Agent, activity_quads
 from .segment import SEGMENTS, Segment
@@ -80,11 +80,9 @@ def load(store: ProvStore, iris: Sequence[IRI]) -> dict[IRI, IndexedRecord]:
     Raises:
         StoreError, QueryError: the store cannot be read.
     """
-    props, nodes, _ = INDEXED.read(store, iris)
+    props, nodes, _ = INDEXED.read_typed(store, iris, PG.IndexedRepresentation)
     out: dict[IRI, IndexedRecord] = {}
     for i, p in props.items():
-        if PG.IndexedRepresentation not in p.get(RDF.type, []):
-            continue
         v = INDEXED.decode(p, nodes, i)
         out[i] = IndexedRecord(iri=i, text=v["text"] or "", chunk=v["chunk"] or IRI(""),
                                segments=v["segments"])

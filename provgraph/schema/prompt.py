@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from .. import ids
 from ..store import ProvStore
 from ..terms import IRI, Quad
-from ..vocab import PG, PROV, RDF
+from ..vocab import PG, PROV
 from ._table import Field, Table
 from .agent import ACTIVITY, Activity, Agent, activity_quads, agents_of, associated
 from .segment import SEGMENTS, Segment
@@ -93,9 +93,8 @@ def load(store: ProvStore, iris: Sequence[IRI]) -> dict[IRI, InputRecord]:
     Raises:
         StoreError, QueryError: the store cannot be read.
     """
-    props, nodes, _ = GENERATOR_INPUT.read(store, iris)
-    found = {i: GENERATOR_INPUT.decode(p, nodes, i) for i, p in props.items()
-             if PG.GeneratorInput in p.get(RDF.type, [])}
+    props, nodes, _ = GENERATOR_INPUT.read_typed(store, iris, PG.GeneratorInput)
+    found = {i: GENERATOR_INPUT.decode(p, nodes, i) for i, p in props.items()}
     acts, anodes, _ = PACKING.read(store, sorted({v["packing"] for v in found.values() if v["packing"]}))
     agents = agents_of(store, acts.values())
     out: dict[IRI, InputRecord] = {}

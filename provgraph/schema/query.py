@@ -8,7 +8,7 @@ from dataclasses import dataclass
 
 from ..store import ProvStore
 from ..terms import IRI, Quad
-from ..vocab import PG, PROV, RDF
+from ..vocab import PG, PROV
 from ._table import Field, Table
 
 __all__ = ["QueryRecord", "QUERY", "to_quads", "load"]
@@ -45,6 +45,5 @@ def load(store: ProvStore, iris: Sequence[IRI]) -> dict[IRI, QueryRecord]:
     Raises:
         StoreError, QueryError: the store cannot be read.
     """
-    props, nodes, _ = QUERY.read(store, iris)
-    return {i: QUERY.build(p, nodes, i, iri=i) for i, p in props.items()
-            if PG.Query in p.get(RDF.type, [])}
+    props, nodes, _ = QUERY.read_typed(store, iris, PG.Query)
+    return {i: QUERY.build(p, nodes, i, iri=i) for i, p in props.items()}

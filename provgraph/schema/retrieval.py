@@ -12,7 +12,7 @@ from typing import Any
 
 from ..store import ProvStore
 from ..terms import IRI, Quad
-from ..vocab import PG, PROV, RDF
+from ..vocab import PG, PROV
 from ._table import Field, Part, Table
 from .agent import ACTIVITY, Activity, Agent, activity_quads, agents_of, associated
 
@@ -102,8 +102,7 @@ def load(store: ProvStore, iris: Sequence[IRI]) -> dict[IRI, RetrievalRecord]:
     Raises:
         StoreError, QueryError: the store cannot be read.
     """
-    props, nodes, _ = RETRIEVAL.read(store, iris)
-    found = {i: p for i, p in props.items() if PG.Retrieval in p.get(RDF.type, [])}
+    found, nodes, _ = RETRIEVAL.read_typed(store, iris, PG.Retrieval)
     agents = agents_of(store, found.values())
     out: dict[IRI, RetrievalRecord] = {}
     for i, p in found.items():

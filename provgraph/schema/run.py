@@ -10,7 +10,7 @@ from typing import Any
 
 from ..store import ProvStore
 from ..terms import IRI, Quad
-from ..vocab import PG, PROV, RDF, RDFS
+from ..vocab import PG, PROV, RDFS
 from ._table import Field, Table
 
 __all__ = ["RunRecord", "RUN", "to_quads", "load"]
@@ -60,9 +60,8 @@ def load(store: ProvStore, iris: Sequence[IRI]) -> list[RunRecord]:
     Raises:
         StoreError, QueryError: the store cannot be read.
     """
-    props, nodes, _ = RUN.read(store, iris)
-    return [RUN.build(props[i], nodes, i, iri=i) for i in sorted(props)
-            if PG.Run in props[i].get(RDF.type, [])]
+    props, nodes, _ = RUN.read_typed(store, iris, PG.Run)
+    return [RUN.build(props[i], nodes, i, iri=i) for i in sorted(props)]
 
 
 

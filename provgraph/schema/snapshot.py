@@ -119,11 +119,9 @@ def load(store: ProvStore, iris: Sequence[IRI]) -> dict[IRI, SnapshotRecord]:
     Raises:
         StoreError, QueryError: the store cannot be read.
     """
-    props, nodes, _ = SNAPSHOT.read(store, iris)
+    props, nodes, _ = SNAPSHOT.read_typed(store, iris, PG.SourceSnapshot)
     out: dict[IRI, SnapshotRecord] = {}
     for iri, p in props.items():
-        if PG.SourceSnapshot not in p.get(RDF.type, []):
-            continue
         v = SNAPSHOT.decode(p, nodes, iri)
         if v["sha256"] is None:
             continue
