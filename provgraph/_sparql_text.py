@@ -21,7 +21,7 @@ import re
 from collections.abc import Iterator, Mapping
 
 __all__ = ["query_form", "substitute", "graph_variable_paths", "has_property_path",
-           "is_distinct", "Token"]
+           "is_distinct", "group_keys", "Token"]
 
 Token = tuple[str, str, int]
 """``(kind, text, offset)``; kind is ``ws``, ``comment``, ``string``, ``iri``, ``var``,
@@ -112,6 +112,39 @@ def is_distinct(text: str) -> bool:
         if kind == "word" and tok.upper() == "SELECT":
             return i + 1 < len(sig) and sig[i + 1][1].upper() in ("DISTINCT", "REDUCED")
     return False
+
+
+def group_keys(text: str) -> list[str]:
+    """The variables of the outer query's ``GROUP BY`` (names without ``?``), or ``[]``
+    when it has none or when it has an outer ``LIMIT``/``OFFSET`` (then its groups
+    cannot be chosen after the fact). Expressions in the ``GROUP BY`` are skipped.
+
+    Example:
+        >>> group_keys("SELECT ?r (COUNT(*) AS ?n) { ?r ?p ?o } GROUP BY ?r ORDER BY ?r")
+        ['r']
+    """
+    sig = _significant(text)
+    depth, keys, in_group, paren = 0, [], False, 0
+    for i, (kind, tok, _) in enumerate(sig):
+        if tok in "{}" and kind == "punct":
+            depth += 1 if tok == "{" else -1
+            continue
+        if depth:
+            continue
+        up = tok.upper() if kind == "word" else ""
+        if up in ("LIMIT", "OFFSET"):
+            return []
+        if up == "GROUP" and i + 1 < len(sig) and sig[i + 1][1].upper() == "BY":
+            in_group = True
+            continue
+        if in_group:
+            if kind == "punct" and tok in "()":
+                paren += 1 if tok == "(" else -1
+            elif kind == "var" and paren == 0:
+                keys.append(tok[1:])
+            elif up and up != "BY" and paren == 0:
+                in_group = False
+    return keys
 
 
 _CLAUSE_END = frozenset({"WHERE", "FROM"})
@@ -351,6 +384,26 @@ def exists_as_boolean(text: str) -> str:
         if kind not in ("ws", "comment"):
             prev = tok
         i += 1
+    return "".join(out)
+
+
+def boolean_constants_typed(text: str) -> str:
+    """``(true AS ?x)`` and ``(false AS ?x)`` rewritten with ``STRDT("true", xsd:boolean)``:
+    the same value, which Virtuoso 7.2 returns as an ``xsd:boolean`` (a bare ``true``
+    comes back as the integer 1).
+
+    Example:
+        >>> boolean_constants_typed("SELECT * { BIND(true AS ?x) }")
+        'SELECT * { BIND(STRDT("true", <http://www.w3.org/2001/XMLSchema#boolean>) AS ?x) }'
+    """
+    toks = list(tokens(text))
+    sig = [i for i, t in enumerate(toks) if t[0] not in ("ws", "comment")]
+    out = [t[1] for t in toks]
+    for n, i in enumerate(sig):
+        kind, tok, _ = toks[i]
+        if (kind == "word" and tok.lower() in ("true", "false") and 0 < n < len(sig) - 1
+                and toks[sig[n - 1]][1] == "(" and toks[sig[n + 1]][1].upper() == "AS"):
+            out[i] = f'STRDT("{tok.lower()}", <http://www.w3.org/2001/XMLSchema#boolean>)'
     return "".join(out)
 
 

@@ -31,7 +31,8 @@ Engine deviations handled here, each with a test (Virtuoso 7.2.5):
 * results are capped at ``ResultSetMaxRows`` (10,000 by default): :meth:`RemoteStore.quads`
   pages through them, and a query that reaches the cap is an error, never a silent cut;
 * booleans come back as ``"1"``/``"0"``: read back as ``"true"``/``"false"``, and a
-  ``BIND(EXISTS { } AS ?x)`` (an integer there) is sent as a typed ``STRDT(IF(...))``;
+  ``BIND(EXISTS { } AS ?x)`` and ``BIND(true AS ?x)`` (integers there) are sent as a
+  typed ``STRDT(...)``;
 * doubles come back as ``"1.0"``: written back in the embedded store's canonical form;
 * ``GRAPH <iri>`` matches nothing once its own graphs are excluded from the union
   default graph (``define input:default-graph-exclude``): sent as ``GRAPH ?g`` with
@@ -40,8 +41,10 @@ Engine deviations handled here, each with a test (Virtuoso 7.2.5):
 * POST ``application/sparql-query`` is never answered: every query is form-encoded;
 * ``INSERT DATA`` takes about 1,000 triples and no blank node: chunks of 500, and blank
   nodes are inserted with ``INSERT { } WHERE { }``;
-* some grouped queries with a bound variable fail to compile (SQ156): run unbound and
-  filtered on the bound values;
+* some grouped queries with a bound variable fail to compile (SQ156), and some with a
+  bound ``GROUP BY`` key lose rows of their ``OPTIONAL`` parts (``coverage`` with
+  ``run`` on the demo store): run unbound and filtered on the bound values (a query
+  whose bound variables are all ``GROUP BY`` keys always is);
 * a request of several update operations is not atomic: :meth:`RemoteStore.replace`
   sends one ``DELETE { } INSERT { } WHERE { }`` operation, and refuses one that does not
   fit a single request.
@@ -91,6 +94,8 @@ class Engine:
         trailing_values: a trailing ``VALUES`` clause is joined before ``ORDER BY``
             (else it goes last inside the ``WHERE`` group).
         system_graphs: IRI prefixes of the engine's own graphs, never shown as data.
+        bound_group_keys: a grouped query with a bound ``GROUP BY`` key gives the rows
+            of its group (else it runs unbound and its rows are kept by the key).
         query_prologue: text put before every query (Virtuoso: ``define
             input:default-graph-exclude`` of its own graphs, so the union default graph
             holds only data).
@@ -107,6 +112,7 @@ class Engine:
     trailing_values: bool = True
     system_graphs: tuple[str, ...] = ()
     query_prologue: str = ""
+    bound_group_keys: bool = True
 
 
 _VIRTUOSO_GRAPHS = ("http://www.openlinksw.com/schemas/virtrdf#", "http://www.w3.org/ns/ldp#",
@@ -118,6 +124,7 @@ ENGINES: dict[str, Engine] = {
     "virtuoso": Engine("virtuoso", update_quads=500, atomic_requests=False,
                        insert_data_bnodes=False, max_rows=10_000, graph_paths=False,
                        values_paths=False, boolean_digits=True, trailing_values=False,
+                       bound_group_keys=False,
                        system_graphs=("http://www.openlinksw.com/", "http://www.w3.org/ns/ldp#",
                                       "http://localuriqaserver/"),
                        query_prologue="".join(f"define input:{kind}-graph-exclude <{g}>\n"
@@ -238,8 +245,8 @@ class RemoteStore(ProvStore):
     # -- requests ------------------------------------------------------------------------------
     def _post_query(self, sparql: str, accept: str, source: str) -> Response:
         if self._engine is not None and self._engine.query_prologue:
-            sparql = self._engine.query_prologue + text.exists_as_boolean(
-                text.graph_constants_to_values(sparql))
+            sparql = self._engine.query_prologue + text.boolean_constants_typed(
+                text.exists_as_boolean(text.graph_constants_to_values(sparql)))
         try:
             return self.http.post_form(self.query_url, {"query": sparql}, accept=accept,
                                        what=f"query {source}")
@@ -356,6 +363,20 @@ class RemoteStore(ProvStore):
                     sparql = text.values_into_where(sparql, clause)
                 except ValueError as exc:
                     raise QueryError(f"{source}: {exc}") from exc
+        def unbound_then_filtered() -> list[dict[str, Term | None]]:
+            assert bindings
+            return [r for r in self._rows(self._prepare(sparql, None, source, "SELECT",
+                                                        "a SELECT"), source)
+                    if all(r.get(k, v) == v for k, v in bindings.items())]
+
+        if (bindings and not self.engine.bound_group_keys
+                and set(bindings) <= set(text.group_keys(sparql))):
+            # Virtuoso 7.2 loses OPTIONAL rows of some grouped queries once a GROUP BY key
+            # is bound (as a constant, a VALUES or a FILTER): the groups of the unbound
+            # query, kept by their key, are the same groups (SPARQL 1.1 §18.5)
+            rows = unbound_then_filtered()
+            self._capped(rows, source)
+            return rows
         prepared = self._prepare(sparql, bindings, source, "SELECT", "a SELECT")
         try:
             rows = self._rows(prepared, source)
@@ -365,9 +386,7 @@ class RemoteStore(ProvStore):
             # carry the bound values (each bound variable is projected: provgraph.queries)
             if not bindings or "SQ156" not in str(exc):
                 raise
-            rows = [r for r in self._rows(self._prepare(sparql, None, source, "SELECT",
-                                                        "a SELECT"), source)
-                    if all(r.get(k, v) == v for k, v in bindings.items())]
+            rows = unbound_then_filtered()
         self._capped(rows, source)
         return rows
 

@@ -144,11 +144,7 @@ def demo_store(tmp_path_factory: pytest.TempPathFactory) -> Iterator[EmbeddedSto
     s.close()
 
 
-@pytest.mark.parametrize("server", [
-    "oxigraph_server",
-    pytest.param("virtuoso_server", marks=pytest.mark.xfail(
-        strict=True, reason="open: coverage with ?run bound counts differently on Virtuoso "
-                            "over the demo store (the fixture pipeline agrees)"))])
+@pytest.mark.parametrize("server", SERVERS)
 def test_every_query_agrees_on_the_demo_store(server: str, request: pytest.FixtureRequest,
                                               tmp_path: Path, demo_store: EmbeddedStore) -> None:
     remote = open_remote(request.getfixturevalue(server), tmp_path)
