@@ -28,7 +28,7 @@ from .vocab import AGENT_ROLES
 __all__ = ["RecorderBase", "SEGMENT_ORIGINS"]
 
 _HEX64 = re.compile(r"^[0-9a-fA-F]{64}$")
-_IRI_SYNTAX = re.compile(r"^[A-Za-z][A-Za-z0-9+.-]*:[^\s<>\"{}|^`\\]*$")
+_IRI_SYNTAX = ids.IRI_SYNTAX
 
 
 def _utcnow() -> _dt.datetime:

@@ -13,10 +13,10 @@ changes a verdict, only the number of queries.
 
 from __future__ import annotations
 
-import re
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
+from .ids import IRI_SYNTAX
 from .schema.citation import Citation
 from .store import ProvStore
 from .terms import IRI, Literal, Term, lit
@@ -74,7 +74,7 @@ class BatchedReads:
             self._claim_aids.update({k: sorted(v) for k, v in got.items()})
         targets = {c.target for c in cits if c.target is not None}
         targets |= {d for docs in self._docs_by_uri.values() for d in docs}
-        targets |= {IRI(r) for r in raws if _IRI_LIKE.match(r)}
+        targets |= {IRI(r) for r in raws if IRI_SYNTAX.match(r)}
         self._want_props |= targets
         self.fetch()
 
@@ -116,7 +116,7 @@ class BatchedReads:
             return
         missing = False
         for iri in props:
-            if iri not in self._props and _IRI_LIKE.match(iri):
+            if iri not in self._props and IRI_SYNTAX.match(iri):
                 self._want_props.add(IRI(iri))
                 missing = True
         for key in subjects:
@@ -140,7 +140,7 @@ class BatchedReads:
     # ------------------------------------------------------------ reading
     def props(self, iri: str) -> Mapping[IRI, list[Term]]:
         got = self._props.get(iri)
-        if got is None and self._collecting and _IRI_LIKE.match(iri):
+        if got is None and self._collecting and IRI_SYNTAX.match(iri):
             self._want_props.add(IRI(iri))
             raise _Miss()
         if got is None:
@@ -174,7 +174,6 @@ _REVERSE_LOOKUP = _PREFIXES + """SELECT ?s ?p ?o WHERE {
   { ?s prov:wasDerivedFrom ?o BIND(prov:wasDerivedFrom AS ?p) }
   UNION { ?s prov:specializationOf ?o BIND(prov:specializationOf AS ?p) }
 }"""
-_IRI_LIKE = re.compile(r"^[A-Za-z][A-Za-z0-9+.-]*:[^\s<>\"{}|^`\\]*$")
 _AIDS_OF_CLAIM = _PREFIXES + """SELECT DISTINCT ?claim ?aid ?text WHERE {
   ?claim pg:answer ?ans . ?ans prov:wasGeneratedBy ?gen . ?gen prov:used ?gi .
   { ?gi pg:segment ?seg . ?seg pg:origin "generated" ; pg:segmentSource ?aid }

@@ -13,13 +13,19 @@ from __future__ import annotations
 import base64
 import hashlib
 import json
+import re
 from typing import Any
 
 import uuid6
 
 from .terms import IRI
 
-__all__ = ["snapshot_iri", "digest_of_snapshot_iri", "content_iri", "new_iri"]
+__all__ = ["snapshot_iri", "digest_of_snapshot_iri", "content_iri", "new_iri", "IRI_SYNTAX"]
+
+IRI_SYNTAX = re.compile(r"^[A-Za-z][A-Za-z0-9+.-]*:[^\s<>\"{}|^`\\]*$")
+"""The shape of an absolute IRI as provgraph checks it cheaply before the engine does
+(a scheme, a colon, no space, angle bracket, quote, brace or backslash): what the
+Recorder accepts as a caller's IRI and what the resolver looks up as one."""
 
 _NI_PREFIX = "ni:///sha-256;"
 
