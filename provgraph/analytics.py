@@ -290,8 +290,10 @@ def impact(store: ProvStore, agent_name: str, *, version: str | None = None,
 
 def _check_agent(store: ProvStore, name: str, version: str | None) -> None:
     versions: set[str] = set()
-    for q in store.quads(None, PG.agentName, Literal(str(name))):
-        for _, _, o, _ in store.quads(q[0], PG.agentVersion):
+    # one lookup per agent, not per graph that describes it (a model agent is described
+    # in every run graph: per quad, N runs cost N x N quads)
+    for agent in {q[0] for q in store.quads(None, PG.agentName, Literal(str(name)))}:
+        for _, _, o, _ in store.quads(agent, PG.agentVersion):
             versions.add(o.value if isinstance(o, Literal) else str(o))
     if not versions or (version is not None and version not in versions):
         raise AgentNotFound(name, version, sorted(versions))

@@ -34,13 +34,14 @@ from __future__ import annotations
 import contextlib
 import errno
 import io
+import itertools
 import os
 import time
 from abc import ABC, abstractmethod
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence, Sized
 from functools import lru_cache
 from pathlib import Path
-from typing import IO, Any
+from typing import IO, Any, TypeVar
 
 import pyoxigraph as ox
 
@@ -50,6 +51,8 @@ from ._sparql_messages import short_syntax_message
 from .originals import BlobStore, Originals
 from ._writer_lock import clear_note, lock_timeout as _lock_timeout, open_exclusive
 from .terms import IRI, BNode, Literal, Quad, Term
+
+_T = TypeVar("_T")
 
 __all__ = ["ProvStore", "EmbeddedStore", "open_store", "default_store_path", "RDF_FORMATS",
            "ANY_GRAPH", "DEFAULT_GRAPH", "term_sort_key"]
@@ -707,6 +710,7 @@ class EmbeddedStore(ProvStore):
         self._names: dict[Any, Any] = {}  # pyoxigraph predicate/graph -> provgraph term
         self.read_only = read_only
         self._root: Path | None = None
+        self._root_for_reopen: Path | None = None  # a read-only store's directory
         self._unflushed = 0
         self._flushed_at = time.monotonic()
         try:
@@ -723,6 +727,7 @@ class EmbeddedStore(ProvStore):
                 self.location = str(root)
                 # No lock, no file written: a read-only mount or a full disk still reads.
                 self._store = _open_read_only(root / "rdf")
+                self._root_for_reopen = root
                 if blobs is None:
                     blobs = Originals(root / "originals")
             else:
@@ -909,6 +914,34 @@ class EmbeddedStore(ProvStore):
     # reading
     def quads(self, subject: IRI | BNode | None = None, predicate: IRI | None = None,
               object: Term | None = None, graph: Any = ANY_GRAPH) -> Iterator[Quad]:
+        if not self.read_only or self._root_for_reopen is None:
+            yield from self._quads(subject, predicate, object, graph)
+            return
+        # Read-only beside a writer: the first _PREFETCH quads are read before any is
+        # given out, so a race with the writer's compaction there is retried on a fresh
+        # open; past them, it is an error that says to run again (nothing is resumed).
+        first: list[Quad] = []
+        rest: Iterator[Quad] = iter(())
+
+        def head() -> None:
+            nonlocal first, rest
+            it = self._quads(subject, predicate, object, graph)
+            first = list(itertools.islice(it, _PREFETCH))
+            rest = it
+        self._read_retrying(head)
+        yield from first
+        try:
+            yield from rest
+        except StoreError as exc:
+            if _lost_race(exc, self._root_for_reopen):
+                raise StoreError(
+                    f"store {self.location}: the writer compacted away a file this long read "
+                    "was using (a read-only open beside a live writer); nothing was changed. "
+                    "Run the command again, or read through 'provgraph serve'") from exc
+            raise
+
+    def _quads(self, subject: IRI | BNode | None, predicate: IRI | None,
+               object: Term | None, graph: Any) -> Iterator[Quad]:
         g = None if graph is ANY_GRAPH else _graph_to_ox(graph)
         with _map_errors(f"store {self.location}"):
             it = self._store.quads_for_pattern(
@@ -948,6 +981,10 @@ class EmbeddedStore(ProvStore):
                ) -> list[dict[str, Term | None]]:
         if values is not None:
             sparql = _with_values(sparql, *values)
+        return self._read_retrying(lambda: self._select(sparql, bindings, source))
+
+    def _select(self, sparql: str, bindings: Mapping[str, Term] | None,
+                source: str) -> list[dict[str, Term | None]]:
         res = self._query(sparql, bindings, source)
         if not isinstance(res, ox.QuerySolutions):
             raise QueryError(f"{source}: expected a SELECT query")
@@ -972,28 +1009,35 @@ class EmbeddedStore(ProvStore):
         errors as :meth:`select`."""
         if values is not None:
             sparql = _with_values(sparql, *values)
-        res = self._query(sparql, bindings, source)
-        with _map_errors("query", query=True, source=source):
-            if isinstance(res, ox.QueryTriples):
-                return "application/n-triples", res.serialize(format=ox.RdfFormat.N_TRIPLES) or b""
-            return ("application/sparql-results+json",
-                    res.serialize(format=ox.QueryResultsFormat.JSON) or b"")
+        def run() -> tuple[str, bytes]:
+            res = self._query(sparql, bindings, source)
+            with _map_errors("query", query=True, source=source):
+                if isinstance(res, ox.QueryTriples):
+                    return ("application/n-triples",
+                            res.serialize(format=ox.RdfFormat.N_TRIPLES) or b"")
+                return ("application/sparql-results+json",
+                        res.serialize(format=ox.QueryResultsFormat.JSON) or b"")
+        return self._read_retrying(run)
 
     def ask(self, sparql: str, bindings: Mapping[str, Term] | None = None, *,
             source: str = "<text>") -> bool:
-        res = self._query(sparql, bindings, source)
-        if not isinstance(res, ox.QueryBoolean):
-            raise QueryError(f"{source}: expected an ASK query")
-        return bool(res)
+        def run() -> bool:
+            res = self._query(sparql, bindings, source)
+            if not isinstance(res, ox.QueryBoolean):
+                raise QueryError(f"{source}: expected an ASK query")
+            return bool(res)
+        return self._read_retrying(run)
 
     def construct(self, sparql: str, bindings: Mapping[str, Term] | None = None, *,
                   source: str = "<text>") -> list[tuple[IRI | BNode, IRI, Term]]:
-        res = self._query(sparql, bindings, source)
-        if not isinstance(res, ox.QueryTriples):
-            raise QueryError(f"{source}: expected a CONSTRUCT or DESCRIBE query")
-        with _map_errors("query", query=True, source=source):
-            return [(_from_ox(t.subject), _from_ox(t.predicate), _from_ox(t.object))  # type: ignore[misc]
-                    for t in res]
+        def run() -> list[tuple[IRI | BNode, IRI, Term]]:
+            res = self._query(sparql, bindings, source)
+            if not isinstance(res, ox.QueryTriples):
+                raise QueryError(f"{source}: expected a CONSTRUCT or DESCRIBE query")
+            with _map_errors("query", query=True, source=source):
+                return [(_from_ox(t.subject), _from_ox(t.predicate), _from_ox(t.object))  # type: ignore[misc]
+                        for t in res]
+        return self._read_retrying(run)
 
     def update(self, sparql: str, *, source: str = "<text>") -> None:
         with _map_errors("update", query=True, source=source):
@@ -1019,9 +1063,11 @@ class EmbeddedStore(ProvStore):
         return None
 
     def named_graphs(self) -> list[IRI]:
-        with _map_errors(f"store {self.location}"):
-            return sorted(IRI(g.value) for g in self._store.named_graphs()
-                          if isinstance(g, ox.NamedNode))
+        def run() -> list[IRI]:
+            with _map_errors(f"store {self.location}"):
+                return sorted(IRI(g.value) for g in self._store.named_graphs()
+                              if isinstance(g, ox.NamedNode))
+        return self._read_retrying(run)
 
     def remove_graph(self, graph: IRI) -> None:
         with _map_errors(f"store {self.location}"):
@@ -1029,7 +1075,32 @@ class EmbeddedStore(ProvStore):
                 self._store.remove_graph(_to_ox(graph))
 
     def __len__(self) -> int:
-        return len(self._store)
+        def run() -> int:
+            with _map_errors(f"store {self.location}"):
+                return len(self._store)
+        return self._read_retrying(run)
+
+    def _read_retrying(self, read: Callable[[], _T]) -> _T:
+        """Run ``read`` (which must not have given out anything yet); on a read-only store
+        that lost a race with the writer's compaction (a table file it was about to read
+        was deleted: pyoxigraph calls a read-only open beside a writer undefined, issue 13)
+        reopen it on the writer's newer state and run ``read`` again, for at most
+        :data:`_READ_OPEN_SECONDS`. The retried read sees a newer committed state than
+        the reads before it in the same command (never an older or a partial one)."""
+        root = self._root_for_reopen
+        if not self.read_only or root is None:
+            return read()
+        deadline = time.monotonic() + _READ_OPEN_SECONDS
+        while True:
+            try:
+                return read()
+            except StoreError as exc:
+                if not _lost_race(exc, root) or time.monotonic() >= deadline:
+                    raise
+            try:
+                self._store = _open_read_only(root / "rdf")
+            except OSError as exc:
+                raise StoreError(f"cannot reopen the store at {root} for reading: {exc}") from exc
 
     def optimize(self) -> None:
         with _map_errors(f"store {self.location}"):
@@ -1072,6 +1143,17 @@ def _open_read_only(rdf: Path) -> Any:
             pause = min(pause * 2, 0.1)
 
 
+def _lost_race(exc: BaseException, root: Path | None) -> bool:
+    """Whether ``exc`` is a read-only store's read losing a race with the writer's
+    compaction: a table file named by the state it opened on is gone, the store is not."""
+    text = str(exc)
+    return (root is not None and "No such file" in text and ".sst" in text
+            and (root / "rdf" / "CURRENT").exists())
+
+
+_PREFETCH = 10_000
+"""Quads a read-only :meth:`EmbeddedStore.quads` reads before giving out the first, so a
+lost race there can be retried (see ``_read_retrying``)."""
 _READ_OPEN_SECONDS = 10.0
 """Longest a read-only open keeps retrying after losing a race with the writer's compaction."""
 _FLUSH_STATEMENTS = 20_000
