@@ -156,17 +156,22 @@ def substitute(text: str, terms: Mapping[str, str]) -> str:
     """``text`` with each variable of ``terms`` replaced by its term (already in
     N-Triples/SPARQL syntax), as pyoxigraph's ``substitutions=`` binds them.
 
-    In a ``SELECT`` clause ``?x`` becomes ``(TERM AS ?x)`` so the solutions still carry
-    the variable; after ``ORDER BY``, ``GROUP BY`` or ``HAVING`` it becomes ``(TERM)``;
-    anywhere else (triple patterns, ``GRAPH``, expressions) ``TERM``.
+    In the outer ``SELECT`` clause ``?x`` becomes ``(TERM AS ?x)`` so the solutions still
+    carry the variable; in a subquery's ``SELECT`` clause it is left out (the outer
+    query carries it; projecting it there too would assign it twice, SPARQL 1.1 §18.2.1);
+    after ``ORDER BY``, ``GROUP BY`` or ``HAVING`` it becomes ``(TERM)``; anywhere else
+    (triple patterns, ``GRAPH``, expressions) ``TERM``.
 
     Raises:
         ValueError: a bound variable is the target of ``AS`` (``BIND``, a projection
-            expression) or of a ``VALUES`` clause, where no term may stand.
+            expression) or of a ``VALUES`` clause, where no term may stand; or a
+            subquery projects only bound variables.
 
     Example:
         >>> substitute("SELECT ?s ?o WHERE { ?s ?p ?o } ORDER BY ?s", {"s": "<urn:b>"})
         'SELECT (<urn:b> AS ?s) ?o WHERE { <urn:b> ?p ?o } ORDER BY (<urn:b>)'
+        >>> substitute("SELECT ?s ?n { { SELECT ?s ?n { ?s ?p ?n } } }", {"n": '"x"'})
+        'SELECT ?s ("x" AS ?n) { { SELECT ?s  { ?s ?p "x" } } }'
     """
     if not terms:
         return text
@@ -177,12 +182,22 @@ def substitute(text: str, terms: Mapping[str, str]) -> str:
     in_modifier = False
     in_values = False
     prev = ""  # previous significant token, upper-cased
+    braces = 0  # group depth: a SELECT inside a group is a subquery
+    sub_select = False
+    kept = 0  # projected items a subquery's SELECT clause keeps
+
+    def end_select() -> None:
+        if sub_select and kept == 0:
+            raise ValueError("a subquery projects only bound variables; project another "
+                             "variable there, or bind them in the outer query only")
     for kind, tok, _ in tokens(text):
         up = tok.upper() if kind == "word" else tok
         if kind == "word":
             if up == "SELECT":
                 in_select, select_depth, in_modifier = True, depth, False
+                sub_select, kept = braces > 0, 0
             elif in_select and up in _CLAUSE_END and depth == select_depth:
+                end_select()
                 in_select = False
             elif up in _MODIFIERS:
                 in_modifier = True
@@ -196,7 +211,9 @@ def substitute(text: str, terms: Mapping[str, str]) -> str:
                 depth -= 1
             elif tok in "{}":
                 if in_select and depth == select_depth:
+                    end_select()
                     in_select = False
+                braces += 1 if tok == "{" else -1
                 in_modifier = in_modifier and tok != "{" and tok != "}"
                 if tok == "{":
                     in_values = False
@@ -206,13 +223,16 @@ def substitute(text: str, terms: Mapping[str, str]) -> str:
                 raise ValueError(f"cannot bind {tok}: the query assigns it "
                                  f"({'AS' if prev == 'AS' else 'VALUES'} {tok})")
             if in_select and depth == select_depth:
-                out.append(f"({term} AS {tok})")
+                if not sub_select:
+                    out.append(f"({term} AS {tok})")
             elif in_modifier and depth == 0:
                 out.append(f"({term})")
             else:
                 out.append(term)
         else:
             out.append(tok)
+            if in_select and kind in ("var", "punct") and depth == select_depth and tok != ")":
+                kept += kind == "var" or tok == "(" or tok == "*"
         if kind not in ("ws", "comment"):
             prev = up
     return "".join(out)
@@ -289,6 +309,56 @@ def graph_variable_paths(text: str) -> list[str]:
 
 HIDDEN_PREFIX = "_pg_"
 """Variables the rewrites below introduce; readers drop them from result rows."""
+
+
+LEXICAL_PREFIX = HIDDEN_PREFIX + "lex_"
+"""Prefix of the variables :func:`with_lexical_forms` adds (``?_pg_lex_x`` for ``?x``)."""
+_AGGREGATES = frozenset({"COUNT", "SUM", "AVG", "MIN", "MAX", "SAMPLE", "GROUP_CONCAT"})
+
+
+def with_lexical_forms(text: str) -> str:
+    """``text`` with ``(STR(?x) AS ?_pg_lex_x)`` added to the outer ``SELECT`` clause for
+    each plain variable ``?x`` it projects: the same solutions, each also carrying the
+    lexical form of its values. Virtuoso 7.2 writes an ``xsd:double`` result to 6
+    significant digits in every results format (``34.35043`` comes back as ``34.3504``;
+    virtuoso-opensource issue #1006) but ``STR()`` of it in full.
+
+    Left unchanged: ``SELECT *``, grouped or aggregating queries, and queries that are
+    not ``SELECT``.
+
+    Example:
+        >>> with_lexical_forms("SELECT DISTINCT ?s ?o WHERE { ?s ?p ?o }")
+        'SELECT DISTINCT ?s ?o (STR(?s) AS ?_pg_lex_s) (STR(?o) AS ?_pg_lex_o) WHERE { ?s ?p ?o }'
+    """
+    if query_form(text) != "SELECT" or group_keys(text):
+        return text
+    toks = list(tokens(text))
+    sig = [i for i, t in enumerate(toks) if t[0] not in ("ws", "comment")]
+    start = next(n for n, i in enumerate(sig) if toks[i][0] == "word"
+                 and toks[i][1].upper() == "SELECT")
+    names: list[str] = []
+    depth = 0
+    for n in range(start + 1, len(sig)):
+        kind, tok, _ = toks[sig[n]]
+        up = tok.upper() if kind == "word" else tok
+        if kind == "punct" and tok == "(":
+            depth += 1
+        elif kind == "punct" and tok == ")":
+            depth -= 1
+        elif depth == 0 and (up in _CLAUSE_END or tok == "{"):
+            end = sig[n]
+            break
+        elif kind == "word" and up in _AGGREGATES:
+            return text
+        elif kind == "punct" and tok == "*" and depth == 0:
+            return text
+        elif kind == "var" and depth == 0:
+            names.append(tok[1:])
+    else:
+        return text
+    extra = "".join(f"(STR(?{v}) AS ?{LEXICAL_PREFIX}{v}) " for v in names)
+    head = "".join(t for _, t, _ in toks[:end])
+    return head + extra + "".join(t for _, t, _ in toks[end:])
 
 
 def graph_constants_to_values(text: str) -> str:

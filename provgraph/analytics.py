@@ -100,7 +100,8 @@ def lineage_subgraph(store: ProvStore, entity: str) -> tuple[
     Returns:
         ``(edges, types, attributes)``: ``edges[node]`` lists ``(relation, upstream)``
         pairs, ``types[node]`` the local names of its ``pg:`` classes,
-        ``attributes[node]`` its label properties (relation IRI -> lexical form).
+        ``attributes[node]`` its label properties (relation IRI -> lexical form; several
+        values of one property joined with `` | `` in sorted order).
 
     Raises:
         QueryParameterError: ``entity`` is not an absolute IRI.
@@ -112,17 +113,21 @@ def lineage_subgraph(store: ProvStore, entity: str) -> tuple[
         raise NotFound(iri, "entity")
     edges: dict[IRI, list[tuple[IRI, IRI]]] = {}
     types: dict[IRI, set[str]] = {}
-    attrs: dict[IRI, dict[IRI, str]] = {}
+    values: dict[IRI, dict[IRI, set[str]]] = {}
     for row in rows:
         node, rel, value = IRI(row["node"]), IRI(row["relation"]), row["value"]
         if rel == RDF.type:
             types.setdefault(node, set()).add(str(value)[len(PREFIXES["pg"]):])
         elif isinstance(value, Literal):
-            attrs.setdefault(node, {})[rel] = value.value
+            values.setdefault(node, {}).setdefault(rel, set()).add(value.value)
         else:
             edges.setdefault(node, []).append((rel, IRI(value)))
     for lst in edges.values():
         lst.sort()
+    # every value of a label property, in order (a document seen under two URIs has
+    # both): the rows' order is the engine's, so keeping the last one differed by store
+    attrs = {node: {rel: " | ".join(sorted(vs)) for rel, vs in by_rel.items()}
+             for node, by_rel in values.items()}
     return edges, types, attrs
 
 

@@ -99,6 +99,9 @@ class Engine:
         query_prologue: text put before every query (Virtuoso: ``define
             input:default-graph-exclude`` of its own graphs, so the union default graph
             holds only data).
+        short_doubles: ``xsd:double`` results come back cut to a few significant
+            digits (Virtuoso 7.2: 6, virtuoso-opensource issue #1006); each projected
+            variable's ``STR()`` is asked for as well and read instead.
     """
 
     name: str
@@ -113,6 +116,7 @@ class Engine:
     system_graphs: tuple[str, ...] = ()
     query_prologue: str = ""
     bound_group_keys: bool = True
+    short_doubles: bool = False
 
 
 _VIRTUOSO_GRAPHS = ("http://www.openlinksw.com/schemas/virtrdf#", "http://www.w3.org/ns/ldp#",
@@ -124,7 +128,7 @@ ENGINES: dict[str, Engine] = {
     "virtuoso": Engine("virtuoso", update_quads=500, atomic_requests=False,
                        insert_data_bnodes=False, max_rows=10_000, graph_paths=False,
                        values_paths=False, boolean_digits=True, trailing_values=False,
-                       bound_group_keys=False,
+                       bound_group_keys=False, short_doubles=True,
                        system_graphs=("http://www.openlinksw.com/", "http://www.w3.org/ns/ldp#",
                                       "http://localuriqaserver/"),
                        query_prologue="".join(f"define input:{kind}-graph-exclude <{g}>\n"
@@ -165,6 +169,8 @@ class RemoteStore(ProvStore):
     Raises:
         StoreError: the originals folder cannot be created.
     """
+
+    default_graph_iri: IRI | None = DEFAULT_GRAPH_IRI
 
     def __init__(self, query_url: str, *, update_url: str | None = None,
                  gsp_url: str | None = None, originals: BlobStore | str | os.PathLike[str],
@@ -281,6 +287,8 @@ class RemoteStore(ProvStore):
 
     # -- reading -------------------------------------------------------------------------------
     def _rows(self, sparql: str, source: str) -> list[dict[str, Term | None]]:
+        if self.engine.short_doubles:
+            sparql = text.with_lexical_forms(sparql)
         resp = self._post_query(sparql, _JSON_RESULTS, source)
         try:
             doc = json.loads(resp.body)
@@ -291,6 +299,12 @@ class RemoteStore(ProvStore):
                              f"results ({exc})") from exc
         digits = self.engine.boolean_digits
         names = [n for n in names if not n.startswith(text.HIDDEN_PREFIX)]
+        if self.engine.short_doubles:
+            for b in bindings:  # the full lexical form of a double (with_lexical_forms)
+                for n in names:
+                    v, lex = b.get(n), b.get(text.LEXICAL_PREFIX + n)
+                    if v is not None and lex is not None and v.get("datatype") in _FLOATS:
+                        v["value"] = lex.get("value", v.get("value", ""))
         return [{n: _term(b[n], digits) if n in b else None for n in names} for b in bindings]
 
     def _capped(self, rows: list[dict[str, Term | None]], source: str) -> None:

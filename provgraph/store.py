@@ -119,10 +119,16 @@ class ProvStore(ABC):
             original bytes beside the statements (the embedded store's is an
             :class:`~provgraph.originals.Originals` directory).
         location: where the store is, for messages (a directory or ``":memory:"``).
+        default_graph_iri: ``None`` when the store has a default graph of its own;
+            else the named graph that holds the default graph's statements (a remote
+            engine: :data:`provgraph.remote.DEFAULT_GRAPH_IRI`), so every statement is
+            in a named graph and a query needs no branch for default-graph-only
+            statements (Virtuoso returns no rows at all for one, issue 13).
     """
 
     originals: BlobStore
     location: str
+    default_graph_iri: IRI | None = None
 
     # -- writing -------------------------------------------------------------
     @abstractmethod

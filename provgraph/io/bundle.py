@@ -101,17 +101,26 @@ CLAIM_EXPORT_READS = 2
 """Store reads of one claim export (:func:`export` with ``claim=``), in every format and
 for any number of citations or statements: ``has_subject`` and one closure query."""
 
-_CLOSURE_QUERY = f"""SELECT DISTINCT ?s ?p ?o ?g WHERE {{
+def _closure_query(default_graph_branch: bool) -> str:
+    union = ("\n  UNION { ?s ?p ?o FILTER NOT EXISTS { GRAPH ?h { ?s ?p ?o } } }"
+             if default_graph_branch else "")
+    return f"""SELECT DISTINCT ?s ?p ?o ?g WHERE {{
   ?seed {closure_path(UPSTREAM)}* ?node .
   ?node {closure_path(DESCRIBING)}* ?s .
-  {{ GRAPH ?g {{ ?s ?p ?o }} FILTER(?g != <{GRAPH.ONTOLOGY}>) }}
-  UNION {{ ?s ?p ?o FILTER NOT EXISTS {{ GRAPH ?h {{ ?s ?p ?o }} }} }}
+  {{ GRAPH ?g {{ ?s ?p ?o }} FILTER(?g != <{GRAPH.ONTOLOGY}>) }}{union}
   FILTER(?p NOT IN ({", ".join(f"<{p}>" for p in sorted(BUNDLE_LEFT_OUT))}))
 }}"""
+
+
+_CLOSURE_QUERY = _closure_query(True)
 """The closure of ``?seed`` (module docstring) with the graph of each statement; a
 statement of the default graph only has ``?g`` unbound. The query's default graph is
 the union of all graphs (:mod:`provgraph.store`), which the closure paths walk; the
 ontology graph holds no instance relations, and its statements are left out."""
+_CLOSURE_QUERY_NAMED = _closure_query(False)
+""":data:`_CLOSURE_QUERY` for a store whose every statement is in a named graph
+(``ProvStore.default_graph_iri``): no default-graph-only branch, which Virtuoso 7.2
+answers with no rows at all (its claim exports were empty, issue 13)."""
 
 
 @dataclass
@@ -186,8 +195,10 @@ def lineage_closure(store: ProvStore, seeds: Iterable[IRI | BNode]) -> list[Quad
     iris = [x for x in seeds if isinstance(x, IRI)]
     out: set[Quad] = set()
     if iris:
-        rows = store.select(_CLOSURE_QUERY, values=("seed", iris), source="(claim bundle closure)")
-        out.update(_row_quad(r) for r in rows)
+        named = store.default_graph_iri
+        rows = store.select(_CLOSURE_QUERY if named is None else _CLOSURE_QUERY_NAMED,
+                            values=("seed", iris), source="(claim bundle closure)")
+        out.update(_row_quad(r, named) for r in rows)
     blank = [x for x in seeds if isinstance(x, BNode)]
     if blank:
         out.update(_walk(store, blank))
@@ -195,8 +206,10 @@ def lineage_closure(store: ProvStore, seeds: Iterable[IRI | BNode]) -> list[Quad
                                            if hasattr(x, "n3") else str(x) for x in q))
 
 
-def _row_quad(r: dict[str, Term | None]) -> Quad:
+def _row_quad(r: dict[str, Term | None], default_graph_iri: IRI | None = None) -> Quad:
     s, p, o, g = r["s"], r["p"], r["o"], r["g"]
+    if g is not None and g == default_graph_iri:
+        g = None
     # ?s ?p ?o come from a matched pattern and ?g from a GRAPH clause or is unbound
     assert isinstance(s, (IRI, BNode)) and isinstance(p, IRI) and o is not None, r
     assert g is None or isinstance(g, IRI), r
