@@ -4,7 +4,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: demo test test-servers test-slow bench bench-full clean
+.PHONY: demo test test-servers test-slow test-frameworks bench bench-full clean
 
 $(STAMP): pyproject.toml
 	@test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
@@ -17,7 +17,7 @@ demo: $(STAMP)
 
 test: $(STAMP)
 	$(BIN)/python -m mypy
-	$(BIN)/python -m pytest -q -m "not servers and not slow"
+	$(BIN)/python -m pytest -q -m "not servers and not slow and not frameworks"
 
 # The store contract and the query library on real SPARQL engines (issue 13): the Oxigraph
 # server (pip install oxigraph) and Virtuoso (apt-get install virtuoso-opensource), started
@@ -28,6 +28,12 @@ test-servers: $(STAMP)
 # The concurrency runs (issue 13): 30 s each, readers and writers in separate processes.
 test-slow: $(STAMP)
 	$(BIN)/python -m pytest -q -m slow
+
+# The framework adapters (issue 14) with their pinned extras; offline (deterministic LLMs,
+# BM25). With CI=true a missing framework fails instead of skipping.
+test-frameworks: $(STAMP)
+	$(BIN)/python -m pip install --quiet -e '.[test,llamaindex]'
+	$(BIN)/python -m pytest -q -m frameworks
 
 bench: $(STAMP)
 	$(BIN)/python -m bench --quick

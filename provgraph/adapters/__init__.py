@@ -1,0 +1,10 @@
+"""Framework adapters: provenance recorded from the frameworks RAG applications are built on.
+
+One module per framework; each imports its framework only when it is used, so
+``import provgraph`` never imports one, and each is an optional extra
+(``pip install 'provgraph[llamaindex]'``). Adapters record only through
+:class:`provgraph.Recorder` (issue 14).
+
+* :mod:`provgraph.adapters.llamaindex`: LlamaIndex (``llama-index-core`` 0.14),
+  an event and span handler on its instrumentation dispatcher.
+"""
