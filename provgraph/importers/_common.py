@@ -410,7 +410,8 @@ def record(store: ProvStore, fmt: str, name: str, data: bytes,
     n_ok = 0
     try:
         with rec.batch():
-            rec.release_run()
+            if record_item is None:
+                rec.release_run()  # else each item starts its own run (start_run)
             for i, spec in ok:
                 point = rec.savepoint()
                 try:

@@ -475,6 +475,21 @@ def _text_input(s: _Span, key: str) -> str | None:
 
 
 def _query(s: _Span) -> str:
+    """The retrieval's query: the span's own input, else (an attribute limit drops the
+    oldest attributes, ``input.value`` first) that of a retriever span nested in it,
+    else that of the nearest enclosing span that has one."""
+    nested = [d for d in s.descendants() if d.kind == "RETRIEVER"]
+    for x in (s, *nested, *s.ancestors()):
+        q = _own_query(x)
+        if q:
+            return q
+    raise ItemFailed(f"{s.where}.attributes", f"{s.label()} is a retrieval without a query "
+                     "(no text input.value, nor query_str in a JSON one, on it or the spans "
+                     "around it); the instrumentation may hide inputs (OPENINFERENCE_HIDE_INPUTS): "
+                     "record with inputs shown, or import the other traces with --partial")
+
+
+def _own_query(s: _Span) -> str | None:
     q = _text_input(s, "input")
     if q is None and isinstance(s.attrs.get("input.value"), str):
         try:
@@ -484,12 +499,7 @@ def _query(s: _Span) -> str:
         for o in (obj, obj.get("query_bundle") if isinstance(obj, dict) else None):
             if isinstance(o, dict):
                 q = next((o[k] for k in ("query_str", "query", "input") if isinstance(o.get(k), str)), q)
-    if not q:
-        raise ItemFailed(f"{s.where}.attributes", f"{s.label()} is a retrieval without a query "
-                         "(no text input.value, nor query_str in a JSON one); the instrumentation "
-                         "may hide inputs (OPENINFERENCE_HIDE_INPUTS): record with inputs shown, "
-                         "or import the other traces with --partial")
-    return q
+    return q or None
 
 
 def _retrieval(s: _Span, name: str, docs_by_id: dict[str, Doc], warnings: list[ItemError],
@@ -500,8 +510,9 @@ def _retrieval(s: _Span, name: str, docs_by_id: dict[str, Doc], warnings: list[I
         if m:
             fields.setdefault(int(m.group(1)), {})[m.group(2)] = v
     limited = s.dropped > 0 or s.n_attrs >= ATTRIBUTE_LIMIT
-    present = sorted(fields)
-    missing = [i + 1 for i in range(max(present, default=-1) + 1) if i not in fields]
+    # an index left with its metadata only (the rest dropped) is a lost document, not a hit
+    present = sorted(i for i, f in fields.items() if f.keys() & {"id", "content", "score"})
+    missing = [i + 1 for i in range(max(present, default=-1) + 1) if i not in present]
     partial = [i + 1 for i in present if "content" not in fields[i] and "id" in fields[i]
                and any("content" in f for f in fields.values())]
     if limited or missing:
