@@ -79,8 +79,6 @@ JSONPath in the line.
 
 from __future__ import annotations
 
-import base64
-import binascii
 import datetime as _dt
 import hashlib
 import json
@@ -93,9 +91,9 @@ from typing import Any
 from ..model import Hit, Segment
 from ..terms import IRI
 from ._common import (
-    Doc, ItemError, ItemFailed, ItemSpec, Parsed, PayloadError, _ImportRecorder, jpath,
-    passage_uri,
+    Doc, ItemError, ItemFailed, ItemSpec, Parsed, PayloadError, _ImportRecorder, passage_uri,
 )
+from ._otlp_wire import Span, detect, read_spans
 
 __all__ = ["parse", "record_item", "detect", "GENERATOR_INPUT", "ATTRIBUTE_LIMIT"]
 
@@ -108,53 +106,7 @@ ATTRIBUTE_LIMIT = 128
 
 _DOC_KEY = re.compile(r"^retrieval\.documents\.(\d+)\.document\.(id|content|score|metadata)$")
 _LLM_OPERATIONS = ("chat", "text_completion", "generate_content")
-_HEX = re.compile(r"^[0-9a-fA-F]*$")
 _PLACEHOLDER = re.compile(r"\{(\w+)\}")
-_HINT = ('OTLP JSON Lines: one {"resourceSpans": [{"resource": ..., "scopeSpans": [{"spans": '
-         "[...]}]}]} per line")
-
-
-@dataclass(eq=False)
-class _Span:
-    trace: str
-    span: str
-    parent: str
-    name: str
-    start: _dt.datetime | None
-    end: _dt.datetime | None
-    attrs: dict[str, Any]
-    n_attrs: int
-    dropped: int
-    status: int
-    where: str  # FILE:LINE $.resourceSpans[i].scopeSpans[j].spans[k]
-    resource: dict[str, Any]
-    scope: tuple[str, str]
-    children: list["_Span"] = field(default_factory=list)
-    up: "_Span | None" = None
-
-    @property
-    def kind(self) -> str:
-        return str(self.attrs.get("openinference.span.kind", "")).upper()
-
-    def ancestors(self) -> list["_Span"]:
-        out, s = [], self.up
-        while s is not None and s not in out:
-            out.append(s)
-            s = s.up
-        return out
-
-    def descendants(self) -> list["_Span"]:
-        out: list[_Span] = []
-        todo = list(self.children)
-        while todo:
-            s = todo.pop()
-            if s not in out:
-                out.append(s)
-                todo.extend(s.children)
-        return out
-
-    def label(self) -> str:
-        return f"span {self.span} ({self.name}) of trace {self.trace}"
 
 
 @dataclass(eq=False)
@@ -166,14 +118,14 @@ class _Unretained(Doc):
 
 @dataclass(eq=False)
 class _Retrieval:
-    span: _Span
+    span: Span
     query: str
     hits: list[tuple[int, Doc, float | None]]
 
 
 @dataclass(eq=False)
 class _Generation:
-    span: _Span
+    span: Span
     prompt: str
     segments: list[tuple[int, int, str, Any]]
     template: tuple[str, str] | None
@@ -193,190 +145,6 @@ class TraceSpec(ItemSpec):
     started_at: _dt.datetime | None = None
     retrievals: list[_Retrieval] = field(default_factory=list)
     generations: list[_Generation] = field(default_factory=list)
-
-
-# --------------------------------------------------------------------------- detection
-
-def detect(data: bytes) -> bool:
-    """Whether ``data`` looks like OTLP JSON (Lines): its first non-blank line is a
-    JSON object with a ``resourceSpans`` array. Reads no further than that line.
-
-    Example:
-        >>> detect(b'{"resourceSpans": []}\\n')
-        True
-        >>> detect(b'{"entity": {}}')
-        False
-    """
-    text = data.lstrip(b"\xef\xbb\xbf")
-    for raw in text.splitlines():
-        if not raw.strip():
-            continue
-        try:
-            obj = json.loads(raw)
-        except ValueError:
-            return False
-        return isinstance(obj, dict) and isinstance(obj.get("resourceSpans"), list)
-    return False
-
-
-# --------------------------------------------------------------------------- OTLP JSON decoding
-
-def _any_value(v: Any, path: str) -> Any:
-    """An OTLP ``AnyValue`` as Python (``{}`` -> ``None``)."""
-    if not isinstance(v, dict):
-        raise ItemFailed(path, "must be an AnyValue object such as {\"stringValue\": ...}")
-    if "stringValue" in v:
-        return str(v["stringValue"])
-    if "boolValue" in v:
-        return bool(v["boolValue"])
-    if "intValue" in v:
-        try:
-            return int(v["intValue"])
-        except (TypeError, ValueError):
-            raise ItemFailed(jpath(path, "intValue"), f"{v['intValue']!r} is not an integer "
-                             "(OTLP/JSON writes 64-bit integers as decimal strings)") from None
-    if "doubleValue" in v:
-        try:
-            return float(v["doubleValue"])
-        except (TypeError, ValueError):
-            raise ItemFailed(jpath(path, "doubleValue"), f"{v['doubleValue']!r} is not a number") from None
-    if "arrayValue" in v:
-        vals = (v["arrayValue"] or {}).get("values") or []
-        return [_any_value(x, jpath(jpath(jpath(path, "arrayValue"), "values"), i))
-                for i, x in enumerate(vals)]
-    if "kvlistValue" in v:
-        return _attributes((v["kvlistValue"] or {}).get("values") or [],
-                           jpath(jpath(path, "kvlistValue"), "values"))
-    if "bytesValue" in v:
-        try:
-            return base64.b64decode(str(v["bytesValue"]), validate=True)
-        except (binascii.Error, ValueError):
-            raise ItemFailed(jpath(path, "bytesValue"), "is not base64") from None
-    return None
-
-
-def _attributes(kvs: Any, path: str) -> dict[str, Any]:
-    if not isinstance(kvs, list):
-        raise ItemFailed(path, "must be an array of {\"key\": ..., \"value\": {...}}")
-    out: dict[str, Any] = {}
-    for i, kv in enumerate(kvs):
-        p = jpath(path, i)
-        if not isinstance(kv, dict) or not isinstance(kv.get("key"), str):
-            raise ItemFailed(p, "must be {\"key\": \"...\", \"value\": {...}}")
-        out[kv["key"]] = _any_value(kv.get("value") or {}, jpath(p, "value"))
-    return out
-
-
-def _hex_id(obj: dict[str, Any], key: str, path: str, size: int, required: bool) -> str:
-    raw = obj.get(key)
-    if raw in (None, ""):
-        if required:
-            raise ItemFailed(jpath(path, key), f"is missing; every span needs its {key}")
-        return ""
-    if not isinstance(raw, str) or len(raw) != 2 * size or not _HEX.match(raw):
-        b64 = isinstance(raw, str) and len(raw) in (24, 12) and raw.endswith("=")
-        hint = (" (this looks like base64: OTLP/JSON encodes ids as hex, unlike the generic "
-                "Protobuf JSON mapping; export with an OTLP/JSON exporter)" if b64 else "")
-        raise ItemFailed(jpath(path, key), f"{raw!r} is not a {2 * size}-digit hex id{hint}")
-    if set(raw) == {"0"}:
-        raise ItemFailed(jpath(path, key), "is all zeros, which OTLP calls invalid")
-    return raw.lower()
-
-
-def _nanos(obj: dict[str, Any], key: str, path: str) -> _dt.datetime | None:
-    raw = obj.get(key)
-    if raw in (None, "", 0, "0"):
-        return None  # omitted zero value: the time is unknown
-    try:
-        ns = int(raw)
-    except (TypeError, ValueError):
-        raise ItemFailed(jpath(path, key), f"{raw!r} is not nanoseconds since the Unix epoch "
-                         "(a decimal string)") from None
-    return _dt.datetime.fromtimestamp(ns // 1_000_000_000, _dt.timezone.utc).replace(
-        microsecond=(ns % 1_000_000_000) // 1000)
-
-
-def _int(obj: dict[str, Any], key: str, path: str) -> int:
-    raw = obj.get(key, 0)
-    try:
-        return int(raw or 0)
-    except (TypeError, ValueError):
-        raise ItemFailed(jpath(path, key), f"{raw!r} is not an integer") from None
-
-
-def _spans(data: bytes, name: str) -> tuple[list[_Span], list[ItemError]]:
-    try:
-        text = data.decode("utf-8-sig")
-    except UnicodeDecodeError as exc:
-        raise PayloadError("$", f"is not UTF-8 text (byte {exc.start}); otlp expects "
-                                f"{_HINT}") from None
-    spans: list[_Span] = []
-    errors: list[ItemError] = []
-    lines = [(n, ln) for n, ln in enumerate(text.splitlines(), 1) if ln.strip()]
-    if not lines:
-        raise PayloadError("$", f"is empty; otlp expects {_HINT}")
-    for n, ln in lines:
-        at = f"{name}:{n}"
-        try:
-            obj = json.loads(ln)
-        except json.JSONDecodeError as exc:
-            if n == lines[0][0] and len(lines) > 1:
-                try:  # one pretty-printed request, not JSON Lines
-                    obj = json.loads(text)
-                except json.JSONDecodeError:
-                    pass
-                else:
-                    spans.extend(_request_spans(obj, f"{name}:1", errors))
-                    return spans, errors
-            errors.append(ItemError(None, at, f"is not JSON ({exc.msg} at column {exc.colno}); "
-                                              f"otlp expects {_HINT}"))
-            continue
-        spans.extend(_request_spans(obj, at, errors))
-    return spans, errors
-
-
-def _request_spans(obj: Any, at: str, errors: list[ItemError]) -> list[_Span]:
-    if not isinstance(obj, dict) or not isinstance(obj.get("resourceSpans"), list):
-        keys = sorted(obj)[:6] if isinstance(obj, dict) else type(obj).__name__
-        errors.append(ItemError(None, f"{at} $", f"is not an ExportTraceServiceRequest: expected "
-                                                 f"{_HINT}; found {keys}"))
-        return []
-    out: list[_Span] = []
-    for r, rs in enumerate(obj["resourceSpans"]):
-        rpath = f"$.resourceSpans[{r}]"
-        try:
-            if not isinstance(rs, dict):
-                raise ItemFailed(rpath, "must be a ResourceSpans object")
-            resource = _attributes((rs.get("resource") or {}).get("attributes") or [],
-                                   f"{rpath}.resource.attributes")
-            for s, ss in enumerate(rs.get("scopeSpans") or []):
-                spath = f"{rpath}.scopeSpans[{s}]"
-                if not isinstance(ss, dict):
-                    raise ItemFailed(spath, "must be a ScopeSpans object")
-                scope = ss.get("scope") or {}
-                sc = (str(scope.get("name", "")), str(scope.get("version", "")))
-                for k, sp in enumerate(ss.get("spans") or []):
-                    out.append(_span(sp, f"{spath}.spans[{k}]", at, resource, sc))
-        except ItemFailed as exc:
-            errors.append(ItemError(None, f"{at} {exc.path}", exc.message))
-    return out
-
-
-def _span(sp: Any, path: str, at: str, resource: dict[str, Any], scope: tuple[str, str]) -> _Span:
-    if not isinstance(sp, dict):
-        raise ItemFailed(path, "must be a Span object")
-    attrs_raw = sp.get("attributes") or []
-    status = sp.get("status") or {}
-    return _Span(trace=_hex_id(sp, "traceId", path, 16, True),
-                 span=_hex_id(sp, "spanId", path, 8, True),
-                 parent=_hex_id(sp, "parentSpanId", path, 8, False),
-                 name=str(sp.get("name", "")), start=_nanos(sp, "startTimeUnixNano", path),
-                 end=_nanos(sp, "endTimeUnixNano", path),
-                 attrs=_attributes(attrs_raw, jpath(path, "attributes")),
-                 n_attrs=len(attrs_raw) if isinstance(attrs_raw, list) else 0,
-                 dropped=_int(sp, "droppedAttributesCount", path),
-                 status=_int(status, "code", jpath(path, "status")) if isinstance(status, dict) else 0,
-                 where=f"{at} {path}", resource=resource, scope=scope)
 
 
 # --------------------------------------------------------------------------- parse
@@ -399,8 +167,8 @@ def parse(data: bytes, name: str, sources: Sequence[Path] = ()) -> Parsed:
         PayloadError: the bytes are not UTF-8, the file is empty, or no trace holds a
             retrieval or LLM span.
     """
-    spans, errors = _spans(data, name)
-    traces: dict[str, list[_Span]] = {}
+    spans, errors = read_spans(data, name)
+    traces: dict[str, list[Span]] = {}
     for s in spans:
         traces.setdefault(s.trace, []).append(s)
     items: list[ItemSpec | None] = []
@@ -420,7 +188,7 @@ def parse(data: bytes, name: str, sources: Sequence[Path] = ()) -> Parsed:
     return items, errors
 
 
-def _trace(tid: str, spans: list[_Span], name: str, index: int) -> TraceSpec:
+def _trace(tid: str, spans: list[Span], name: str, index: int) -> TraceSpec:
     by_id = {s.span: s for s in spans}
     for s in spans:
         s.up = by_id.get(s.parent)
@@ -454,27 +222,27 @@ def _trace(tid: str, spans: list[_Span], name: str, index: int) -> TraceSpec:
     return spec
 
 
-def _has_documents(s: _Span) -> bool:
+def _has_documents(s: Span) -> bool:
     return any(_DOC_KEY.match(k) for k in s.attrs)
 
 
-def _related_documents(s: _Span) -> bool:
+def _related_documents(s: Span) -> bool:
     return any(_has_documents(o) for o in (*s.ancestors(), *s.descendants()) if o.kind == "RETRIEVER"
                or _has_documents(o))
 
 
-def _is_llm(s: _Span) -> bool:
+def _is_llm(s: Span) -> bool:
     return s.kind == "LLM" or s.attrs.get("gen_ai.operation.name") in _LLM_OPERATIONS
 
 
-def _text_input(s: _Span, key: str) -> str | None:
+def _text_input(s: Span, key: str) -> str | None:
     """``input.value`` / ``output.value`` when it is text (no mime type or text/plain)."""
     v = s.attrs.get(f"{key}.value")
     mime = str(s.attrs.get(f"{key}.mime_type", "text/plain"))
     return v if isinstance(v, str) and mime.startswith("text/") else None
 
 
-def _query(s: _Span) -> str:
+def _query(s: Span) -> str:
     """The retrieval's query: the span's own input, else (an attribute limit drops the
     oldest attributes, ``input.value`` first) that of a retriever span nested in it,
     else that of the nearest enclosing span that has one."""
@@ -489,7 +257,7 @@ def _query(s: _Span) -> str:
                      "record with inputs shown, or import the other traces with --partial")
 
 
-def _own_query(s: _Span) -> str | None:
+def _own_query(s: Span) -> str | None:
     q = _text_input(s, "input")
     if q is None and isinstance(s.attrs.get("input.value"), str):
         try:
@@ -502,7 +270,7 @@ def _own_query(s: _Span) -> str | None:
     return q or None
 
 
-def _retrieval(s: _Span, name: str, docs_by_id: dict[str, Doc], warnings: list[ItemError],
+def _retrieval(s: Span, name: str, docs_by_id: dict[str, Doc], warnings: list[ItemError],
                index: int) -> _Retrieval:
     fields: dict[int, dict[str, Any]] = {}
     for k, v in s.attrs.items():
@@ -648,7 +416,7 @@ def _render(messages: list[tuple[str, str]]) -> tuple[str, list[tuple[int, int]]
     return "".join(parts), ranges
 
 
-def _prompt(s: _Span) -> str:
+def _prompt(s: Span) -> str:
     a = s.attrs
     prompts = a.get("llm.prompts")
     if isinstance(prompts, list) and prompts:
@@ -677,7 +445,7 @@ def _prompt(s: _Span) -> str:
                      "content captured, or import the other traces with --partial")
 
 
-def _answers(s: _Span) -> list[str]:
+def _answers(s: Span) -> list[str]:
     a = s.attrs
     for msgs in (_messages(a, "llm.output_messages"), _genai_messages(a.get("gen_ai.output.messages")),
                  _indexed(a, "gen_ai.completion")):
@@ -687,7 +455,7 @@ def _answers(s: _Span) -> list[str]:
     return [text] if text is not None else []
 
 
-def _model(s: _Span) -> tuple[tuple[str, str], dict[str, Any]]:
+def _model(s: Span) -> tuple[tuple[str, str], dict[str, Any]]:
     chain = [s, *(x for x in s.ancestors() if _is_llm(x))]
 
     def first(key: str) -> Any:
@@ -718,7 +486,7 @@ def _model(s: _Span) -> tuple[tuple[str, str], dict[str, Any]]:
     return (str(name), version), settings
 
 
-def _template(s: _Span) -> tuple[str, dict[str, Any], str] | None:
+def _template(s: Span) -> tuple[str, dict[str, Any], str] | None:
     for x in (s, *(x for x in s.ancestors() if _is_llm(x))):
         t = x.attrs.get("llm.prompt_template.template")
         if isinstance(t, str) and t:
@@ -732,7 +500,7 @@ def _template(s: _Span) -> tuple[str, dict[str, Any], str] | None:
     return None
 
 
-def _generation(s: _Span, retrievals: list[_Retrieval], warnings: list[ItemError],
+def _generation(s: Span, retrievals: list[_Retrieval], warnings: list[ItemError],
                 index: int) -> _Generation:
     prompt = _prompt(s)
     answers = _answers(s)
@@ -765,7 +533,7 @@ def _generation(s: _Span, retrievals: list[_Retrieval], warnings: list[ItemError
                        retrieval=retrieval)
 
 
-def _informing(s: _Span, prompt: str, retrievals: list[_Retrieval]) -> _Retrieval | None:
+def _informing(s: Span, prompt: str, retrievals: list[_Retrieval]) -> _Retrieval | None:
     def held(r: _Retrieval) -> int:
         return sum(1 for _, d, _ in r.hits if d.text and d.data is not None and d.text in prompt)
     best = max(retrievals, key=held, default=None)
