@@ -337,7 +337,7 @@ def import_(obj: _Ctx, file: Any, fmt: str, graph: str | None, sources: tuple[st
                              partial)
         for err in getattr(report, "errors", []) or []:
             click.echo(f"error: {err}", err=True)
-        for warning in report.warnings:
+        for warning in getattr(report, "warnings", ()) or ():
             click.echo(f"warning: {warning}", err=True)
         if not report.stored:
             raise click.ClickException(f"{name}: nothing was stored")

@@ -51,9 +51,9 @@ def detect(data: bytes) -> str | None:
     OTLP specification, JSON Protobuf Encoding).
 
     Example:
-        >>> detect(b'{"resourceSpans": [{"scopeSpans": []}]}\n')
+        >>> detect(b'{"resourceSpans": [{"scopeSpans": []}]}\\n')
         'otlp'
-        >>> detect(b'document\nendDocument') is None
+        >>> detect(b'document\\nendDocument') is None
         True
     """
     from . import otlp

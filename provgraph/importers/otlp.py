@@ -546,7 +546,7 @@ def _informing(s: Span, prompt: str, retrievals: list[_Retrieval]) -> _Retrieval
 def _free(text: str, needle: str, taken: list[tuple[int, int, str, Any]],
           last: bool = False) -> int | None:
     """The first (or last) occurrence of ``needle`` in ``text`` that overlaps no taken
-    range except an ``instruction``-free variable range, or ``None``."""
+    range (a template variable's range may hold it), or ``None``."""
     if not needle:
         return None
     hits = []
