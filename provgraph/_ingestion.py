@@ -47,14 +47,22 @@ class IngestionSteps(RecorderBase):
             media_type: IANA media type, e.g. ``text/markdown; charset=utf-8``.
             observed_at: when the bytes were fetched (aware; default now).
             revision_of: the previous snapshot of the same document
-                (``prov:wasRevisionOf``, binary and qualified).
+                (``prov:wasRevisionOf``, binary and qualified). When it is the
+                snapshot of these very bytes (an unchanged re-ingest), nothing is
+                revised: a ``pg:Reobservation`` that ``prov:used`` the snapshot at
+                ``observed_at`` is recorded instead (issue 14;
+                :func:`provgraph.schema.snapshot.reobservation_quads`), so ``stale``
+                reports nothing for it.
             document: IRI of the version-independent document; default is minted from ``uri``.
 
         Returns:
             :class:`SnapshotRecord`; its IRI is the RFC 6920 ``ni:`` name of the bytes.
             Recording the same bytes again returns the same IRI and adds nothing,
-            ``observed_at`` and ``revision_of`` included: a revert to earlier bytes
-            is not recorded (a known limitation; README "Recording a pipeline").
+            ``observed_at`` and ``revision_of`` included (but for the re-observation
+            above): a revert to earlier bytes is not recorded (a known limitation;
+            README "Recording a pipeline"). The record returned for a re-observation
+            has ``revision_of=None``; the times are read back with
+            :func:`provgraph.schema.snapshot.reobservations`.
 
         Raises:
             RecordError: ``data`` is not bytes, ``uri`` or ``media_type`` is empty,
@@ -72,20 +80,56 @@ class IngestionSteps(RecorderBase):
         snap = ids.snapshot_iri(digest)
         doc = _given_iri("document", document) or ids.content_iri("document", uri)
         prev = iri_of(revision_of) if revision_of is not None else None
-        if prev == snap:
-            raise RecordError(f"snapshot {snap} cannot be a revision of itself (same bytes)")
+        unchanged = prev == snap  # seen again with the same bytes: a re-observation (issue 14)
         rec = SnapshotRecord(iri=snap, document=doc, sha256=digest, byte_size=len(data),
                              media_type=media_type, source_uri=uri, observed_at=observed,
-                             revision_of=prev)
+                             revision_of=None if unchanged else prev)
         g = GRAPH.INGESTION
         if self._exists(snap):
             q = snapshot_schema.document_quads(doc, uri, snap, g)
+            if unchanged:
+                q += snapshot_schema.reobservation_quads(snap, digest, observed, g, run=self.iri)
         else:
             q = snapshot_schema.to_quads(rec, g, run=self.iri)
         self._emit(q)
         self._mark_written(snap)
         self._support.remember(snap, self._support.derive(snapshots=[snap]), ingestion=True)
         return rec
+
+    def unretained_document(self, uri: str, *, reason: str, document: str | None = None) -> IRI:
+        """Record a document whose bytes are not retained (a ``pg:Document`` with
+        ``pg:notRetained``, and no snapshot), e.g. a retrieval document that an
+        OpenTelemetry span names by id only (issue 14).
+
+        Such a document can be a retrieval hit (with its rank and score) and a citation
+        target, but never evidence: the resolver gives its citations the outcome
+        ``unresolved_id`` with ``reason`` (:mod:`provgraph.resolve`).
+
+        Args:
+            uri: the document's identifier or locator as the source gave it
+                (``pg:sourceUri``; a citation that names it resolves to this document).
+            reason: why the bytes are not retained, a sentence naming the source,
+                e.g. ``"trace.jsonl:3: the span gave no document.content"``.
+            document: IRI of the document; default is minted from ``uri`` (the IRI a
+                snapshot recorded later from ``uri`` would specialize).
+
+        Returns:
+            The document's IRI. Recording it again adds nothing; a document that has
+            a snapshot already keeps it (only the first ``pg:notRetained`` is kept).
+
+        Raises:
+            RecordError: ``uri`` or ``reason`` is empty.
+        """
+        if not uri:
+            raise RecordError("document uri must not be empty")
+        if not reason:
+            raise RecordError("say why the document's bytes are not retained: reason= is empty")
+        doc = _given_iri("document", document) or ids.content_iri("document", uri)
+        if self._exists(doc):
+            return doc
+        self._emit(snapshot_schema.unretained_quads(doc, uri, reason, GRAPH.INGESTION))
+        self._mark_written(doc)
+        return doc
 
     def deletion(self, snapshot: Ref, *, at: _dt.datetime | None = None) -> IRI:
         """Record that the document of ``snapshot`` (its newest snapshot) was deleted.

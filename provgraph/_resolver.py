@@ -640,7 +640,9 @@ class _Resolver(BatchedReads):
         self.need(props=self.subjects(PROV.specializationOf, doc))
         snaps = [s for s in self.subjects(PROV.specializationOf, doc) if PG.SourceSnapshot in self.types(s)]
         if not snaps:
-            raise _Stop("unresolved_id", f"document <{doc}> has no recorded snapshot")
+            why = self.one(doc, PG.notRetained)  # recorded as such (issue 14): say why
+            raise _Stop("unresolved_id", f"document <{doc}> has no recorded snapshot"
+                        + (f": its bytes were not retained ({why})" if why is not None else ""))
         revised = {o for s in snaps for o in self.objects(s, PROV.wasRevisionOf)}
         order = newest_first(snaps, {s: next(iter(self.props(s).get(PG.observedAt, ())), None) for s in snaps},
                              revised)

@@ -319,6 +319,7 @@ def import_(obj: _Ctx, file: Any, fmt: str, graph: str | None, sources: tuple[st
         provgraph import --format prov-json --graph urn:example:g1 - < doc.json
         provgraph import store.trig          # restores 'export --all --format trig'
         provgraph import --format answer answer.md --source sources/
+        provgraph import traces.otlp.jsonl   # OTLP JSON Lines: detected, one run per trace
         provgraph import --bulk backfill.nq  # large loads: streamed, not atomic
     """
     if bulk:
@@ -327,6 +328,8 @@ def import_(obj: _Ctx, file: Any, fmt: str, graph: str | None, sources: tuple[st
     data = file.read()
     name = getattr(file, "name", "-")
     name = "<stdin>" if name in ("-", "<stdin>") else str(name)
+    if fmt == "auto":
+        fmt = importers.detect(data) or fmt  # a RAG format with an unmistakable shape (otlp)
     if fmt in _RAG_FORMATS:
         from .importers import import_file
 
@@ -334,6 +337,8 @@ def import_(obj: _Ctx, file: Any, fmt: str, graph: str | None, sources: tuple[st
                              partial)
         for err in getattr(report, "errors", []) or []:
             click.echo(f"error: {err}", err=True)
+        for warning in getattr(report, "warnings", ()) or ():
+            click.echo(f"warning: {warning}", err=True)
         if not report.stored:
             raise click.ClickException(f"{name}: nothing was stored")
         click.echo(f"imported {name} ({fmt}): {report.stored} statements stored", err=True)

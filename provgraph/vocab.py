@@ -87,7 +87,7 @@ class PG(ClosedNamespace):
     _base = "https://w3id.org/provgraph/ns#"
     _terms = (
         # --- classes: bundles and ingestion
-        "Run", "Document", "SourceSnapshot", "Observation", "Deletion",
+        "Run", "Document", "SourceSnapshot", "Observation", "Reobservation", "Deletion",
         "Extraction", "ExtractedText", "Chunking", "Chunk",
         # --- classes: generated retrieval aids and indexing
         "GeneratedAid", "HypotheticalDocument", "ContextualPrefix", "GeneratedQuestion",
@@ -99,7 +99,7 @@ class PG(ClosedNamespace):
         "Parser", "Chunker", "Embedder", "Retriever", "Model", "PromptTemplate",
         "Resolver", "Reviewer", "Pipeline",
         # --- datatype properties
-        "sha256", "byteSize", "mediaType", "sourceUri", "observedAt", "text",
+        "sha256", "byteSize", "mediaType", "sourceUri", "observedAt", "notRetained", "text",
         "agentName", "agentVersion", "configuration", "offsetUnit", "offsetMap",
         "start", "end", "endInclusive", "origin", "rank", "score", "indexVersion",
         "settings", "claimKind", "claimStatus", "targetId", "pinnedSha256", "outcome", "reason", "policy", "resolvedByteStart",

@@ -19,7 +19,7 @@ from .importers_support import fixture, fixture_json, slice_unit, snapshots
 
 def test_registry_names_every_format_and_each_module_imports():
     assert list(FORMATS) == ["anthropic", "cohere", "bedrock", "openai", "vertex", "ragchecker",
-                             "alce", "answer"]
+                             "alce", "answer", "otlp"]
     import importlib
     for name in FORMATS:
         module = importlib.import_module(f"provgraph.importers.{name}")

@@ -25,7 +25,7 @@ from ..errors import ImportFailed, RecordError, UnsupportedFormat
 from ..store import ProvStore
 from ._common import ImportReport, ItemError, PayloadError, record
 
-__all__ = ["FORMATS", "ImportReport", "ItemError", "import_file"]
+__all__ = ["FORMATS", "ImportReport", "ItemError", "detect", "import_file"]
 
 FORMATS: dict[str, str] = {
     "anthropic": "Anthropic Messages request + response with citations "
@@ -37,8 +37,28 @@ FORMATS: dict[str, str] = {
     "ragchecker": "RAGChecker input or output JSON (retrieved_context, response, claim triplets)",
     "alce": "ALCE prompt or result JSON (docs and answers with [n] citation markers)",
     "answer": "an answer in Markdown or text plus its source files (quotations and numbers checked)",
+    "otlp": "OpenTelemetry traces as OTLP JSON Lines with OpenInference or GenAI attributes "
+            "(one run per trace: retrievals, exact prompts, generations)",
 }
 """Format name -> one-line description, in the order ``provgraph import --format`` lists them."""
+
+
+def detect(data: bytes) -> str | None:
+    """The RAG format ``data`` is recognisably in, or ``None``: what ``provgraph import
+    FILE`` (``--format auto``) tries before the PROV and RDF formats
+    (:func:`provgraph.io.detect`). Only formats with an unmistakable shape are
+    recognised: ``otlp`` (a first line that is a JSON object with ``resourceSpans``,
+    OTLP specification, JSON Protobuf Encoding).
+
+    Example:
+        >>> detect(b'{"resourceSpans": [{"scopeSpans": []}]}\\n')
+        'otlp'
+        >>> detect(b'document\\nendDocument') is None
+        True
+    """
+    from . import otlp
+
+    return "otlp" if otlp.detect(bytes(data)) else None
 
 
 def import_file(store: ProvStore, fmt: str, data: bytes, name: str,
@@ -91,4 +111,5 @@ def import_file(store: ProvStore, fmt: str, data: bytes, name: str,
                               items_ok=0, errors=(ItemError(None, exc.path, exc.message),))
         raise ImportFailed(report, partial=partial) from None
     return record(store, fmt, name, bytes(data), items, errors, partial=partial,
-                  generator_input=module.GENERATOR_INPUT)
+                  generator_input=module.GENERATOR_INPUT,
+                  record_item=getattr(module, "record_item", None))

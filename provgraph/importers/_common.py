@@ -32,22 +32,25 @@ it is not evidence.
 
 from __future__ import annotations
 
+import datetime as _dt
 import json
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from .. import __version__
+from .. import __version__, ids
 from ..errors import ImportFailed, ProvgraphError
 from ..model import Hit, Segment
 from ..schema.citation import Citation
 from ..recorder import Recorder
+from ..schema import run as run_schema
+from ..schema.run import RunRecord
 from ..store import ProvStore
 from ..terms import IRI, lit
 from ..vocab import RDFS
 
 __all__ = ["ImportReport", "ItemError", "Doc", "Cite", "cite", "ClaimSpec", "ItemSpec", "ItemFailed",
-           "Parsed", "PayloadError", "parse_items", "record", "load_json", "get", "jpath"]
+           "Parsed", "PayloadError", "RecordItem", "parse_items", "record", "load_json", "get", "jpath"]
 
 
 # --------------------------------------------------------------------------- report
@@ -89,6 +92,9 @@ class ImportReport:
         errors: one :class:`ItemError` per problem found, in file order.
         answers, claims, citations, snapshots: what was recorded (snapshots counts
             distinct retained documents).
+        warnings: problems that did not stop the import but lost information the
+            user should know about (an OpenTelemetry span that hit the SDK attribute
+            limit and lost retrieval documents), one :class:`ItemError` each.
     """
 
     format: str
@@ -102,6 +108,7 @@ class ImportReport:
     claims: int = 0
     citations: int = 0
     snapshots: int = 0
+    warnings: tuple[ItemError, ...] = ()
 
     @property
     def run(self) -> IRI | None:
@@ -186,6 +193,7 @@ class ItemSpec:
     prompt: tuple[str, list[tuple[int, int, str, Any]]] | None = None
     template: tuple[str, str] | None = None
     siblings: list["ItemSpec"] = field(default_factory=list)
+    warnings: list[ItemError] = field(default_factory=list)
 
 
 Parsed = tuple[list[ItemSpec | None], list[ItemError]]
@@ -309,7 +317,29 @@ class _ImportRecorder(Recorder):
 
     def __init__(self, store: ProvStore, **kwargs: Any) -> None:
         self.raw_ids: set[str] = set()
+        self.runs: list[IRI] = []
         super().__init__(store, hold_run=True, **kwargs)
+        self._base_config = dict(kwargs.get("config") or {})
+
+    def start_run(self, label: str, config: dict[str, Any],
+                  started_at: _dt.datetime | None) -> IRI:
+        """Record the following steps into a new run (an importer whose items are runs
+        of their own, such as the traces of an OTLP file): the import's configuration
+        plus ``config``, started at ``started_at`` (aware; ``None``: now). The import's
+        own run, when still held, is dropped: it would stay empty.
+
+        Raises:
+            RecordError: a naive ``started_at`` or a non-JSON ``config``.
+        """
+        self._held = None
+        merged = {**self._base_config, **config}
+        self._json("config", merged)
+        self.run = RunRecord(iri=ids.new_iri(), label=label,
+                             started_at=self._time("started_at", started_at),
+                             packages=self.run.packages, config=merged)
+        self._emit(run_schema.to_quads(self.run))
+        self.runs.append(self.run.iri)
+        return self.run.iri
 
     def _as_target(self, raw: str) -> IRI | None:
         if raw in self.raw_ids:
@@ -320,26 +350,38 @@ class _ImportRecorder(Recorder):
         """Write ``iri rdfs:label text`` in the run graph."""
         self._emit([(iri, RDFS.label, lit(text), self.iri)])
 
-    def savepoint(self) -> tuple[int, set[IRI]]:
-        return len(self._pending or ()), set(self._written)
+    def savepoint(self) -> tuple[int, set[IRI], int, RunRecord]:
+        return len(self._pending or ()), set(self._written), len(self.runs), self.run
 
-    def rollback(self, point: tuple[int, set[IRI]]) -> None:
+    def rollback(self, point: tuple[int, set[IRI], int, RunRecord]) -> None:
         if self._pending is not None:
             del self._pending[point[0]:]
         self._written = point[1]
+        del self.runs[point[2]:]
+        self.run = point[3]
 
     def pending_count(self) -> int:
         return len(set(self._pending or ()))
 
 
+RecordItem = Callable[["_ImportRecorder", ItemSpec], tuple[int, int, int, set[IRI]]]
+"""An importer's own way to record one item (``record_item`` in its module): returns
+``(answers, claims, citations, snapshot IRIs)``. An importer whose items are runs of
+their own calls :meth:`_ImportRecorder.start_run` first."""
+
+
 def record(store: ProvStore, fmt: str, name: str, data: bytes,
            items: Sequence[ItemSpec | None], errors: Sequence[ItemError], *,
-           partial: bool, generator_input: str) -> ImportReport:
+           partial: bool, generator_input: str,
+           record_item: RecordItem | None = None) -> ImportReport:
     """Record the valid ``items`` atomically and report.
 
     Args:
         generator_input: how the importer builds generator inputs, for the run's
             configuration (an auditor reads it to know what was reconstructed).
+        record_item: the importer's own recording of an item (default: the
+            :class:`ItemSpec` recording below, all items in one run). Either way
+            the import is one transaction.
 
     Raises:
         ImportFailed: an item is invalid and ``partial`` is false, no item is valid,
@@ -347,13 +389,15 @@ def record(store: ProvStore, fmt: str, name: str, data: bytes,
     """
     ok = [(i, s) for i, s in enumerate(items) if s is not None]
     errs = list(errors)
+    warns = tuple(w for _, s in ok for w in s.warnings)
 
     def report(runs: tuple[IRI, ...] = (), stored: int = 0, counts: Iterable[int] = (0, 0, 0, 0),
                n_ok: int | None = None) -> ImportReport:
         a, c, t, s = counts
         return ImportReport(format=fmt, name=name, runs=runs, stored=stored,
                             items_total=len(items), items_ok=len(ok) if n_ok is None else n_ok,
-                            errors=tuple(errs), answers=a, claims=c, citations=t, snapshots=s)
+                            errors=tuple(errs), answers=a, claims=c, citations=t, snapshots=s,
+                            warnings=warns)
 
     if (errs and not partial) or not ok:
         raise ImportFailed(report(), partial=partial)
@@ -366,11 +410,12 @@ def record(store: ProvStore, fmt: str, name: str, data: bytes,
     n_ok = 0
     try:
         with rec.batch():
-            rec.release_run()
+            if record_item is None:
+                rec.release_run()  # else each item starts its own run (start_run)
             for i, spec in ok:
                 point = rec.savepoint()
                 try:
-                    got = _record_item(rec, fmt, spec)
+                    got = record_item(rec, spec) if record_item else _record_item(rec, fmt, spec)
                 except ProvgraphError as exc:
                     errs.append(ItemError(i, "$", f"could not be recorded: {exc}"))
                     if not partial:
@@ -388,7 +433,8 @@ def record(store: ProvStore, fmt: str, name: str, data: bytes,
         raise
     except ProvgraphError as exc:
         raise ImportFailed(report(n_ok=n_ok), partial=partial) from exc
-    return report((rec.iri,), stored, (*totals, len(snaps)), n_ok)
+    runs = tuple(rec.runs) if record_item else (rec.iri,)
+    return report(runs, stored, (*totals, len(snaps)), n_ok)
 
 
 def _record_item(rec: _ImportRecorder, fmt: str, spec: ItemSpec) -> tuple[int, int, int, set[IRI]]:

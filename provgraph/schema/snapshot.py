@@ -1,5 +1,5 @@
-"""Documents, snapshots and their revisions and deletions (``pg:Document``,
-``pg:SourceSnapshot``, ``pg:Observation``, ``pg:Deletion``).
+"""Documents, snapshots and their revisions, re-observations and deletions (``pg:Document``,
+``pg:SourceSnapshot``, ``pg:Observation``, ``pg:Reobservation``, ``pg:Deletion``).
 
 A snapshot is the retained bytes of one observation of a document: its IRI is the
 RFC 6920 ``ni:`` name of those bytes, ``pg:sha256`` their hex digest; it is a
@@ -7,6 +7,22 @@ RFC 6920 ``ni:`` name of those bytes, ``pg:sha256`` their hex digest; it is a
 ``prov:wasRevisionOf`` (binary and qualified, PROV-O §3.3) an earlier snapshot.
 A deletion is a ``pg:Deletion`` activity that invalidates the snapshot and its
 document (PROV-DM §5.1.7).
+
+Re-observation (issue 14): bytes fetched again and found equal to the document's
+current snapshot are one more *use* of that snapshot, not a new entity. A
+``pg:Reobservation`` activity ``prov:used`` the snapshot and ended
+(``prov:endedAtTime``) when the bytes were seen (PROV-DM §5.1.4 Usage). Why not the
+alternatives: a second ``pg:observedAt`` on the snapshot would break its
+functional property and the ordering of revisions; a new snapshot entity for equal
+bytes would defeat content addressing (RFC 6920 names are the bytes); a
+``prov:wasRevisionOf`` itself is meaningless, and an invalidation would make every
+claim on the unchanged text stale. The snapshot therefore stays the newest revision
+and ``stale`` reports nothing.
+
+A document whose bytes no source gave (a retrieval document a trace names by id
+only) is a ``pg:Document`` with ``pg:notRetained`` (why) and no snapshot: it can be
+a retrieval hit and a citation target, never evidence (the resolver reports its
+citations as ``unresolved_id`` with that reason).
 
 Ordering revisions: :func:`newest_first` is the one rule every reader uses (the
 resolver's "newest revision of a document"): a snapshot that no other snapshot of
@@ -22,19 +38,28 @@ from dataclasses import dataclass
 
 from .. import ids
 from ..store import ProvStore
-from ..terms import IRI, Quad, lit
+from ..terms import IRI, Quad, lit, term_value
 from ..vocab import PG, PROV, RDF
 from ..xsd import instant
 from ._table import Field, Part, Table
 from .agent import Activity, activity_quads
 
-__all__ = ["SnapshotRecord", "DOCUMENT", "SNAPSHOT", "to_quads", "document_quads",
-           "deletion_quads", "load", "newest_first", "observation_iri", "SnapshotState", "states"]
+__all__ = ["SnapshotRecord", "DocumentRecord", "DOCUMENT", "SNAPSHOT", "to_quads", "document_quads",
+           "deletion_quads", "load", "newest_first", "observation_iri", "SnapshotState", "states",
+           "reobservation_iri", "reobservation_quads", "reobservations", "unretained_quads",
+           "not_retained"]
 
 
 def observation_iri(sha256: str) -> IRI:
     """The IRI of the observation activity that generated the snapshot of these bytes."""
     return ids.content_iri("observation", sha256)
+
+
+def reobservation_iri(sha256: str, at: _dt.datetime) -> IRI:
+    """The IRI of the ``pg:Reobservation`` of the bytes with digest ``sha256`` at the
+    instant ``at`` (aware; the same instant in any zone gives the same IRI)."""
+    return ids.content_iri("reobservation", sha256,
+                           at.astimezone(_dt.timezone.utc).isoformat())
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -67,8 +92,26 @@ class SnapshotRecord:
         return observation_iri(self.sha256)
 
 
+@dataclass(frozen=True, slots=True, kw_only=True)
+class DocumentRecord:
+    """A version-independent document (``pg:Document``).
+
+    Args:
+        iri: the document.
+        source_uri: where it is published, or its identifier as a source gave it.
+        not_retained: why no snapshot of its bytes is retained (``pg:notRetained``);
+            ``""`` for a document whose snapshots are recorded.
+    """
+
+    iri: IRI
+    source_uri: str
+    not_retained: str = ""
+
+
 DOCUMENT = Table("document", (PROV.Entity, PG.Document),
-                 fields=(Field("source_uri", PG.sourceUri),))
+                 fields=(Field("source_uri", PG.sourceUri),
+                         Field("not_retained", PG.notRetained, default="", omit_empty=True)),
+                 record=DocumentRecord)
 
 _REVISION = Table("revision", (PROV.Revision,), fields=(Field("revision_of", PROV.entity, "iri"),))
 
@@ -100,6 +143,56 @@ def to_quads(snap: SnapshotRecord, graph: IRI | None, *, run: IRI) -> list[Quad]
     q += activity_quads(Activity(iri=snap.observation, cls=PG.Observation, run=run,
                                  ended_at=snap.observed_at), graph)
     return q
+
+
+def reobservation_quads(snapshot: IRI, sha256: str, at: _dt.datetime, graph: IRI | None,
+                        *, run: IRI) -> list[Quad]:
+    """A ``pg:Reobservation`` (recorded by ``run``, ended ``at``) that ``prov:used``
+    ``snapshot``: its bytes were seen unchanged at ``at`` (module docstring)."""
+    act = reobservation_iri(sha256, at)
+    q = activity_quads(Activity(iri=act, cls=PG.Reobservation, run=run, ended_at=at), graph)
+    q.append((act, PROV.used, snapshot, graph))
+    return q
+
+
+_REOBSERVED = f"""SELECT ?snap ?at WHERE {{
+  ?act <{PROV.used}> ?snap ; a <{PG.Reobservation}> ; <{PROV.endedAtTime}> ?at }}"""
+
+
+def reobservations(store: ProvStore, snapshot: IRI) -> list[_dt.datetime]:
+    """When ``snapshot``'s bytes were seen unchanged after their first observation
+    (its ``pg:Reobservation`` activities' ``prov:endedAtTime``), as aware datetimes in
+    ascending order; ``[]`` when never. The first observation is the snapshot's
+    ``observed_at`` (:func:`load`).
+
+    Raises:
+        StoreError, QueryError: the store cannot be read.
+    """
+    rows = store.select(_REOBSERVED, {"snap": snapshot}, source="provgraph.schema.snapshot")
+    out = [instant(r["at"]) for r in rows]
+    return sorted(t for t in out if t is not None)
+
+
+def unretained_quads(document: IRI, source_uri: str, reason: str,
+                     graph: IRI | None) -> list[Quad]:
+    """A ``pg:Document`` at ``source_uri`` whose bytes are not retained, saying why
+    (``pg:notRetained``); no snapshot is written for it."""
+    return DOCUMENT.quads(document, DocumentRecord(iri=document, source_uri=source_uri,
+                                                   not_retained=reason), graph)
+
+
+def not_retained(store: ProvStore, documents: Sequence[IRI]) -> dict[IRI, str]:
+    """The documents among ``documents`` recorded as not retained, with the reason
+    (``pg:notRetained``; one query).
+
+    Raises:
+        StoreError, QueryError: the store cannot be read.
+    """
+    if not documents:
+        return {}
+    rows = store.select(f"SELECT ?doc ?why WHERE {{ ?doc <{PG.notRetained}> ?why }}",
+                        values=("doc", list(documents)), source="provgraph.schema.snapshot")
+    return {IRI(str(r["doc"])): str(term_value(r["why"])) for r in rows}
 
 
 def deletion_quads(act: IRI, snapshot: IRI, document: IRI, at: _dt.datetime, graph: IRI | None,
