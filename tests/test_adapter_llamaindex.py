@@ -5,6 +5,7 @@ CitationQueryEngine and a deterministic LLM. Needs the extra: `make test-framewo
 from __future__ import annotations
 
 import asyncio
+import hashlib
 import os
 import re
 import shutil
@@ -13,7 +14,7 @@ from typing import Any
 
 import pytest
 
-from provgraph import EmbeddedStore, analytics, resolve
+from provgraph import EmbeddedStore, analytics, ids, resolve
 from provgraph.schema import aid as aid_schema
 from provgraph.schema import chunk as chunk_schema
 from provgraph.schema import citation as citation_schema
@@ -222,12 +223,18 @@ def test_recorded_graph_resolve_lineage_generated_evidence_and_stale(li, corpus)
     assert "SentenceSplitter" in labels_ and "deterministic-llm" in labels_ and "BM25Retriever" in labels_
     assert stale(store) == []
 
-    # re-ingest: unchanged pages record nothing new; an edited page makes its claims stale
+    # re-ingest: an unchanged page is seen again (a pg:Reobservation, no revision); an
+    # edited page makes its claims stale
     shell = corpus / "shell.rst"
     shell.write_text(shell.read_text(encoding="utf-8").replace("interactive shell", "REPL"), encoding="utf-8")
+    unchanged = [ids.snapshot_iri(hashlib.sha256((corpus / p).read_bytes()).hexdigest())
+                 for p in PAGES if p != "shell.rst"]
+    assert unchanged and all(snapshot_schema.reobservations(store, s) == [] for s in unchanged)
     with LlamaIndexRecorder(store, label="nightly") as again:
         _app(li, corpus)
     assert again.answers == []
+    assert all(len(snapshot_schema.reobservations(store, s)) == 1 for s in unchanged)
+    assert all(snapshot_schema.states(store, unchanged)[s].newer == () for s in unchanged)
     rows_ = stale(store)
     # the two claims citing shell.rst text; the claim quoting a generated question is
     # generated evidence, which stale does not follow to the snapshot behind the aid

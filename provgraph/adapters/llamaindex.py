@@ -499,11 +499,10 @@ class LlamaIndexRecorder:
             uri = Path(path).resolve().as_uri() if isinstance(path, str) else f"urn:llamaindex:document:{doc.doc_id}"
             media = "text/plain; charset=utf-8"
             reader = "document text (the source bytes were not readable as this text)"
-        prev = self._newest_snapshot(uri)
-        # an unchanged document is recorded without revision_of: the same bytes are the same
-        # snapshot (the Recorder refuses a snapshot as its own revision; issue 14 item 5)
-        revision = prev if prev != ids.snapshot_iri(hashlib.sha256(data).hexdigest()) else None
-        snap = rec.snapshot(data, uri=uri, media_type=media, revision_of=revision)
+        # unchanged bytes: the Recorder records a pg:Reobservation of the newest snapshot
+        # (issue 14 item 5); changed bytes: a revision of it
+        snap = rec.snapshot(data, uri=uri, media_type=media,
+                            revision_of=self._newest_snapshot(uri))
         self._newest[uri] = snap.iri
         return rec.extraction(snap, parser=("llama-index-reader", _version("llama_index.core")),
                               text=doc.text, config={"retained": reader})
