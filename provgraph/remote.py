@@ -457,20 +457,67 @@ class RemoteStore(ProvStore):
             rows = self._rows(head, "quads")
         else:
             rows = self._rows(f"{head} LIMIT {cap}", "quads")
-            if len(rows) >= cap:  # more than one page: page in a stable order
-                rows, offset = [], 0
-                while True:
-                    page = self._rows(f"{head} ORDER BY {' '.join('?' + v for v in free)} "
-                                      f"LIMIT {cap} OFFSET {offset}", "quads")
-                    rows += page
-                    offset += cap
-                    if len(page) < cap:
-                        break
+            if len(rows) >= cap and free:  # more than one page
+                rows = self._keyset_pages(pattern, free, cap)
         fixed_g = None if graph is ANY_GRAPH or graph is None else graph
         for r in rows:
             g = r.get("g", fixed_g) if graph is ANY_GRAPH else fixed_g
             yield (r.get("s", subject), r.get("p", predicate), r.get("o", object),  # type: ignore[misc]
                    None if g == DEFAULT_GRAPH_IRI else g)
+
+    def _keyset_pages(self, pattern: str, free: list[str], cap: int
+                      ) -> list[dict[str, Term | None]]:
+        """Every row of ``pattern`` on an engine that caps results at ``cap`` rows: pages
+        ordered by the string of the first free variable (the key), each starting at the
+        key where the last one stopped (keyset paging). ``OFFSET`` paging is not used
+        across keys: Virtuoso 7.2 refuses an ``OFFSET`` + ``LIMIT`` over 1,000,000
+        ("SR353 Sorted TOP clause specifies more then 1000000 rows to sort"), so a
+        pattern of more statements could not be read at all. A key with ``cap`` rows or
+        more of its own is paged by ``OFFSET`` within that key. The rows are counted
+        against a ``COUNT`` of the pattern at the end.
+
+        Raises:
+            StoreError: the pages do not add up to the pattern's count (the engine
+                ordered and compared strings differently, or the data changed meanwhile).
+        """
+        key, sel = free[0], " ".join("?" + v for v in free)
+        k = "pgkey"  # not a _pg_ name: _rows must keep it
+        base = f"SELECT {sel} (STR(?{key}) AS ?{k}) WHERE {{ {pattern} "
+        rows: list[dict[str, Term | None]] = []
+        low: str | None = None
+        strict = False
+        while True:
+            cond = "" if low is None else (
+                f"FILTER(STR(?{key}) {'>' if strict else '>='} {sparql_term(Literal(low))}) ")
+            page = self._rows(f"{base}{cond}}} ORDER BY ?{k} LIMIT {cap}", "quads")
+            if len(page) < cap:
+                rows += page
+                break
+            last = _key(page[-1][k])
+            done = [r for r in page if _key(r[k]) != last]
+            rows += done
+            low, strict = last, False
+            if done:
+                continue
+            offset = 0  # one key fills a page: page through it, then go past it
+            while True:
+                sub = self._rows(f"{base}FILTER(STR(?{key}) = {sparql_term(Literal(last))}) }} "
+                                 f"ORDER BY {sel} LIMIT {cap} OFFSET {offset}", "quads")
+                rows += sub
+                offset += cap
+                if len(sub) < cap:
+                    break
+            strict = True
+        counted = self._rows(f"SELECT (COUNT(*) AS ?n) WHERE {{ {pattern} }}", "quads count")
+        n = counted[0]["n"] if counted else None
+        if not isinstance(n, Literal) or int(n.value) != len(rows):
+            raise StoreError(
+                f"{self.query_url}: paging through {pattern} gave {len(rows):,} rows, the "
+                f"engine counts {n.value if isinstance(n, Literal) else '?'}; read it again "
+                "when nothing writes to the store, or raise the engine's result cap")
+        for r in rows:
+            del r[k]
+        return rows
 
     def _exists(self, pattern: str) -> bool:
         resp = self._post_query(f"ASK {{ {pattern} }}", _JSON_RESULTS, "ask")
@@ -749,6 +796,13 @@ def _canonical_double(value: str) -> str:
     if "." in text:
         text = text.rstrip("0").rstrip(".")
     return text
+
+
+def _key(t: Term | None) -> str:
+    """The keyset paging key of a row (``STR()`` of the key variable, a plain literal)."""
+    if not isinstance(t, Literal):
+        raise StoreError(f"keyset paging: the engine answered {t!r} for STR()")
+    return t.value
 
 
 def _term(b: Mapping[str, str], boolean_digits: bool) -> Term:
