@@ -302,7 +302,7 @@ class HaystackRecorder(AdapterBase):
                     doc.meta[METADATA_KEY] = metadata_value(chunk.iri)
 
     def _record_document(self, doc: Any) -> ExtractionRecord:
-        src = self._sources.get(doc.id)
+        src = self._sources.pop(doc.id, None)   # held from conversion to splitting only
         if src is None:
             src = _source_of_unconverted(doc)
         snap = self._snapshots.record(src.data, uri=src.uri, media_type=src.media_type)
