@@ -7,4 +7,9 @@ One module per framework; each imports its framework only when it is used, so
 
 * :mod:`provgraph.adapters.llamaindex`: LlamaIndex (``llama-index-core`` 0.14),
   an event and span handler on its instrumentation dispatcher.
+* :mod:`provgraph.adapters.haystack`: Haystack (``haystack-ai`` 2.31), a tracer
+  (``haystack.tracing``) with content tracing on in its own spans.
+
+What is the same for every framework (failure surfacing, re-ingested snapshots,
+prompt segments, claims and citations) is in :mod:`provgraph.adapters._common`.
 """

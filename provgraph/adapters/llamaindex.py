@@ -41,31 +41,26 @@ from __future__ import annotations
 
 import dataclasses
 import hashlib
-import importlib.metadata
-import json
 import logging
 import re
 import threading
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Iterator, Mapping
 from pathlib import Path
-from types import TracebackType
 from typing import Any
 
-from .. import ids
 from ..errors import ProvgraphError, RecordError
 from ..model import ChunkRecord, Hit, RetrievalRecord, Segment
 from ..recorder import Recorder
-from ..schema import snapshot as snapshot_schema
 from ..store import ProvStore
 from ..terms import IRI
-from ..vocab import GRAPH, PROV
+from ._common import (
+    METADATA_KEY, AdapterBase, CitedSource, Piece, Snapshots, aids_in, chunk_in, metadata_value,
+    package_version, prompt_segments, record_claims,
+)
 
 __all__ = ["LlamaIndexRecorder", "METADATA_KEY"]
 
 _log = logging.getLogger(__name__)
-
-METADATA_KEY = "provgraph"
-"""The node metadata key holding the recorded chunk and aid IRIs (a JSON string)."""
 
 # metadata keys written by LlamaIndex's own extractors -> aid kind (llama_index.core.extractors)
 _EXTRACTOR_KEYS: dict[str, dict[str, str]] = {
@@ -76,9 +71,6 @@ _EXTRACTOR_KEYS: dict[str, dict[str, str]] = {
                          "next_section_summary": "contextual_prefix"},
     "KeywordExtractor": {"excerpt_keywords": "contextual_prefix"},
 }
-_CITE = re.compile(r"\[(\d+(?:\s*,\s*\d+)*)\]")
-_QUOTED = re.compile(r"[\"“]([^\"”]{8,})[\"”]")
-_SENTENCE = re.compile(r"[^\s].*?(?:[.!?](?=\s|$)|$)", re.S)
 _SOURCE_LABEL = re.compile(r"\ASource (\d+):\n(.*?)\n?\Z", re.S)
 
 
@@ -91,22 +83,10 @@ def _import_llamaindex() -> Any:
     return instrumentation
 
 
-def _version(module: str) -> str:
-    """The installed version of the distribution providing ``module`` ('' if unknown)."""
-    parts = module.split(".")
-    for n in (3, 2):
-        name = "-".join(parts[:n]).replace("_", "-")
-        try:
-            return importlib.metadata.version(name)
-        except importlib.metadata.PackageNotFoundError:
-            continue
-    return ""
-
-
 def _component(obj: Any) -> tuple[str, str]:
     """``(class name, package version)`` of a LlamaIndex component."""
     cls = type(obj)
-    return cls.__name__, _version(cls.__module__)
+    return cls.__name__, package_version(cls.__module__)
 
 
 def _model_agent(llm: Any = None, model_dict: Mapping[str, Any] | None = None,
@@ -156,7 +136,7 @@ class _Query:
     template: tuple[str, str] | None = None
 
 
-class LlamaIndexRecorder:
+class LlamaIndexRecorder(AdapterBase):
     """Records what a LlamaIndex application does, as one provgraph run.
 
     Args:
@@ -175,14 +155,17 @@ class LlamaIndexRecorder:
         ProvgraphError: llama-index-core is not installed (the message says how to install it).
     """
 
+    _framework = "LlamaIndex"
+    _log = _log
+
     def __init__(self, store: ProvStore, *, label: str = "llamaindex", recorder: Recorder | None = None,
                  dispatcher: Any = None, attach: bool = True) -> None:
+        super().__init__()
         self._inst = _import_llamaindex()
         self.recorder = recorder or Recorder(store, label=label, packages=[
             "provgraph", "llama-index-core", "llama-index-instrumentation"])
         self.store = self.recorder.store
         self._dispatcher = dispatcher if dispatcher is not None else self._inst.get_dispatcher()
-        self._lock = threading.RLock()
         self._tls = threading.local()
         self._parents: dict[str, str | None] = {}
         self._spans: dict[str, tuple[str, Any, Any]] = {}   # span id -> (method, instance, bound args)
@@ -190,8 +173,8 @@ class LlamaIndexRecorder:
         self._calls: dict[str, _Call] = {}                   # LLM span id -> call
         self._chunks: dict[str, IRI] = {}                    # node id -> chunk IRI
         self._chunk_text: dict[IRI, str] = {}
-        self._newest: dict[str, IRI] = {}                    # document uri -> newest snapshot
-        self._failures: list[RecordError] = []
+        self._snapshots = Snapshots(self.recorder)
+        self._newest = self._snapshots.newest                # document uri -> newest snapshot
         self.answers: list[IRI] = []
         """IRIs of the answers recorded so far, in order."""
         self._handlers: tuple[Any, Any] | None = None
@@ -218,42 +201,8 @@ class LlamaIndexRecorder:
             self._dispatcher.span_handlers = [h for h in self._dispatcher.span_handlers if h is not sp]
             self._handlers = None
 
-    def check(self) -> None:
-        """Raise the first recording failure since the last check.
-
-        Raises:
-            RecordError: what failed (the LlamaIndex event and the cause, chained);
-                the query it happened in was not recorded.
-        """
-        with self._lock:
-            failures, self._failures = self._failures, []
-        if failures:
-            first = failures[0]
-            if len(failures) > 1:
-                raise RecordError(f"{first} (and {len(failures) - 1} more recording failures; "
-                                  "see the log 'provgraph.adapters.llamaindex')") from first.__cause__
-            raise first
-
-    def close(self) -> None:
-        """Detach, then raise any recording failure (:meth:`check`)."""
-        self.detach()
-        self.check()
-
     def __enter__(self) -> "LlamaIndexRecorder":
         return self.attach()
-
-    def __exit__(self, exc_type: type[BaseException] | None, exc: BaseException | None,
-                 tb: TracebackType | None) -> None:
-        self.detach()
-        if exc is None:
-            self.check()
-
-    def _fail(self, where: str, exc: BaseException) -> None:
-        err = RecordError(f"provgraph could not record LlamaIndex {where}: {exc}; nothing of it "
-                          "was stored (fix the cause, then run the step again)")
-        err.__cause__ = exc
-        _log.error("%s", err, exc_info=exc)
-        self._failures.append(err)
 
     # ------------------------------------------------------------------ spans
     def _enter(self, id_: str, bound_args: Any, instance: Any, parent: str | None) -> None:
@@ -398,23 +347,11 @@ class LlamaIndexRecorder:
             self._fail(f"query {q.text!r}", exc)
 
     def _chunk_of(self, node: Any) -> IRI | None:
-        raw = (getattr(node, "metadata", None) or {}).get(METADATA_KEY)
-        if isinstance(raw, str):
-            try:
-                iri = json.loads(raw).get("chunk")
-            except (ValueError, AttributeError):
-                iri = None
-            if isinstance(iri, str):
-                return IRI(iri)
-        return self._chunks.get(getattr(node, "node_id", ""))
+        return (chunk_in(getattr(node, "metadata", None))
+                or self._chunks.get(getattr(node, "node_id", "")))
 
     def _aids_of(self, node: Any) -> dict[str, IRI]:
-        raw = (getattr(node, "metadata", None) or {}).get(METADATA_KEY)
-        try:
-            aids = json.loads(raw).get("aids", {}) if isinstance(raw, str) else {}
-        except (ValueError, AttributeError):
-            aids = {}
-        return {str(k): IRI(str(v)) for k, v in aids.items()}
+        return aids_in(getattr(node, "metadata", None))
 
     def _record_query(self, q: _Query, calls: list[_Call]) -> None:
         rec = self.recorder
@@ -445,7 +382,7 @@ class LlamaIndexRecorder:
             text = getattr(q.response, "response", None)
             if isinstance(text, str) and text and text != answer.text and len(calls) == 1:
                 raise RecordError("the response text differs from the LLM output; cannot place claims")
-            _record_claims(rec, answer, sources)
+            record_claims(rec, answer, [s.cited() for s in sources if s.label is not None])
         self.answers.append(answer.iri)
 
     # ------------------------------------------------------------------ ingestion
@@ -499,25 +436,9 @@ class LlamaIndexRecorder:
             uri = Path(path).resolve().as_uri() if isinstance(path, str) else f"urn:llamaindex:document:{doc.doc_id}"
             media = "text/plain; charset=utf-8"
             reader = "document text (the source bytes were not readable as this text)"
-        # unchanged bytes: the Recorder records a pg:Reobservation of the newest snapshot
-        # (issue 14 item 5); changed bytes: a revision of it
-        snap = rec.snapshot(data, uri=uri, media_type=media,
-                            revision_of=self._newest_snapshot(uri))
-        self._newest[uri] = snap.iri
-        return rec.extraction(snap, parser=("llama-index-reader", _version("llama_index.core")),
+        snap = self._snapshots.record(data, uri=uri, media_type=media)
+        return rec.extraction(snap, parser=("llama-index-reader", package_version("llama_index.core")),
                               text=doc.text, config={"retained": reader})
-
-    def _newest_snapshot(self, uri: str) -> IRI | None:
-        if uri in self._newest:
-            return self._newest[uri]
-        doc = ids.content_iri("document", uri)
-        snaps = sorted({s for s, _, _, _ in self.store.quads(None, PROV.specializationOf, doc,
-                                                              GRAPH.INGESTION) if isinstance(s, IRI)})
-        if not snaps:
-            return None
-        states = snapshot_schema.states(self.store, snaps)
-        newest = [s for s in snaps if not states[s].newer]
-        return newest[0] if len(newest) == 1 else None
 
     def _record_node(self, node: Any, chunk: ChunkRecord, doc: Any,
                      aid_keys: Mapping[str, tuple[str, tuple[str, str]]]) -> None:
@@ -528,7 +449,7 @@ class LlamaIndexRecorder:
                 aids[key] = self.recorder.aid(kind, text=value, model=model, derived_from=[chunk]).iri
         self._chunks[node.node_id] = chunk.iri
         self._chunk_text[chunk.iri] = chunk.text
-        node.metadata[METADATA_KEY] = json.dumps({"chunk": chunk.iri, "aids": aids}, sort_keys=True)
+        node.metadata[METADATA_KEY] = metadata_value(chunk.iri, aids)
         for excluded in (node.excluded_llm_metadata_keys, node.excluded_embed_metadata_keys):
             if METADATA_KEY not in excluded:
                 excluded.append(METADATA_KEY)
@@ -544,6 +465,13 @@ class _Source:
     chunk: IRI | None
     text: str
     start: int | None
+
+    def cited(self) -> CitedSource:
+        """This source as an answer cites it (``[label]``), with its generated metadata values."""
+        md = self.node.metadata or {}
+        aids = tuple((str(md.get(k, "")), iri) for k, iri in aids_in(md).items())
+        return CitedSource(label=self.label or 0, chunk=self.chunk, text=self.text,
+                           start=self.start, aids=aids)
 
 
 def _citation_sources(packed: list[Any], parents: Mapping[IRI, str],
@@ -580,7 +508,7 @@ def _prompt_segments(prompt: str, packed: list[Any], query: str, sources: list[_
     """Segments of ``prompt``: each piece located in order, the gaps template text."""
     from llama_index.core.schema import MetadataMode
 
-    pieces: list[tuple[str, str, str | None, str | None]] = []  # (whole, part, origin, source)
+    pieces: list[tuple[str, str, str, str | None]] = []  # (whole, part, origin, source)
     for src in sources:
         node = src.node
         aids = owner._aids_of(node)
@@ -600,80 +528,7 @@ def _prompt_segments(prompt: str, packed: list[Any], query: str, sources: list[_
             pieces.append((src.text, src.text, "original", src.chunk))
     for text, iri in previous:
         pieces.append((text, text, "generated", iri))
-    segs: list[Segment] = []
-    cursor = 0
-    i = 0
-    while i < len(pieces):
-        whole, part, origin, source = pieces[i]
-        # a piece with a whole is located as a unit, then split into its parts
-        group = [pieces[i]]
-        while i + len(group) < len(pieces) and pieces[i + len(group)][0] == "":
-            group.append(pieces[i + len(group)])
-        i += len(group)
-        k = prompt.find(whole, cursor) if whole else -1
-        if k < 0 or not whole:
-            continue
-        at = k
-        for _, p, o, s in group:
-            if p and (o != "original" or s is not None) and (o != "generated" or s is not None):
-                segs.append(Segment(start=at, end=at + len(p), origin=o or "instruction", source=s))
-            at += len(p)
-        cursor = k + len(whole)
-    q = prompt.rfind(query) if query else -1
-    if q >= 0 and not any(s.start < q + len(query) and q < s.end for s in segs):
-        segs.append(Segment(start=q, end=q + len(query), origin="query"))
-    segs.sort(key=lambda s: s.start)
-    out: list[Segment] = []
-    cursor = 0
-    for seg in segs:
-        if seg.start > cursor:
-            out.append(Segment(start=cursor, end=seg.start, origin="instruction"))
-        out.append(seg)
-        cursor = seg.end
-    if cursor < len(prompt):
-        out.append(Segment(start=cursor, end=len(prompt), origin="instruction"))
-    return out
-
-
-def _record_claims(rec: Recorder, answer: Any, sources: Sequence[_Source]) -> None:
-    """A claim per answer sentence citing ``[n]``; a citation per source number."""
-    labelled = {s.label: s for s in sources if s.label is not None}
-    for m in _SENTENCE.finditer(answer.text):
-        sentence = m.group(0).rstrip()
-        numbers = [int(x) for g in _CITE.findall(sentence) for x in g.split(",")]
-        if not numbers:
-            continue
-        quoted = _QUOTED.search(sentence)
-        quote = quoted.group(1) if quoted else None
-        claim = rec.claim(answer, start=m.start(), end=m.start() + len(sentence),
-                          kind="quotation" if quote else "paraphrase")
-        for n in dict.fromkeys(numbers):
-            src = labelled.get(n)
-            if src is None or src.chunk is None:
-                rec.citation(claim, target=f"Source {n}", quote=quote)
-                continue
-            if quote is not None and src.start is not None and quote in src.text:
-                k = src.start + src.text.index(quote)
-                rec.citation(claim, target=src.chunk, start=k, end=k + len(quote), unit="codepoint",
-                             quote=quote)
-                continue
-            gen = [iri for key, iri in _aids_in(src) if quote is not None and quote in key]
-            if gen:
-                rec.citation(claim, target=gen[0], quote=quote)
-            elif src.start is not None:
-                rec.citation(claim, target=src.chunk, start=src.start, end=src.start + len(src.text),
-                             unit="codepoint", quote=quote)
-            else:
-                rec.citation(claim, target=src.chunk, quote=quote)
-
-
-def _aids_in(src: _Source) -> list[tuple[str, IRI]]:
-    raw = (src.node.metadata or {}).get(METADATA_KEY)
-    try:
-        aids = json.loads(raw).get("aids", {}) if isinstance(raw, str) else {}
-    except (ValueError, AttributeError):
-        return []
-    return [(str(src.node.metadata.get(k, "")), IRI(str(v))) for k, v in aids.items()]
+    return prompt_segments(prompt, [Piece(*p) for p in pieces], query)
 
 
 # ---------------------------------------------------------------------- the handler types
