@@ -350,3 +350,23 @@ def test_async_and_streaming_record_one_answer_each(lc, corpus):
     assert len([s for s, _, _, _ in store.quads(None, None, PG.GeneratorInput)]) == 2
     assert re.search(r'"[^"]{20,}"', text)
     store.close()
+
+
+def test_a_failed_step_replaced_by_a_fallback_is_left_out_and_the_run_recorded(lc, corpus):
+    from provgraph.adapters.langchain import LangChainRecorder
+    store = EmbeddedStore()
+
+    def down(_: Any) -> Any:
+        raise ConnectionError("model endpoint down")
+
+    with LangChainRecorder(store) as pg:
+        chunks, retriever, llm, _ = _app(lc, corpus)
+        chain = ({"context": retriever | _join, "question": lc.RunnablePassthrough()}
+                 | lc.ChatPromptTemplate.from_messages(PROMPT)
+                 | lc.RunnableLambda(down).with_fallbacks([llm]) | lc.StrOutputParser())
+        out = chain.invoke(Q1)
+        with pytest.raises(ConnectionError):
+            (retriever | lc.RunnableLambda(down)).invoke(Q1)
+    (a,) = pg.answers                     # the failed top-level run is not recorded
+    assert generation_schema.load(store, [a])[a].text == out
+    store.close()

@@ -7,4 +7,6 @@ One module per framework; each imports its framework only when it is used, so
 
 * :mod:`provgraph.adapters.llamaindex`: LlamaIndex (``llama-index-core`` 0.14),
   an event and span handler on its instrumentation dispatcher.
+* :mod:`provgraph.adapters.langchain`: LangChain (``langchain-core`` 1.8), a callback
+  handler added to every run through langchain-core's configure hook.
 """

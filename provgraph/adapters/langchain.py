@@ -320,11 +320,12 @@ class LangChainRecorder(AdapterBase):
                 elif name == "llm_end":
                     self._llm_end(run_id, kw["response"])
                 elif name == "error":
+                    # a nested step that failed is left out (a fallback or retry may have
+                    # replaced it); a failed top-level run is not recorded
                     self._retrievals.pop(run_id, None)
                     self._calls.pop(run_id, None)
-                    root = self._root(run_id, parent)
-                    if root in self._groups:
-                        self._groups[root].failed = True
+                    if parent is None and run_id in self._groups:
+                        self._groups[run_id].failed = True
                 if name in ("chain_end", "retriever_end", "llm_end", "error") and parent is None:
                     self._end(run_id)
             except Exception as exc:  # LangChain would log and drop it: keep it for check()
