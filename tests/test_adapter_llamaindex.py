@@ -5,9 +5,7 @@ CitationQueryEngine and a deterministic LLM. Needs the extra: `make test-framewo
 from __future__ import annotations
 
 import asyncio
-import os
 import re
-import shutil
 from pathlib import Path
 from typing import Any
 
@@ -16,8 +14,6 @@ import pytest
 from provgraph import EmbeddedStore, analytics, resolve
 from provgraph.schema import aid as aid_schema
 from provgraph.schema import chunk as chunk_schema
-from provgraph.schema import citation as citation_schema
-from provgraph.schema import claim as claim_schema
 from provgraph.schema import generation as generation_schema
 from provgraph.schema import prompt as prompt_schema
 from provgraph.schema import retrieval as retrieval_schema
@@ -25,10 +21,12 @@ from provgraph.schema import snapshot as snapshot_schema
 from provgraph.staleness import stale
 from provgraph.vocab import PG, PROV
 
+from .adapters_support import (
+    citations, claims, copy_pages, missing_framework, namespace, run_user_lines,
+)
+
 pytestmark = pytest.mark.frameworks
 
-ROOT = Path(__file__).resolve().parents[1]
-CORPUS = ROOT / "examples" / "corpus" / "Flask-2.0.3" / "docs"
 PAGES = ["shell.rst", "foreword.rst", "server.rst"]
 QUESTION = "1. What does this part of the Flask documentation explain?"
 USER_LINES = [
@@ -53,9 +51,7 @@ def li() -> Any:
         from llama_index.core.query_engine import CitationQueryEngine
         from llama_index.retrievers.bm25 import BM25Retriever
     except ImportError as exc:
-        if os.environ.get("CI") == "true":
-            pytest.fail(f"the llamaindex extra is missing in CI ({exc}); run make test-frameworks")
-        pytest.skip(f"needs the llamaindex extra ({exc}): make test-frameworks")
+        missing_framework("llamaindex", exc)
 
     class DeterministicLLM(CustomLLM):  # type: ignore[misc]
         """Questions for the extractor; for a citation prompt, a quotation of Source 1's
@@ -90,13 +86,7 @@ def li() -> Any:
                 acc += delta
                 yield CompletionResponse(text=acc, delta=delta)
 
-    class NS:
-        pass
-
-    ns = NS()
-    for k, v in dict(locals()).items():
-        setattr(ns, k, v)
-    return ns
+    return namespace(dict(locals()))
 
 
 def _app(li: Any, folder: Path, *, streaming: bool = False) -> Any:
@@ -114,33 +104,14 @@ def _app(li: Any, folder: Path, *, streaming: bool = False) -> Any:
 
 @pytest.fixture
 def corpus(tmp_path: Path) -> Path:
-    folder = tmp_path / "docs"
-    folder.mkdir()
-    for p in PAGES:
-        shutil.copyfile(CORPUS / p, folder / p)
-    return folder
-
-
-def _claims(store: EmbeddedStore, answer: str) -> list[Any]:
-    iris = [s for s, _, _, _ in store.quads(None, PG.answer, answer)]
-    return sorted(claim_schema.load(store, iris).values(), key=lambda c: c.start)
-
-
-def _citations(store: EmbeddedStore, claim: str) -> list[Any]:
-    iris = [o for _, _, o, _ in store.quads(claim, PG.citation, None)]
-    return list(citation_schema.load(store, iris).values())
+    return copy_pages(tmp_path / "docs", PAGES)
 
 
 def test_the_readme_lines_are_the_user_lines_and_record_a_run(li, corpus, tmp_path, monkeypatch):
-    readme = (ROOT / "README.md").read_text(encoding="utf-8")
-    for line in USER_LINES:
-        assert line in readme, line
     monkeypatch.setenv("PROVGRAPH_STORE", str(tmp_path / "store"))
     app = ('docs, nodes, retriever, engine, llm = _app(li, corpus)\n'
            'response = engine.query("How do I create a request context in the shell?")\n')
-    script = "\n".join(USER_LINES[:3]) + "\n" + app + "\n".join(USER_LINES[3:]) + "\n"
-    ns: dict[str, Any] = {"_app": _app, "li": li, "corpus": corpus}
-    exec(compile(script, "README-llamaindex", "exec"), ns)
+    ns = run_user_lines(USER_LINES, app, {"_app": _app, "li": li, "corpus": corpus}, "README-llamaindex")
     assert len(ns["pg"].answers) == 1
     ns["pg"].store.close()
 
@@ -197,20 +168,20 @@ def test_recorded_graph_resolve_lineage_generated_evidence_and_stale(li, corpus)
     assert headers and all(s.source in chunks for s in headers)   # the metadata header
 
     # claims and citations: "Source 1" mapped back to its parent chunk's range
-    c1, c2 = _claims(store, a1)
+    c1, c2 = claims(store, a1)
     assert (c1.kind, c2.kind) == ("quotation", "paraphrase")
-    (cit1,) = _citations(store, c1.iri)
+    (cit1,) = citations(store, c1.iri)
     src1 = r1.source_nodes[0].node.get_content().split("\n", 1)[1]
     assert cit1.target == chunk_of[expected[0].node.node_id] and cit1.unit == "codepoint"
     assert chunks[cit1.target].text[cit1.start:cit1.end] == cit1.quote and cit1.quote in src1
-    (cit2,) = _citations(store, c2.iri)
+    (cit2,) = citations(store, c2.iri)
     assert cit2.quote is None and chunks[cit2.target].text[cit2.start:cit2.end] in \
         r1.source_nodes[1].node.get_content()
 
     outcomes = {r.citation: r.outcome for _, r in resolve.resolve_run(store).items}
     assert outcomes[cit1.iri] == "quote_match" and outcomes[cit2.iri] == "located"
-    (g,) = _claims(store, a2)
-    (gcit,) = _citations(store, g.iri)
+    (g,) = claims(store, a2)
+    (gcit,) = citations(store, g.iri)
     assert gcit.target in aids and outcomes[gcit.iri] == "generated_target"
     rows = analytics.generated_evidence(store)
     assert [(r.claim, r.aid_type) for r in rows] == [(g.iri, "GeneratedQuestion")]
