@@ -6,9 +6,7 @@ over an in-memory vector store with deterministic fake embeddings, and FakeListC
 from __future__ import annotations
 
 import asyncio
-import os
 import re
-import shutil
 from pathlib import Path
 from typing import Any
 
@@ -17,8 +15,6 @@ import pytest
 from provgraph import EmbeddedStore, analytics, resolve
 from provgraph.schema import aid as aid_schema
 from provgraph.schema import chunk as chunk_schema
-from provgraph.schema import citation as citation_schema
-from provgraph.schema import claim as claim_schema
 from provgraph.schema import extraction as extraction_schema
 from provgraph.schema import generation as generation_schema
 from provgraph.schema import prompt as prompt_schema
@@ -27,10 +23,12 @@ from provgraph.schema import snapshot as snapshot_schema
 from provgraph.staleness import stale
 from provgraph.vocab import PG
 
+from .adapters_support import (
+    citations as _citations, claims as _claims, copy_pages, missing_framework, namespace, run_user_lines,
+)
+
 pytestmark = pytest.mark.frameworks
 
-ROOT = Path(__file__).resolve().parents[1]
-CORPUS = ROOT / "examples" / "corpus" / "Flask-2.0.3" / "docs"
 PAGES = ["shell.rst", "foreword.rst", "server.rst"]
 Q1 = "How do I create a request context in the shell?"
 MISSING = "this sentence is in none of the documents"
@@ -62,9 +60,7 @@ def lc() -> Any:
         from langchain_core.vectorstores import InMemoryVectorStore
         from langchain_text_splitters import RecursiveCharacterTextSplitter
     except ImportError as exc:
-        if os.environ.get("CI") == "true":
-            pytest.fail(f"the langchain extra is missing in CI ({exc}); run make test-frameworks")
-        pytest.skip(f"needs the langchain extra ({exc}): make test-frameworks")
+        missing_framework("langchain", exc)
 
     class QuotingChatModel(FakeListChatModel):  # type: ignore[misc]
         """FakeListChatModel that quotes the first line (20+ characters, no double quote)
@@ -86,13 +82,7 @@ def lc() -> Any:
             for word in re.split(r"(?<= )", self._call(messages, stop, run_manager, **kw)):
                 yield ChatGenerationChunk(message=AIMessageChunk(content=word))
 
-    class NS:
-        pass
-
-    ns = NS()
-    for k, v in dict(locals()).items():
-        setattr(ns, k, v)
-    return ns
+    return namespace(dict(locals()))
 
 
 PROMPT = [("system", "Answer from the context only.\nContext:\n{context}"), ("human", "{question}")]
@@ -116,21 +106,7 @@ def _app(lc: Any, folder: Path) -> Any:
 
 @pytest.fixture
 def corpus(tmp_path: Path) -> Path:
-    folder = tmp_path / "docs"
-    folder.mkdir()
-    for p in PAGES:
-        shutil.copyfile(CORPUS / p, folder / p)
-    return folder
-
-
-def _claims(store: EmbeddedStore, answer: str) -> list[Any]:
-    iris = [s for s, _, _, _ in store.quads(None, PG.answer, answer)]
-    return sorted(claim_schema.load(store, iris).values(), key=lambda c: c.start)
-
-
-def _citations(store: EmbeddedStore, claim: str) -> list[Any]:
-    iris = [o for _, _, o, _ in store.quads(claim, PG.citation, None)]
-    return list(citation_schema.load(store, iris).values())
+    return copy_pages(tmp_path / "docs", PAGES)
 
 
 def _rendered(messages: list[Any]) -> str:
@@ -138,15 +114,10 @@ def _rendered(messages: list[Any]) -> str:
 
 
 def test_the_readme_lines_are_the_user_lines_and_record_a_run(lc, corpus, tmp_path, monkeypatch):
-    readme = (ROOT / "README.md").read_text(encoding="utf-8")
-    for line in USER_LINES:
-        assert line in readme, line
     monkeypatch.setenv("PROVGRAPH_STORE", str(tmp_path / "store"))
     app = ("chunks, retriever, llm, chain = _app(lc, corpus)\n"
            f"answer = chain.invoke({Q1!r})\n")
-    script = "\n".join(USER_LINES[:3]) + "\n" + app + "\n".join(USER_LINES[3:]) + "\n"
-    ns: dict[str, Any] = {"_app": _app, "lc": lc, "corpus": corpus}
-    exec(compile(script, "README-langchain", "exec"), ns)
+    ns = run_user_lines(USER_LINES, app, {"_app": _app, "lc": lc, "corpus": corpus}, "README-langchain")
     assert len(ns["pg"].answers) == 1
     ns["pg"].store.close()
 
