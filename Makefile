@@ -32,7 +32,7 @@ test-slow: $(STAMP)
 # The framework adapters (issue 14) with their pinned extras; offline (deterministic LLMs,
 # BM25). With CI=true a missing framework fails instead of skipping.
 test-frameworks: $(STAMP)
-	$(BIN)/python -m pip install --quiet -e '.[test,llamaindex,haystack]'
+	$(BIN)/python -m pip install --quiet -e '.[test,llamaindex,haystack,langchain]'
 	$(BIN)/python -m pytest -q -m frameworks
 
 bench: $(STAMP)

@@ -42,11 +42,18 @@ def citations(store: EmbeddedStore, claim: str) -> list[Any]:
 
 
 def run_user_lines(user_lines: list[str], app: str, names: dict[str, Any], name: str) -> dict[str, Any]:
-    """Check that each user line is in the README, then run them exactly, the first three
-    before ``app`` (the application's code) and the rest after it; returns the namespace."""
-    readme = (ROOT / "README.md").read_text(encoding="utf-8")
-    for line in user_lines:
-        assert line in readme, line
+    """Check that the user lines are the code block shown for this framework in the README
+    and on its page (``docs/frameworks/<framework>.md``, from ``name`` =
+    ``README-<framework>``): the first three lines, one comment line, then the rest, in
+    order; then run them exactly, the first three before ``app`` (the application's code)
+    and the rest after it; returns the namespace."""
+    framework = name.removeprefix("README-")
+    for doc in (ROOT / "README.md", ROOT / "docs" / "frameworks" / f"{framework}.md"):
+        blocks = [b.split("```", 1)[0].strip("\n").split("\n")
+                  for b in doc.read_text(encoding="utf-8").split("```python\n")[1:]]
+        shown = [[ln for ln in b if not ln.startswith("#")] for b in blocks
+                 if any(f"adapters.{framework} import" in ln for ln in b)]
+        assert shown == [user_lines], (doc, shown)
     script = "\n".join(user_lines[:3]) + "\n" + app + "\n".join(user_lines[3:]) + "\n"
     ns = dict(names)
     exec(compile(script, name, "exec"), ns)

@@ -7,6 +7,8 @@ One module per framework; each imports its framework only when it is used, so
 
 * :mod:`provgraph.adapters.llamaindex`: LlamaIndex (``llama-index-core`` 0.14),
   an event and span handler on its instrumentation dispatcher.
+* :mod:`provgraph.adapters.langchain`: LangChain (``langchain-core`` 1.8), a callback
+  handler added to every run through langchain-core's configure hook.
 * :mod:`provgraph.adapters.haystack`: Haystack (``haystack-ai`` 2.31), a tracer
   (``haystack.tracing``) with content tracing on in its own spans.
 
