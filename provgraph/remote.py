@@ -99,6 +99,8 @@ class Engine:
         query_prologue: text put before every query (Virtuoso: ``define
             input:default-graph-exclude`` of its own graphs, so the union default graph
             holds only data).
+        max_sorted_rows: the most rows an ``ORDER BY`` query may ask for (``OFFSET`` +
+            ``LIMIT``; Virtuoso's ``MaxSortedTopRows``, 10,000 by default), or ``None``.
         short_doubles: ``xsd:double`` results come back cut to a few significant
             digits (Virtuoso 7.2: 6, virtuoso-opensource issue #1006); each projected
             variable's ``STR()`` is asked for as well and read instead.
@@ -117,6 +119,7 @@ class Engine:
     query_prologue: str = ""
     bound_group_keys: bool = True
     short_doubles: bool = False
+    max_sorted_rows: int | None = None
 
 
 _VIRTUOSO_GRAPHS = ("http://www.openlinksw.com/schemas/virtrdf#", "http://www.w3.org/ns/ldp#",
@@ -128,7 +131,7 @@ ENGINES: dict[str, Engine] = {
     "virtuoso": Engine("virtuoso", update_quads=500, atomic_requests=False,
                        insert_data_bnodes=False, max_rows=10_000, graph_paths=False,
                        values_paths=False, boolean_digits=True, trailing_values=False,
-                       bound_group_keys=False, short_doubles=True,
+                       bound_group_keys=False, short_doubles=True, max_sorted_rows=10_000,
                        system_graphs=("http://www.openlinksw.com/", "http://www.w3.org/ns/ldp#",
                                       "http://localuriqaserver/"),
                        query_prologue="".join(f"define input:{kind}-graph-exclude <{g}>\n"
@@ -469,45 +472,21 @@ class RemoteStore(ProvStore):
                       ) -> list[dict[str, Term | None]]:
         """Every row of ``pattern`` on an engine that caps results at ``cap`` rows: pages
         ordered by the string of the first free variable (the key), each starting at the
-        key where the last one stopped (keyset paging). ``OFFSET`` paging is not used
-        across keys: Virtuoso 7.2 refuses an ``OFFSET`` + ``LIMIT`` over 1,000,000
-        ("SR353 Sorted TOP clause specifies more then 1000000 rows to sort"), so a
-        pattern of more statements could not be read at all. A key with ``cap`` rows or
-        more of its own is paged by ``OFFSET`` within that key. The rows are counted
-        against a ``COUNT`` of the pattern at the end.
+        key where the last one stopped (keyset paging), of at most ``cap`` rows and at most
+        the engine's :attr:`Engine.max_sorted_rows`. ``OFFSET`` paging is not used:
+        Virtuoso 7.2 refuses an ``ORDER BY`` whose ``OFFSET`` + ``LIMIT`` is over its
+        ``MaxSortedTopRows`` (10,000: "SR353 Sorted TOP clause specifies more then ...
+        rows to sort"), so a pattern of more statements could not be read at all. A key
+        with a page of rows of its own is paged the same way by the next free variable,
+        within that key. The rows are counted against a ``COUNT`` of the pattern at the end.
 
         Raises:
             StoreError: the pages do not add up to the pattern's count (the engine
                 ordered and compared strings differently, or the data changed meanwhile).
         """
-        key, sel = free[0], " ".join("?" + v for v in free)
-        k = "pgkey"  # not a _pg_ name: _rows must keep it
-        base = f"SELECT {sel} (STR(?{key}) AS ?{k}) WHERE {{ {pattern} "
-        rows: list[dict[str, Term | None]] = []
-        low: str | None = None
-        strict = False
-        while True:
-            cond = "" if low is None else (
-                f"FILTER(STR(?{key}) {'>' if strict else '>='} {sparql_term(Literal(low))}) ")
-            page = self._rows(f"{base}{cond}}} ORDER BY ?{k} LIMIT {cap}", "quads")
-            if len(page) < cap:
-                rows += page
-                break
-            last = _key(page[-1][k])
-            done = [r for r in page if _key(r[k]) != last]
-            rows += done
-            low, strict = last, False
-            if done:
-                continue
-            offset = 0  # one key fills a page: page through it, then go past it
-            while True:
-                sub = self._rows(f"{base}FILTER(STR(?{key}) = {sparql_term(Literal(last))}) }} "
-                                 f"ORDER BY {sel} LIMIT {cap} OFFSET {offset}", "quads")
-                rows += sub
-                offset += cap
-                if len(sub) < cap:
-                    break
-            strict = True
+        size = min(cap, self.engine.max_sorted_rows or cap)
+        sel = " ".join("?" + v for v in free)
+        rows = self._pages_by(pattern, sel, free, "", size)
         counted = self._rows(f"SELECT (COUNT(*) AS ?n) WHERE {{ {pattern} }}", "quads count")
         n = counted[0]["n"] if counted else None
         if not isinstance(n, Literal) or int(n.value) != len(rows):
@@ -515,8 +494,36 @@ class RemoteStore(ProvStore):
                 f"{self.query_url}: paging through {pattern} gave {len(rows):,} rows, the "
                 f"engine counts {n.value if isinstance(n, Literal) else '?'}; read it again "
                 "when nothing writes to the store, or raise the engine's result cap")
+        return rows
+
+    def _pages_by(self, pattern: str, sel: str, keys: list[str], within: str,
+                  size: int) -> list[dict[str, Term | None]]:
+        """:meth:`_keyset_pages` by ``keys[0]``, inside the filter ``within``."""
+        key, k = keys[0], "pgkey"  # not a _pg_ name: _rows must keep it
+        base = f"SELECT {sel} (STR(?{key}) AS ?{k}) WHERE {{ {pattern} {within}"
+        rows: list[dict[str, Term | None]] = []
+        low: str | None = None
+        strict = False
+        while True:
+            cond = "" if low is None else (
+                f"FILTER(STR(?{key}) {'>' if strict else '>='} {sparql_term(Literal(low))}) ")
+            page = self._rows(f"{base}{cond}}} ORDER BY ?{k} LIMIT {size}", "quads")
+            if len(page) < size:
+                rows += page
+                break
+            last = _key(page[-1][k])
+            done = [r for r in page if _key(r[k]) != last]
+            rows += done
+            low, strict = last, bool(not done)
+            if not done:  # one key fills a page: page through it by the next variable
+                if len(keys) == 1:
+                    raise StoreError(f"{self.query_url}: {size:,} rows share every value of "
+                                     f"{pattern}; they cannot be paged")
+                rows += self._pages_by(
+                    pattern, sel, keys[1:],
+                    f"{within}FILTER(STR(?{key}) = {sparql_term(Literal(last))}) ", size)
         for r in rows:
-            del r[k]
+            r.pop(k, None)
         return rows
 
     def _exists(self, pattern: str) -> bool:

@@ -68,3 +68,19 @@ def test_blank_node_subjects_page_too(store: Any) -> None:
     got = list(store.quads(None, IRI("urn:x:r"), None, ANY_GRAPH))
     assert len(got) == 450 and sorted(int(q[2].value) for q in got) == list(range(450))
     assert len({q[0] for q in got}) == 450  # 450 distinct blank nodes, none read twice
+
+
+def test_more_statements_than_the_sorted_row_limit_on_a_stock_virtuoso(
+        request: pytest.FixtureRequest, tmp_path: Path) -> None:
+    """Stock Virtuoso: results capped at 10,000 rows, and an ORDER BY may not ask for more
+    than 10,000 (OFFSET + LIMIT, MaxSortedTopRows): OFFSET paging failed with SR353 on
+    the second page."""
+    s = open_remote(request.getfixturevalue("virtuoso_server"), tmp_path)
+    try:
+        data = [(IRI(f"urn:x:t{i:05d}"), IRI("urn:x:p"), Literal(str(i)), IRI("urn:g:t"))
+                for i in range(25_000)]
+        s.bulk_add(data)
+        got = list(s.quads(None, IRI("urn:x:p"), None, ANY_GRAPH))
+        assert len(got) == 25_000 and set(got) == set(data)
+    finally:
+        s.close()
