@@ -153,7 +153,12 @@ def _done(results: list[dict[str, Any]], result: dict[str, Any]) -> None:
     print(json.dumps(result, default=str), file=sys.stderr, flush=True)
 
 
-def run(quick: bool = True, answers: int | None = None) -> dict[str, Any]:
+STORES = ("serve", "oxigraph", "virtuoso")
+"""The stores measured against the embedded store (``--stores``)."""
+
+
+def run(quick: bool = True, answers: int | None = None,
+        stores: tuple[str, ...] = STORES) -> dict[str, Any]:
     n = answers or (1000 if quick else 10_000)
     repeat = 5
     results: list[dict[str, Any]] = []
@@ -161,15 +166,17 @@ def run(quick: bool = True, answers: int | None = None) -> dict[str, Any]:
         local = EmbeddedStore(Path(tmp) / "embedded")
         _done(results, _one("embedded", local, n, repeat))
         local.close()
-        with serve_process(Path(tmp) / "served") as url:
-            served = ServedStore(url, token=SERVE_TOKEN)
-            try:
-                _done(results, _one("provgraph serve", served, n, repeat))
-            finally:
-                served.close()
-        starts: list[Callable[[], servers.Server]] = [
-            servers.start_oxigraph, lambda: servers.start_virtuoso(max_rows=1_000_000)]
-        for start in starts:
+        if "serve" in stores:
+            with serve_process(Path(tmp) / "served") as url:
+                served = ServedStore(url, token=SERVE_TOKEN)
+                try:
+                    _done(results, _one("provgraph serve", served, n, repeat))
+                finally:
+                    served.close()
+        engines: dict[str, Callable[[], servers.Server]] = {
+            "oxigraph": servers.start_oxigraph,
+            "virtuoso": lambda: servers.start_virtuoso(max_rows=1_000_000)}
+        for start in (engines[s] for s in stores if s in engines):
             srv = start()
             try:
                 store = RemoteStore(srv.query_url, originals=Path(tmp) / srv.name,
@@ -199,8 +206,14 @@ def run(quick: bool = True, answers: int | None = None) -> dict[str, Any]:
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(prog="python -m bench.bench_remote")
     ap.add_argument("--answers", type=int, default=1000)
+    ap.add_argument("--stores", default=",".join(STORES),
+                    help=f"comma-separated, measured against the embedded store: {', '.join(STORES)}")
     args = ap.parse_args(argv)
-    print(json.dumps(run(answers=args.answers), indent=1, default=str))
+    stores = tuple(x for x in args.stores.split(",") if x)
+    unknown = sorted(set(stores) - set(STORES))
+    if unknown:
+        ap.error(f"unknown store(s) {', '.join(unknown)}; choose from {', '.join(STORES)}")
+    print(json.dumps(run(answers=args.answers, stores=stores), indent=1, default=str))
     return 0
 
 
