@@ -396,3 +396,37 @@ def test_a_reference_no_sentence_marks_is_cited_by_a_claim_spanning_the_answer(h
     assert cit.target == pg._chunk_of(second) and (cit.start, cit.end) == (0, len(second.content))
     assert {r.outcome for _, r in resolve.resolve_run(store).items} == {"located"}
     store.close()
+
+
+def test_an_async_chat_pipeline_is_recorded_as_a_pipeline_is(hs, corpus):
+    from provgraph.adapters.haystack import HaystackRecorder
+    store = EmbeddedStore()
+    with HaystackRecorder(store) as pg:
+        rag = _chat_rag(hs, _index(hs, corpus), pipeline=hs.AsyncPipeline)
+        result = asyncio.run(rag.run_async({"retrieve": {"query": QUESTION}, "prompt": {"query": QUESTION},
+                                            "answer": {"query": QUESTION}}))
+    (a,) = pg.answers
+    answer = generation_schema.load(store, [a])[a]
+    assert answer.text == result["answer"]["answers"][0].data
+    assert answer.model.name == "quoting-chat-generator-1.0"
+    gi = prompt_schema.load(store, [answer.generator_input])[answer.generator_input]
+    assert gi.text == _rendered(rag.get_component("llm").messages[0])
+    expected = rag.get_component("retrieve").run(query=QUESTION)["documents"]
+    assert [(gi.text[s.start:s.end], s.source) for s in gi.segments if s.origin == "original"] == [
+        (d.content, pg._chunk_of(d)) for d in expected]
+    assert [gi.text[s.start:s.end] for s in gi.segments if s.origin == "query"] == [QUESTION]
+    c1, c2 = claims(store, a)
+    assert (c1.kind, c2.kind) == ("quotation", "paraphrase")
+    assert sorted(r.outcome for _, r in resolve.resolve_run(store).items) == ["located", "quote_match"]
+    store.close()
+
+
+def test_chat_messages_render_one_a_line_and_a_tool_call_only_reply_is_no_answer(hs):
+    from provgraph.adapters.haystack import _render, _replies
+    call = hs.ToolCall(tool_name="search", arguments={"q": "micro"})
+    messages = [hs.ChatMessage.from_system("Be brief."), hs.ChatMessage.from_user("Why micro?"),
+                hs.ChatMessage.from_assistant("Looking.", tool_calls=[call])]
+    assert _render(messages) == "system: Be brief.\nuser: Why micro?\nassistant: Looking.[tool_call]"
+    replies = [hs.ChatMessage.from_assistant(tool_calls=[call]),
+               hs.ChatMessage.from_assistant("Small core.", meta={"model": "m-1"})]
+    assert _replies({"replies": replies}) == [("Small core.", {"model": "m-1"})]
