@@ -14,13 +14,17 @@ component spans it records, through :class:`provgraph.Recorder`:
   returning documents whose ``meta["source_id"]`` names an input document) as chunks,
   each at ``meta["split_idx_start"]`` plus its content length, in code points of
   the document text (Python string indices, checked against the text);
-* each pipeline run that retrieves or generates: the query; each retrieval (the
-  retriever component, ranks in order, ``Document.score``); each generator's exact
-  ``prompt`` with the documents the ``PromptBuilder`` rendered marked ``original``
-  (their chunks), the query ``query`` and the rest ``instruction``; each reply as an
-  answer with the model its ``meta`` names; ``AnswerBuilder`` references as claims
-  and citations (each answer sentence citing ``[n]``; a referenced document no
-  sentence cites is cited by a claim spanning the answer).
+* each pipeline run (``Pipeline`` or ``AsyncPipeline``) that retrieves or generates:
+  the query; each retrieval (the retriever component, ranks in order,
+  ``Document.score``); each generator's exact ``prompt``, or a chat generator's
+  ``messages`` rendered as one text (:func:`~provgraph.adapters._common.render_messages`,
+  as the LangChain adapter renders chat messages), with the documents the
+  ``PromptBuilder`` or ``ChatPromptBuilder`` rendered marked ``original`` (their
+  chunks), the query ``query`` and the rest ``instruction``; each reply (a string, or
+  a ChatMessage's text) as an answer with the model its ``meta`` names;
+  ``AnswerBuilder`` references as claims and citations (each answer sentence citing
+  ``[n]``; a referenced document no sentence cites is cited by a claim spanning the
+  answer).
 
 A chunk's IRI is kept in the document's ``meta["provgraph"]`` (a JSON string, written
 into the splitter's output before the writer stores it), so a query pipeline in
