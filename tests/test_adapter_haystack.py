@@ -1,10 +1,11 @@
 """The Haystack adapter (issue 14) on real documentation files, offline: Haystack's
 TextFileToDocument, DocumentSplitter, InMemoryDocumentStore with InMemoryBM25Retriever,
-PromptBuilder, AnswerBuilder and a deterministic generator component. Needs the extra:
-`make test-frameworks`."""
+PromptBuilder or ChatPromptBuilder, AnswerBuilder and a deterministic generator or chat
+generator component. Needs the extra: `make test-frameworks`."""
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 import re
 import sys
@@ -37,6 +38,12 @@ TEMPLATE = """Answer the question from the documents; cite them as [n].
 {% endfor %}
 Question: {{ query }}
 Answer:"""
+SYSTEM = "Answer the question from the documents; cite them as [n]."
+USER = """{% for doc in documents %}[{{ loop.index }}] ({{ doc.meta['file_path'] }})
+{{ doc.content }}
+{% endfor %}
+Question: {{ query }}
+Answer:"""
 USER_LINES = [
     "from provgraph import open_store",
     "from provgraph.adapters.haystack import HaystackRecorder",
@@ -50,15 +57,22 @@ USER_LINES = [
 def hs() -> Any:
     """The Haystack classes the tests use; a failure in CI, a skip elsewhere, when absent."""
     try:
-        from haystack import Pipeline, component, tracing
-        from haystack.components.builders import AnswerBuilder, PromptBuilder
+        from haystack import AsyncPipeline, Pipeline, component, tracing
+        from haystack.components.builders import AnswerBuilder, ChatPromptBuilder, PromptBuilder
         from haystack.components.converters import TextFileToDocument
         from haystack.components.preprocessors import DocumentSplitter
         from haystack.components.retrievers.in_memory import InMemoryBM25Retriever
         from haystack.components.writers import DocumentWriter
+        from haystack.dataclasses import ChatMessage, ToolCall
         from haystack.document_stores.in_memory import InMemoryDocumentStore
     except ImportError as exc:
         missing_framework("haystack", exc)
+
+    def quoting_reply(reply: str, prompt: str) -> str:
+        """``reply`` quoting the last sentence of document [1] in ``prompt``."""
+        first = prompt.split("[1] (", 1)[1].split("\n", 1)[1]
+        sentences = re.findall(r"[A-Z][^\".\n]{20,}\.", first.split("\n[2] (", 1)[0])
+        return reply.format(quote=sentences[-1])
 
     @component
     class QuotingGenerator:
@@ -72,10 +86,30 @@ def hs() -> Any:
         @component.output_types(replies=list[str], meta=list[dict[str, Any]])
         def run(self, prompt: str) -> dict[str, Any]:
             self.prompts.append(prompt)
-            first = prompt.split("[1] (", 1)[1].split("\n", 1)[1]
-            sentences = re.findall(r"[A-Z][^\".\n]{20,}\.", first.split("\n[2] (", 1)[0])
-            return {"replies": [self.reply.format(quote=sentences[-1])],
+            return {"replies": [quoting_reply(self.reply, prompt)],
                     "meta": [{"model": "quoting-generator-1.0"}]}
+
+    @component
+    class QuotingChatGenerator:
+        """The same replies with a chat generator's interface (OpenAIChatGenerator's: messages
+        in, ChatMessage replies out, the served model in each reply's meta); it keeps each
+        message list it was given."""
+
+        def __init__(self, reply: str = 'The docs say "{quote}" [1]. They also cover more [2].') -> None:
+            self.messages: list[list[Any]] = []
+            self.reply = reply
+
+        @component.output_types(replies=list[ChatMessage])
+        def run(self, messages: list[ChatMessage]) -> dict[str, Any]:
+            self.messages.append(messages)
+            user = next(m.text for m in messages if m.role.value == "user")
+            return {"replies": [ChatMessage.from_assistant(
+                quoting_reply(self.reply, user),
+                meta={"model": "quoting-chat-generator-1.0", "finish_reason": "stop"})]}
+
+        # this module's annotations are strings (``from __future__``) that Haystack resolves in
+        # the module's globals, where the ChatMessage imported above is not
+        run.__annotations__["messages"] = list[ChatMessage]
 
     return namespace(dict(locals()))
 
@@ -108,6 +142,29 @@ def _rag(hs: Any, docs: Any, *, reply: str | None = None, pattern: str = r"\[(\d
     return p
 
 
+def _chat_rag(hs: Any, docs: Any, *, pipeline: Any = None) -> Any:
+    """The user's chat query pipeline (unchanged by provgraph): BM25 -> ChatPromptBuilder ->
+    chat generator -> AnswerBuilder (taking the ChatMessage replies); ``pipeline`` is the
+    pipeline class (default ``Pipeline``)."""
+    p = (pipeline or hs.Pipeline)()
+    p.add_component("retrieve", hs.InMemoryBM25Retriever(docs, top_k=3))
+    p.add_component("prompt", hs.ChatPromptBuilder(
+        [hs.ChatMessage.from_system(SYSTEM), hs.ChatMessage.from_user(USER)],
+        required_variables=["documents", "query"]))
+    p.add_component("llm", hs.QuotingChatGenerator())
+    p.add_component("answer", hs.AnswerBuilder(reference_pattern=r"\[(\d+)\]"))
+    p.connect("retrieve", "prompt.documents")
+    p.connect("prompt.prompt", "llm.messages")
+    p.connect("llm.replies", "answer.replies")
+    p.connect("retrieve", "answer.documents")
+    return p
+
+
+def _rendered(messages: list[Any]) -> str:
+    """The prompt text the adapters record for chat messages: "<role>: <text>", one a line."""
+    return "\n".join(f"{m.role.value}: {m.text}" for m in messages)
+
+
 def _ask(pipeline: Any, question: str) -> Any:
     return pipeline.run({"retrieve": {"query": question}, "prompt": {"query": question},
                          "answer": {"query": question}})
@@ -128,13 +185,15 @@ def test_the_readme_lines_are_the_user_lines_and_record_a_run(hs, corpus, tmp_pa
     ns["pg"].store.close()
 
 
-def test_recorded_graph_resolve_lineage_generated_evidence_and_stale(hs, corpus):
+@pytest.mark.parametrize("chat", [False, True], ids=["text", "chat"])
+def test_recorded_graph_resolve_lineage_generated_evidence_and_stale(hs, corpus, chat):
     store = EmbeddedStore()
     from provgraph.adapters.haystack import METADATA_KEY, HaystackRecorder
     with HaystackRecorder(store, label="t") as pg:
         docs = _index(hs, corpus)
-        rag = _rag(hs, docs)
+        rag = _chat_rag(hs, docs) if chat else _rag(hs, docs)
         result = _ask(rag, QUESTION)
+    model = "quoting-chat-generator-1.0" if chat else "quoting-generator-1.0"
     (a1,) = pg.answers
     split = docs.filter_documents()
 
@@ -166,7 +225,7 @@ def test_recorded_graph_resolve_lineage_generated_evidence_and_stale(hs, corpus)
     answer = generation_schema.load(store, [a1])[a1]
     gen = rag.get_component("llm")
     reply = result["answer"]["answers"][0]
-    assert answer.text == reply.data and answer.model.name == "quoting-generator-1.0"
+    assert answer.text == reply.data and answer.model.name == model
     gi = prompt_schema.load(store, [answer.generator_input])[answer.generator_input]
     hits = sorted(retrieval_schema.load(store, [gi.retrieval])[gi.retrieval].hits, key=lambda h: h.rank)
     expected = rag.get_component("retrieve").run(query=QUESTION)["documents"]
@@ -174,8 +233,9 @@ def test_recorded_graph_resolve_lineage_generated_evidence_and_stale(hs, corpus)
         (i + 1, chunk_of[d.id], pytest.approx(d.score)) for i, d in enumerate(expected)]
     assert retrieval_schema.load(store, [gi.retrieval])[gi.retrieval].retriever.name == "InMemoryBM25Retriever"
 
-    # the exact prompt; each retrieved document's text original (its chunk), the query, the template
-    assert gi.text == gen.prompts[0]
+    # the exact prompt (chat: the messages ChatPromptBuilder rendered, as the generator got them);
+    # each retrieved document's text original (its chunk), the query, the template
+    assert gi.text == (_rendered(gen.messages[0]) if chat else gen.prompts[0])
     assert sum(s.end - s.start for s in gi.segments) == len(gi.text)
     by_origin: dict[str, list[Any]] = {}
     for s in gi.segments:
@@ -184,8 +244,10 @@ def test_recorded_graph_resolve_lineage_generated_evidence_and_stale(hs, corpus)
         (d.content, chunk_of[d.id]) for d in expected]
     assert [gi.text[s.start:s.end] for s in by_origin["query"]] == [QUESTION]
     template = "".join(gi.text[s.start:s.end] for s in by_origin["instruction"])
-    assert template.startswith("Answer the question from the documents; cite them as [n].\n[1] (")
+    assert template.startswith(f"system: {SYSTEM}\nuser: [1] (" if chat else f"{SYSTEM}\n[1] (")
     assert all(s.source is None for s in by_origin["instruction"])
+    assert gi.template is not None and gi.template.name == (
+        "ChatPromptBuilder:prompt" if chat else "PromptBuilder:prompt")
 
     # AnswerBuilder's references as claims and citations
     c1, c2 = claims(store, a1)
@@ -209,7 +271,7 @@ def test_recorded_graph_resolve_lineage_generated_evidence_and_stale(hs, corpus)
     lineage = analytics.lineage(store, c1.iri)
     labels = " ".join(r.label or "" for r in lineage)
     assert {"Chunk", "SourceSnapshot", "Retrieval"} <= {r.kind for r in lineage}
-    for name in ("DocumentSplitter", "TextFileToDocument", "quoting-generator-1.0", "InMemoryBM25Retriever"):
+    for name in ("DocumentSplitter", "TextFileToDocument", model, "InMemoryBM25Retriever"):
         assert name in labels, name
     assert {r.claim for r in analytics.impact(store, "DocumentSplitter")} == {c1.iri, c2.iri}
     assert stale(store) == []
@@ -334,3 +396,37 @@ def test_a_reference_no_sentence_marks_is_cited_by_a_claim_spanning_the_answer(h
     assert cit.target == pg._chunk_of(second) and (cit.start, cit.end) == (0, len(second.content))
     assert {r.outcome for _, r in resolve.resolve_run(store).items} == {"located"}
     store.close()
+
+
+def test_an_async_chat_pipeline_is_recorded_as_a_pipeline_is(hs, corpus):
+    from provgraph.adapters.haystack import HaystackRecorder
+    store = EmbeddedStore()
+    with HaystackRecorder(store) as pg:
+        rag = _chat_rag(hs, _index(hs, corpus), pipeline=hs.AsyncPipeline)
+        result = asyncio.run(rag.run_async({"retrieve": {"query": QUESTION}, "prompt": {"query": QUESTION},
+                                            "answer": {"query": QUESTION}}))
+    (a,) = pg.answers
+    answer = generation_schema.load(store, [a])[a]
+    assert answer.text == result["answer"]["answers"][0].data
+    assert answer.model.name == "quoting-chat-generator-1.0"
+    gi = prompt_schema.load(store, [answer.generator_input])[answer.generator_input]
+    assert gi.text == _rendered(rag.get_component("llm").messages[0])
+    expected = rag.get_component("retrieve").run(query=QUESTION)["documents"]
+    assert [(gi.text[s.start:s.end], s.source) for s in gi.segments if s.origin == "original"] == [
+        (d.content, pg._chunk_of(d)) for d in expected]
+    assert [gi.text[s.start:s.end] for s in gi.segments if s.origin == "query"] == [QUESTION]
+    c1, c2 = claims(store, a)
+    assert (c1.kind, c2.kind) == ("quotation", "paraphrase")
+    assert sorted(r.outcome for _, r in resolve.resolve_run(store).items) == ["located", "quote_match"]
+    store.close()
+
+
+def test_chat_messages_render_one_a_line_and_a_tool_call_only_reply_is_no_answer(hs):
+    from provgraph.adapters.haystack import _render, _replies
+    call = hs.ToolCall(tool_name="search", arguments={"q": "micro"})
+    messages = [hs.ChatMessage.from_system("Be brief."), hs.ChatMessage.from_user("Why micro?"),
+                hs.ChatMessage.from_assistant("Looking.", tool_calls=[call])]
+    assert _render(messages) == "system: Be brief.\nuser: Why micro?\nassistant: Looking.[tool_call]"
+    replies = [hs.ChatMessage.from_assistant(tool_calls=[call]),
+               hs.ChatMessage.from_assistant("Small core.", meta={"model": "m-1"})]
+    assert _replies({"replies": replies}) == [("Small core.", {"model": "m-1"})]

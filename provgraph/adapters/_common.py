@@ -1,5 +1,6 @@
 """What the framework adapters share: failure surfacing, snapshots of re-ingested
-documents, chunk IRIs kept in a framework's metadata, prompt segments and claims.
+documents, chunk IRIs kept in a framework's metadata, chat messages rendered as one
+prompt text, prompt segments and claims.
 
 Each adapter turns its framework's objects into the plain values these helpers take
 (texts, IRIs, labels), so the logic that is the same for every framework is written
@@ -14,7 +15,7 @@ import json
 import logging
 import re
 import threading
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from types import TracebackType
 from typing import Any
 
@@ -190,6 +191,29 @@ def aids_in(metadata: Mapping[str, Any] | None) -> dict[str, IRI]:
 
 
 # ---------------------------------------------------------------------- prompts
+def render_messages(messages: Iterable[tuple[str, Iterable[tuple[str, str | None]]]]) -> str:
+    """Chat messages as the one prompt text recorded for a chat model's input.
+
+    Every adapter renders chat messages this way, so the recorded prompt of a chat call
+    reads the same whatever the framework: one line per message, ``"<role>: <content>"``,
+    the role as the framework names it (LangChain's ``human``, Haystack's ``user``); the
+    content parts joined with nothing between them, a text part as its text and any other
+    part (an image, a tool call) as ``[<type>]``.
+
+    Args:
+        messages: ``(role, parts)`` per message, in order; ``parts`` are ``(type, text)``
+            pairs, ``text`` ``None`` for a part that is not text.
+
+    Example:
+        >>> print(render_messages([("system", [("text", "Be brief.")]),
+        ...                        ("user", [("text", "Why? "), ("image", None)])]))
+        system: Be brief.
+        user: Why? [image]
+    """
+    return "\n".join(f"{role}: " + "".join(text if text is not None else f"[{kind}]" for kind, text in parts)
+                     for role, parts in messages)
+
+
 @dataclasses.dataclass(frozen=True)
 class Piece:
     """Text expected in a prompt, in order: ``whole`` is located (after the previous

@@ -14,13 +14,17 @@ component spans it records, through :class:`provgraph.Recorder`:
   returning documents whose ``meta["source_id"]`` names an input document) as chunks,
   each at ``meta["split_idx_start"]`` plus its content length, in code points of
   the document text (Python string indices, checked against the text);
-* each pipeline run that retrieves or generates: the query; each retrieval (the
-  retriever component, ranks in order, ``Document.score``); each generator's exact
-  ``prompt`` with the documents the ``PromptBuilder`` rendered marked ``original``
-  (their chunks), the query ``query`` and the rest ``instruction``; each reply as an
-  answer with the model its ``meta`` names; ``AnswerBuilder`` references as claims
-  and citations (each answer sentence citing ``[n]``; a referenced document no
-  sentence cites is cited by a claim spanning the answer).
+* each pipeline run (``Pipeline`` or ``AsyncPipeline``) that retrieves or generates:
+  the query; each retrieval (the retriever component, ranks in order,
+  ``Document.score``); each generator's exact ``prompt``, or a chat generator's
+  ``messages`` rendered as one text (:func:`~provgraph.adapters._common.render_messages`,
+  as the LangChain adapter renders chat messages), with the documents the
+  ``PromptBuilder`` or ``ChatPromptBuilder`` rendered marked ``original`` (their
+  chunks), the query ``query`` and the rest ``instruction``; each reply (a string, or
+  a ChatMessage's text) as an answer with the model its ``meta`` names;
+  ``AnswerBuilder`` references as claims and citations (each answer sentence citing
+  ``[n]``; a referenced document no sentence cites is cited by a claim spanning the
+  answer).
 
 A chunk's IRI is kept in the document's ``meta["provgraph"]`` (a JSON string, written
 into the splitter's output before the writer stores it), so a query pipeline in
@@ -55,7 +59,7 @@ from ..store import ProvStore
 from ..terms import IRI
 from ._common import (
     METADATA_KEY, AdapterBase, CitedSource, Piece, Snapshots, chunk_in, cite, metadata_value,
-    package_version, prompt_segments, record_claims,
+    package_version, prompt_segments, record_claims, render_messages,
 )
 
 __all__ = ["HaystackRecorder", "METADATA_KEY"]
@@ -253,10 +257,10 @@ class HaystackRecorder(AdapterBase):
             self._record_split(span, list(ins["documents"]), docs_out)
         elif docs_out and isinstance(ins.get("query"), str) and run is not None:
             run.retrievals.append(span)
-        elif isinstance(outs.get("prompt"), str) and run is not None:
-            run.prompts.append(span)
-        elif isinstance(ins.get("prompt"), str) and isinstance(outs.get("replies"), list) and run is not None:
-            run.generations.append(span)
+        elif _prompt_text(outs.get("prompt")) is not None and run is not None:
+            run.prompts.append(span)      # PromptBuilder (a string) or ChatPromptBuilder (ChatMessages)
+        elif _generator_input(ins) is not None and isinstance(outs.get("replies"), list) and run is not None:
+            run.generations.append(span)  # a generator (prompt) or a chat generator (messages)
         elif isinstance(outs.get("answers"), list) and run is not None:
             run.answers.append(span)
 
@@ -330,8 +334,9 @@ class HaystackRecorder(AdapterBase):
                     Hit(target=self._chunk_of(d), rank=i + 1, score=d.score) for i, d in enumerate(docs)])
             answers: list[Any] = []
             for gen in run.generations:
-                prompt = gen.inputs["prompt"]
-                builder = next((p for p in run.prompts if p.outputs.get("prompt") == prompt), None)
+                prompt = _generator_input(gen.inputs) or ""
+                builder = next((p for p in run.prompts if _prompt_text(p.outputs.get("prompt")) == prompt),
+                               None)
                 pieces = []
                 q = text or ""
                 template = None
@@ -344,13 +349,10 @@ class HaystackRecorder(AdapterBase):
                             pieces.append(Piece(d.content, d.content, "original", self._chunk_of(d)))
                 gi = rec.context_packing(text=prompt, segments=prompt_segments(prompt, pieces, q),
                                          retrieval=ret, template=template)
-                metas = gen.outputs.get("meta")
                 kwargs = gen.inputs.get("generation_kwargs")
-                for i, reply in enumerate(gen.outputs["replies"]):
-                    meta = metas[i] if isinstance(metas, list) and i < len(metas) else {}
-                    model = (meta.get("model") if isinstance(meta, Mapping) else None) or \
-                        _component_agent(gen)[0]
-                    answer = rec.generation(gi, model=(str(model), ""), text=str(reply),
+                for reply, meta in _replies(gen.outputs):
+                    model = meta.get("model") or _component_agent(gen)[0]
+                    answer = rec.generation(gi, model=(str(model), ""), text=reply,
                                             settings=_json_only(kwargs))
                     answers.append(answer)
             for span in run.answers:
@@ -378,6 +380,66 @@ class HaystackRecorder(AdapterBase):
             claim = self.recorder.claim(answer, start=k, end=k + len(data), kind="paraphrase")
             for s in rest:
                 cite(self.recorder, claim.iri, s, None, label=s.label)
+
+
+def _messages(value: Any) -> list[Any] | None:
+    """``value`` when it is a non-empty list of Haystack ChatMessages (a ``role`` and ``to_dict``)."""
+    if isinstance(value, list) and value and all(
+            hasattr(m, "role") and hasattr(m, "to_dict") and hasattr(m, "texts") for m in value):
+        return value
+    return None
+
+
+def _render(messages: Sequence[Any]) -> str:
+    """ChatMessages as one prompt text (:func:`render_messages`: ``"<role>: <content>"`` a line,
+    the role's value, ``user`` or ``system``; a part other than text as ``[<type>]``, such as
+    ``[image]`` or ``[tool_call]``: the key of ``ChatMessage.to_dict()`` naming the part)."""
+    def parts(message: Any) -> list[tuple[str, str | None]]:
+        out: list[tuple[str, str | None]] = []
+        for part in message.to_dict().get("content") or []:
+            if isinstance(part.get("text"), str):
+                out.append(("text", part["text"]))
+            else:
+                out.append((next(iter(part), "part"), None))
+        return out
+    return render_messages((str(getattr(m.role, "value", m.role)), parts(m)) for m in messages)
+
+
+def _prompt_text(value: Any) -> str | None:
+    """A prompt builder's output as the text a generator is given: ``PromptBuilder``'s
+    string, or ``ChatPromptBuilder``'s ChatMessages rendered (:func:`_render`)."""
+    if isinstance(value, str):
+        return value
+    messages = _messages(value)
+    return _render(messages) if messages is not None else None
+
+
+def _generator_input(inputs: Mapping[str, Any]) -> str | None:
+    """The exact input of a generator (its ``prompt`` string) or of a chat generator
+    (its ``messages``, rendered); ``None`` when the component is neither."""
+    if isinstance(inputs.get("prompt"), str):
+        return str(inputs["prompt"])
+    messages = _messages(inputs.get("messages"))
+    return _render(messages) if messages is not None else None
+
+
+def _replies(outputs: Mapping[str, Any]) -> list[tuple[str, Mapping[str, Any]]]:
+    """A generator's replies as ``(text, meta)``: a string reply with the ``meta`` output at its
+    index; a ChatMessage reply's first text (what ``AnswerBuilder`` takes as the answer) with
+    its own ``meta``. A ChatMessage with no text (only tool calls) is no answer: left out."""
+    metas = outputs.get("meta")
+    out: list[tuple[str, Mapping[str, Any]]] = []
+    for i, reply in enumerate(outputs.get("replies") or []):
+        if _messages([reply]) is not None:
+            meta = reply.meta
+            text = reply.text
+            if not isinstance(text, str):
+                continue
+        else:
+            meta = metas[i] if isinstance(metas, list) and i < len(metas) else {}
+            text = str(reply)
+        out.append((text, meta if isinstance(meta, Mapping) else {}))
+    return out
 
 
 def _range_in(text: str, doc: Any) -> tuple[int, int] | None:

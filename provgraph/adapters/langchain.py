@@ -65,7 +65,9 @@ from ..model import AidRecord, Hit, RetrievalRecord, Segment
 from ..recorder import Recorder
 from ..store import ProvStore
 from ..terms import IRI
-from ._common import _QUOTED, _SENTENCE, AdapterBase, Piece, Snapshots, package_version, prompt_segments
+from ._common import (
+    _QUOTED, _SENTENCE, AdapterBase, Piece, Snapshots, package_version, prompt_segments, render_messages,
+)
 
 __all__ = ["LangChainRecorder"]
 
@@ -512,25 +514,26 @@ def _score(doc: Any) -> float | None:
     return None
 
 
-def _content(content: Any) -> str:
-    """A message's content as text: text blocks joined; other blocks as ``[<type>]``."""
+def _parts(content: Any) -> list[tuple[str, str | None]]:
+    """A message's content as ``(type, text)`` parts for :func:`render_messages`: a string
+    or text block is text; any other block is its ``type`` (rendered ``[<type>]``)."""
     if isinstance(content, str):
-        return content
-    parts = []
+        return [("text", content)]
+    parts: list[tuple[str, str | None]] = []
     for block in content or []:
         if isinstance(block, str):
-            parts.append(block)
+            parts.append(("text", block))
         elif isinstance(block, Mapping) and block.get("type") == "text":
-            parts.append(str(block.get("text", "")))
+            parts.append(("text", str(block.get("text", ""))))
         elif isinstance(block, Mapping):
-            parts.append(f"[{block.get('type', 'block')}]")
-    return "".join(parts)
+            parts.append((str(block.get("type", "block")), None))
+    return parts
 
 
 def _call(kw: Mapping[str, Any], now: _dt.datetime) -> _Call:
     """A model call from ``on_chat_model_start`` (``messages``) or ``on_llm_start`` (``prompts``)."""
     if "messages" in kw:
-        prompt = "\n".join(f"{m.type}: {_content(m.content)}" for batch in kw["messages"] for m in batch)
+        prompt = render_messages((m.type, _parts(m.content)) for batch in kw["messages"] for m in batch)
     else:
         prompt = "\n".join(str(p) for p in kw["prompts"])
     params = dict(kw.get("invocation_params") or {})
