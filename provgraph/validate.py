@@ -29,6 +29,8 @@ PROV-CONSTRAINTS (https://www.w3.org/TR/prov-constraints/) constraint numbers:
   specialization-generation-ordering: the general entity's generation precedes the
   specific one's), so ``wasDerivedFrom(e2, e1)`` with ``specializationOf(e1, e2)`` is
   a generation that strictly precedes itself.
+* **C51 impossible-unspecified-derivation-generation-use** (§6.4): a derivation
+  with a generation or usage but no activity.
 * **C52 impossible-specialization-reflexive** (§6.4): ``specializationOf`` a resource
   of itself, directly or through a cycle (Inference 19 specialization-transitive).
 * **mandatory argument** (PROV-DM §5; PROV-CONSTRAINTS §5.1 Table 3 lists the
@@ -410,6 +412,14 @@ def _check(triples: Iterable[tuple[Any, Any, Any]], graph: IRI | None
               "generation and usage (pg:imprecise) and once with them; the '-' markers of an "
               "imprecise derivation do not unify with values (PROV-CONSTRAINTS Definition 4)",
               _st(node, PG.imprecise, imprecise[0]), *precise)
+        # C51 impossible-unspecified-derivation-generation-use (§6.4): a derivation whose
+        # activity is '-' names no generation or usage
+        if "Derivation" in kinds and not by_sp.get((node, PROV.hadActivity)):
+            named_events = [_st(node, slot, x) for slot in (PROV.hadGeneration, PROV.hadUsage)
+                            for x in by_sp.get((node, slot), [])]
+            if named_events:
+                v("C51 impossible-unspecified-derivation-generation-use", f"derivation "
+                  f"{_n3(node)} names a generation or usage but no activity", *named_events)
         subjects = {s for s, _ in node_subjects.get(node, ())}
         if len(subjects) > 1:
             v("C23 key-properties", f"relation {_n3(node)} qualifies {len(subjects)} different "
@@ -475,8 +485,8 @@ def _starts_and_ends(by_sp: Any, by_p: Any, v: Any) -> None:
                 vals = [(x, _st(n, slot, x)) for n in ordered for x in by_sp.get((n, slot), [])]
                 if _differ((x for x, _ in vals), times=slot == PROV.atTime):
                     v(unique, f"the {what}s of activity {_n3(a)} by {_n3(a0)} are one {what} "
-                      f"(C26/C27), which then has {len(vals)} different {label}s (C23 "
-                      "key-properties)", *(st for _, st in vals))
+                      f"({unique.split()[0]}), which then has {len(vals)} different {label}s "
+                      "(C23 key-properties)", *(st for _, st in vals))
         # C28/C29: activity(a, t1, t2) and wasStartedBy(_; a, _, _, t) give t1 = t; an
         # activity described (typed, or given a time) has one start time, so every start
         # of it happens at that instant
