@@ -274,7 +274,8 @@ _KIND_OF_CLASS: dict[str, str] = {
 _MANDATORY_OBJECT: dict[str, tuple[IRI, str]] = {
     str(r.record): (r.influencer, str(r.object_attr)) for r in PROV_RELATIONS
     if r.qualified is not None and r.influencer is not None and not r.object_expandable}
-# prov:entity, prov:activity and prov:agent are sub-properties of prov:influencer (PROV-O)
+# prov:entity, prov:activity and prov:agent are sub-properties of prov:influencer (PROV-O):
+# a node may name its object by prov:influencer, and a wasInfluencedBy node by any of them
 _INFLUENCERS = (PROV.influencer, PROV.entity, PROV.activity, PROV.agent)
 # kinds that may carry prov:role (PROV-DM §5.7.2.3; the relation table's role)
 _ROLE_KINDS = frozenset(str(r.record) for r in PROV_RELATIONS if r.role)
@@ -390,8 +391,10 @@ def _check(triples: Iterable[tuple[Any, Any, Any]], graph: IRI | None
               f"different kinds ({', '.join(sorted(kinds))})", *(x for k in sorted(kinds) for x in kinds[k][:1]))
         for kind in sorted(kinds):
             mandatory = _MANDATORY_OBJECT.get(kind)
+            accepted = (_INFLUENCERS if mandatory is None or mandatory[0] == PROV.influencer
+                        else (mandatory[0], PROV.influencer))
             if (mandatory is not None and node in node_subjects
-                    and not any(by_sp.get((node, p)) for p in (mandatory[0], *_INFLUENCERS))):
+                    and not any(by_sp.get((node, p)) for p in accepted)):
                 v("PROV-DM mandatory-argument", f"{kind} {_n3(node)} has no {mandatory[1]} "
                   f"({_n3(mandatory[0])}); PROV-DM requires it, and '-' may stand only for "
                   "the arguments PROV-CONSTRAINTS §5.1 Table 3 lists", *kinds[kind][:1])

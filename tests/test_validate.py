@@ -352,3 +352,13 @@ def test_cli_validate_prints_warnings_with_their_location_and_exits_0(runner, tm
         "belongs to entities only (subject <http://example.org/a>, predicate "
         "<http://www.w3.org/ns/prov#value>)")
     assert "0 violation(s), 1 warning(s)" in res.stderr
+
+
+def test_the_mandatory_object_is_the_relations_own_slot_or_prov_influencer():
+    ttl = b"""@prefix prov: <http://www.w3.org/ns/prov#> .
+    @prefix ex: <http://example.org/> .
+    ex:e prov:qualifiedAttribution ex:at1 , ex:at2 . ex:at1 prov:entity ex:x . ex:at2 prov:influencer ex:ag .
+    ex:y prov:qualifiedInfluence ex:i . ex:i prov:agent ex:ag ."""
+    _, report = violations(ttl, "turtle")
+    assert [v.message.split(";")[0] for v in report.violations] == [
+        "Attribution <http://example.org/at1> has no agent (<http://www.w3.org/ns/prov#agent>)"]
