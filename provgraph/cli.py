@@ -481,6 +481,11 @@ def verify_bundle(file: Any, fmt: str) -> None:
 def validate(obj: _Ctx, run_iri: str | None) -> None:
     """Check PROV-CONSTRAINTS (a subset) and the SHACL shapes; exit 1 on violations.
 
+    PROV-DM attribute warnings (a prov:label that is not a string, several prov:value
+    on one entity, prov:value off an entity, prov:role where PROV-DM gives it no
+    meaning) are printed after the violations, each with its subject, predicate and
+    graph; they do not change the exit status.
+
     \b
     Example:
         provgraph validate
@@ -491,10 +496,13 @@ def validate(obj: _Ctx, run_iri: str | None) -> None:
     report = check(obj.store(read_only=True), run_iri)
     for msg in report.messages():
         click.echo(msg)
+    for warning in report.warnings:
+        click.echo(str(warning))
     if report.shacl_note:
         click.echo(f"note: {report.shacl_note}", err=True)
     n = len(report.messages())
-    click.echo(f"{len(report.graphs)} graph(s) checked: {n} violation(s)", err=True)
+    click.echo(f"{len(report.graphs)} graph(s) checked: {n} violation(s), "
+               f"{len(report.warnings)} warning(s)", err=True)
     if not report.conforms:
         sys.exit(1)
 

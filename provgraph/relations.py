@@ -72,6 +72,18 @@ class Relation:
         cites: on the path from a claim to the snapshots it cites (``pg:citedSnapshot``).
         shortcut: a one-hop summary written at record time of a path that the
             upstream relations already hold (``pg:citedSnapshot``); not followed.
+        object_expandable: the object argument may be the placeholder ``-``, read as
+            "some unknown one" (PROV-CONSTRAINTS §5.1 Table 3, "expandable"):
+            a generation's or invalidation's activity, a start's or end's trigger, an
+            association's agent. Every other PROV-DM object argument is mandatory, so
+            a qualified node without it is invalid (:mod:`provgraph.validate`).
+        non_expandable: formal attributes (names from :attr:`roles`) whose ``-`` means
+            "none", not "unknown" (PROV-CONSTRAINTS §5.1 Table 3): an association's
+            plan, a delegation's activity. Such a ``-`` does not merge with a value under
+            the same relation id (Constraint 23). A derivation's activity, generation
+            and usage follow PROV-CONSTRAINTS Definition 4 instead (``pg:imprecise``).
+        role: PROV-DM lets the relation carry ``prov:role`` (PROV-DM §5.7.2.3: usage,
+            generation, invalidation, association, start, end).
     """
 
     name: str
@@ -91,6 +103,9 @@ class Relation:
     upstream: bool = False
     cites: bool = False
     shortcut: bool = False
+    object_expandable: bool = False
+    non_expandable: tuple[str, ...] = ()
+    role: bool = False
 
 
 _T = (("time", PROV.atTime),)
@@ -111,10 +126,12 @@ PROV_RELATIONS: tuple[Relation, ...] = (
     Relation(name="wasGeneratedBy", property=PROV.wasGeneratedBy, record="Generation",
              subject_attr="entity", object_attr="activity", qualified=PROV.qualifiedGeneration,
              qualified_class=PROV.Generation, influencer=PROV.activity, roles=_T,
-             time_shortcut=PROV.generatedAtTime, subject="E", object="A", upstream=True),
+             time_shortcut=PROV.generatedAtTime, subject="E", object="A", upstream=True,
+             object_expandable=True, role=True),
     Relation(name="used", property=PROV.used, record="Usage", subject_attr="activity",
              object_attr="entity", qualified=PROV.qualifiedUsage, qualified_class=PROV.Usage,
-             influencer=PROV.entity, roles=_T, subject="A", object="E", upstream=True),
+             influencer=PROV.entity, roles=_T, subject="A", object="E", upstream=True,
+             role=True),
     Relation(name="wasInformedBy", property=PROV.wasInformedBy, record="Communication",
              subject_attr="informed", object_attr="informant",
              qualified=PROV.qualifiedCommunication, qualified_class=PROV.Communication,
@@ -122,17 +139,19 @@ PROV_RELATIONS: tuple[Relation, ...] = (
     Relation(name="wasStartedBy", property=PROV.wasStartedBy, record="Start",
              subject_attr="activity", object_attr="trigger", qualified=PROV.qualifiedStart,
              qualified_class=PROV.Start, influencer=PROV.entity,
-             roles=(("starter", PROV.hadActivity), *_T), subject="A", object="E", upstream=True),
+             roles=(("starter", PROV.hadActivity), *_T), subject="A", object="E", upstream=True,
+             object_expandable=True, role=True),
     Relation(name="wasEndedBy", property=PROV.wasEndedBy, record="End",
              subject_attr="activity", object_attr="trigger", qualified=PROV.qualifiedEnd,
              qualified_class=PROV.End, influencer=PROV.entity,
-             roles=(("ender", PROV.hadActivity), *_T), subject="A", object="E", upstream=True),
+             roles=(("ender", PROV.hadActivity), *_T), subject="A", object="E", upstream=True,
+             object_expandable=True, role=True),
     # an invalidation happens after the entity existed: downstream, never in a lineage
     Relation(name="wasInvalidatedBy", property=PROV.wasInvalidatedBy, record="Invalidation",
              subject_attr="entity", object_attr="activity",
              qualified=PROV.qualifiedInvalidation, qualified_class=PROV.Invalidation,
              influencer=PROV.activity, roles=_T, time_shortcut=PROV.invalidatedAtTime,
-             subject="E", object="A"),
+             subject="E", object="A", object_expandable=True, role=True),
     _derivation("wasDerivedFrom", PROV.wasDerivedFrom, PROV.qualifiedDerivation,
                 PROV.Derivation, None, cites=True),
     _derivation("wasRevisionOf", PROV.wasRevisionOf, PROV.qualifiedRevision, PROV.Revision,
@@ -148,12 +167,13 @@ PROV_RELATIONS: tuple[Relation, ...] = (
     Relation(name="wasAssociatedWith", property=PROV.wasAssociatedWith, record="Association",
              subject_attr="activity", object_attr="agent", qualified=PROV.qualifiedAssociation,
              qualified_class=PROV.Association, influencer=PROV.agent,
-             roles=(("plan", PROV.hadPlan),), subject="A", object="Ag", upstream=True),
+             roles=(("plan", PROV.hadPlan),), subject="A", object="Ag", upstream=True,
+             object_expandable=True, non_expandable=("plan",), role=True),
     Relation(name="actedOnBehalfOf", property=PROV.actedOnBehalfOf, record="Delegation",
              subject_attr="delegate", object_attr="responsible",
              qualified=PROV.qualifiedDelegation, qualified_class=PROV.Delegation,
              influencer=PROV.agent, roles=(("activity", PROV.hadActivity),), subject="Ag",
-             object="Ag", upstream=True),
+             object="Ag", upstream=True, non_expandable=("activity",)),
     Relation(name="wasInfluencedBy", property=PROV.wasInfluencedBy, record="Influence",
              subject_attr="influencee", object_attr="influencer",
              qualified=PROV.qualifiedInfluence, qualified_class=PROV.Influence,

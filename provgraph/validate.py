@@ -10,16 +10,34 @@ PROV-CONSTRAINTS (https://www.w3.org/TR/prov-constraints/) constraint numbers:
   IRI) with two different values for one argument, or qualifying two subjects;
   a derivation id given both imprecise and precise (marked ``pg:imprecise`` on
   import, :func:`provgraph.io.provo.imprecise_conflicts`).
-* **C24/C25 unique-generation/-invalidation**: two differently named generations
-  (invalidations) of one entity by one activity.
+* **C24/C25 unique-generation/-invalidation** (§6.1): two differently named
+  generations (invalidations) of one entity by one activity.
+* **C26/C27 unique-wasStartedBy/-wasEndedBy** (§6.1): two differently named starts
+  (ends) of one activity by one starter (ender) activity, or, once they are one start
+  (C23 after C26), two different triggers or times.
+* **C28/C29 unique-startTime/-endTime** (§6.1): an activity whose start (end) times
+  and the times of its starts (ends) are not one instant.
 * **C30, C36, C37 ordering**: start after end; an entity generated after it was
   invalidated or used; compared on times where both are given (generation and
   usage times, or the generating activity's start against the using or
   invalidating activity's end). Times are compared as instants; a time without
   a zone is compared only with another without one.
-* **C42 derivation acyclicity**: a cycle of ``wasDerivedFrom`` /
-  ``wasRevisionOf`` / ``wasQuotedFrom`` / ``hadPrimarySource``.
-* **C52** ``specializationOf`` a resource of itself.
+* **C42 derivation acyclicity** (§6.2): a cycle of ``wasDerivedFrom`` /
+  ``wasRevisionOf`` / ``wasQuotedFrom`` / ``hadPrimarySource`` (C42
+  derivation-generation-generation-ordering: the source's generation strictly
+  precedes the derived entity's), also through ``specializationOf`` (C45
+  specialization-generation-ordering: the general entity's generation precedes the
+  specific one's), so ``wasDerivedFrom(e2, e1)`` with ``specializationOf(e1, e2)`` is
+  a generation that strictly precedes itself.
+* **C51 impossible-unspecified-derivation-generation-use** (§6.4): a derivation
+  with a generation or usage but no activity.
+* **C52 impossible-specialization-reflexive** (§6.4): ``specializationOf`` a resource
+  of itself, directly or through a cycle (Inference 19 specialization-transitive).
+* **mandatory argument** (PROV-DM §5; PROV-CONSTRAINTS §5.1 Table 3 lists the
+  arguments that may be ``-``): a qualified influence node without its object
+  (an attribution without ``prov:agent``, a communication without
+  ``prov:activity``, ``wasInfluencedBy(id; e, -)``...). Which objects may be left
+  out is the relation table's ``object_expandable`` (:mod:`provgraph.relations`).
 * **C50 typing with C53, C54, C55, C56 disjointness**: an id that is an entity
   and an activity (asserted, or inferred from the relations it takes part in),
   an id that is both an element and a relation, one relation id used for two
@@ -37,6 +55,17 @@ time comparisons):
   not an ``xsd:dateTime`` literal (``prov:startedAtTime "yesterday"``).
 
 Each violation carries the statements involved (N-Triples text, plus the graph).
+
+Warnings (:class:`AttributeWarning`, ``ValidationReport.warnings``) report what
+PROV-DM allows to be asserted but gives no meaning, per attribute (PROV-DM §5.7.2),
+each with its statement's subject, predicate and graph; they do not make a report
+fail:
+
+* ``prov:label`` (``rdfs:label`` in PROV-O) whose value is not a string (§5.7.2.1);
+* ``prov:role`` (``prov:hadRole``) on anything but a usage, generation,
+  invalidation, association, start or end (§5.7.2.3; the relation table's ``role``);
+* ``prov:value`` more than once on one entity, or on an activity, an agent or a
+  relation (§5.7.2.5).
 The SHACL shapes are checked through :func:`provgraph.shacl.validate_shapes` when
 that module is installed; otherwise the report says they were not checked.
 
@@ -44,9 +73,11 @@ that module is installed; otherwise the report says they were not checked.
 document that share an id (C22/C23) before import, including an imprecise
 derivation (no activity, generation or usage) and a precise one under the same
 id (PROV-CONSTRAINTS Definition 4 keeps the ``-`` markers of an imprecise
-derivation; they do not unify with values). PROV-O alone cannot show that one;
-the import keeps it as ``pg:imprecise true`` on the node, which :func:`validate`
-reports.
+derivation; they do not unify with values), and likewise a ``-`` given for a
+non-expandable argument (§5.1 Table 3: an association's plan, a delegation's
+activity) and a value under the same id. PROV-O alone cannot show those;
+the import keeps the derivation's as ``pg:imprecise true`` on the node, which
+:func:`validate` reports; the others are reported by the import only.
 """
 
 from __future__ import annotations
@@ -60,11 +91,11 @@ from typing import Any
 from .relations import DERIVATIONS, PROV_RELATIONS
 from .store import ProvStore
 from .terms import IRI, XSD, BNode, Literal, Term
-from .vocab import GRAPH, PG, PROV, RDF
+from .vocab import GRAPH, PG, PROV, RDF, RDFS
 from .xsd import ill_typed
 
-__all__ = ["ConstraintViolation", "ValidationReport", "validate", "check_graph",
-           "check_document"]
+__all__ = ["ConstraintViolation", "AttributeWarning", "ValidationReport", "validate",
+           "check_graph", "check_attributes", "check_document"]
 
 
 @dataclass(frozen=True)
@@ -90,6 +121,36 @@ class ConstraintViolation:
         return f"{self.constraint}{where}: {self.message}{stmts}"
 
 
+@dataclass(frozen=True)
+class AttributeWarning:
+    """A PROV-DM attribute used where PROV-DM gives it no meaning (PROV-DM §5.7.2).
+
+    Not a violation: PROV-DM lets a document assert it, and a report with only
+    warnings conforms.
+
+    Attributes:
+        rule: e.g. ``"PROV-DM 5.7.2.1 prov:label"``.
+        message: what is wrong, naming the resource.
+        subject: the statement's subject, N-Triples text.
+        predicate: the statement's predicate, N-Triples text.
+        graph: the graph (``None``: default graph).
+        statements: the statements involved, as N-Triples text.
+    """
+
+    rule: str
+    message: str
+    subject: str
+    predicate: str
+    graph: str | None = None
+    statements: tuple[str, ...] = ()
+
+    def __str__(self) -> str:
+        where = f" in graph <{self.graph}>" if self.graph else ""
+        stmts = "".join(f"\n    {s}" for s in self.statements)
+        return (f"warning {self.rule}{where}: {self.message} (subject {self.subject}, "
+                f"predicate {self.predicate}){stmts}")
+
+
 @dataclass
 class ValidationReport:
     """The result of :func:`validate`.
@@ -100,16 +161,20 @@ class ValidationReport:
             ``None`` when the shapes were not checked.
         shacl_note: why the shapes were not checked, or ``""``.
         graphs: the graphs checked (``None`` is the default graph).
+        warnings: PROV-DM attribute warnings (:class:`AttributeWarning`), in graph
+            order; they do not affect :attr:`conforms`.
     """
 
     violations: list[ConstraintViolation] = field(default_factory=list)
     shacl: Any = None
     shacl_note: str = ""
     graphs: list[IRI | None] = field(default_factory=list)
+    warnings: list[AttributeWarning] = field(default_factory=list)
 
     @property
     def conforms(self) -> bool:
-        """``True`` when no constraint is violated and the shapes (if checked) conform."""
+        """``True`` when no constraint is violated and the shapes (if checked) conform;
+        warnings do not count."""
         return not self.violations and (self.shacl is None or bool(self.shacl.conforms))
 
     def messages(self) -> list[str]:
@@ -137,6 +202,10 @@ def validate(store: ProvStore, run: IRI | str | None = None, *, shapes: bool = T
             ontology graph.
         shapes: also run the SHACL shapes when available.
 
+    Returns:
+        :class:`ValidationReport`: violations (PROV-CONSTRAINTS numbers), PROV-DM
+        attribute warnings, the SHACL report.
+
     Raises:
         NotFound: ``run`` names no graph of the store.
 
@@ -160,7 +229,9 @@ def validate(store: ProvStore, run: IRI | str | None = None, *, shapes: bool = T
     report = ValidationReport(graphs=graphs)
     for g in graphs:
         triples = [(q[0], q[1], q[2]) for q in store.quads(graph=g)]
-        report.violations.extend(check_graph(triples, g))
+        violations, warnings = _check(triples, g)
+        report.violations.extend(violations)
+        report.warnings.extend(warnings)
     if shapes:
         try:
             from .shacl import validate_shapes
@@ -197,6 +268,17 @@ _QUALIFIED: dict[str, tuple[str, str | None, IRI, str | None]] = {
 _KIND_OF_CLASS: dict[str, str] = {
     r.qualified_class: str(r.record) for r in PROV_RELATIONS
     if r.qualified_class is not None and r.record != "Influence"}
+# kind -> the property naming its mandatory object (PROV-DM §5; the relation table's
+# object_expandable, after PROV-CONSTRAINTS §5.1 Table 3): a node of that kind without it
+# stands for a relation whose mandatory argument is missing
+_MANDATORY_OBJECT: dict[str, tuple[IRI, str]] = {
+    str(r.record): (r.influencer, str(r.object_attr)) for r in PROV_RELATIONS
+    if r.qualified is not None and r.influencer is not None and not r.object_expandable}
+# prov:entity, prov:activity and prov:agent are sub-properties of prov:influencer (PROV-O):
+# a node may name its object by prov:influencer, and a wasInfluencedBy node by any of them
+_INFLUENCERS = (PROV.influencer, PROV.entity, PROV.activity, PROV.agent)
+# kinds that may carry prov:role (PROV-DM §5.7.2.3; the relation table's role)
+_ROLE_KINDS = frozenset(str(r.record) for r in PROV_RELATIONS if r.role)
 _PRECISE_SLOTS = (PROV.hadActivity, PROV.hadGeneration, PROV.hadUsage)
 _SLOTS = (PROV.entity, PROV.activity, PROV.agent, PROV.hadActivity, PROV.hadPlan,
           PROV.hadGeneration, PROV.hadUsage, PROV.atTime, PROV.influencer)
@@ -226,6 +308,25 @@ def _before(a: _dt.datetime, b: _dt.datetime) -> bool | None:
     return a < b
 
 
+def _differ(values: Iterable[Term], times: bool = False) -> bool:
+    """Whether ``values`` hold two different values; times are compared as instants, and
+    a time without a zone only with another without one."""
+    if not times:
+        return len(set(values)) > 1
+    aware: set[_dt.datetime] = set()
+    naive: set[_dt.datetime] = set()
+    other: set[Term] = set()
+    for x in values:
+        t = _time(x)
+        if t is None:
+            other.add(x)
+        elif t.utcoffset() is None:
+            naive.add(t)
+        else:
+            aware.add(t.astimezone(_dt.timezone.utc))
+    return len(aware) > 1 or len(naive) > 1 or len(other) > 1 or bool(other and (aware or naive))
+
+
 def check_graph(triples: Iterable[tuple[Any, Any, Any]], graph: IRI | None = None
                 ) -> list[ConstraintViolation]:
     """The PROV-CONSTRAINTS checks of this module on the triples of one graph.
@@ -233,6 +334,22 @@ def check_graph(triples: Iterable[tuple[Any, Any, Any]], graph: IRI | None = Non
     Returns:
         ``list[ConstraintViolation]``, empty when the graph passes.
     """
+    return _check(triples, graph)[0]
+
+
+def check_attributes(triples: Iterable[tuple[Any, Any, Any]], graph: IRI | None = None
+                     ) -> list[AttributeWarning]:
+    """The PROV-DM attribute warnings (§5.7.2) of this module on the triples of one graph.
+
+    Returns:
+        ``list[AttributeWarning]``, empty when every ``prov:label``, ``prov:role`` and
+        ``prov:value`` is where PROV-DM gives it a meaning.
+    """
+    return _check(triples, graph)[1]
+
+
+def _check(triples: Iterable[tuple[Any, Any, Any]], graph: IRI | None
+           ) -> tuple[list[ConstraintViolation], list[AttributeWarning]]:
     ts = sorted(set(triples), key=lambda t: tuple(_n3(x) for x in t))
     g = str(graph) if graph is not None else None
     out: list[ConstraintViolation] = []
@@ -272,6 +389,15 @@ def check_graph(triples: Iterable[tuple[Any, Any, Any]], graph: IRI | None = Non
         if len(kinds) > 1:
             v("C53 impossible-property-overlap", f"{_n3(node)} is the id of relations of "
               f"different kinds ({', '.join(sorted(kinds))})", *(x for k in sorted(kinds) for x in kinds[k][:1]))
+        for kind in sorted(kinds):
+            mandatory = _MANDATORY_OBJECT.get(kind)
+            accepted = (_INFLUENCERS if mandatory is None or mandatory[0] == PROV.influencer
+                        else (mandatory[0], PROV.influencer))
+            if (mandatory is not None and node in node_subjects
+                    and not any(by_sp.get((node, p)) for p in accepted)):
+                v("PROV-DM mandatory-argument", f"{kind} {_n3(node)} has no {mandatory[1]} "
+                  f"({_n3(mandatory[0])}); PROV-DM requires it, and '-' may stand only for "
+                  "the arguments PROV-CONSTRAINTS §5.1 Table 3 lists", *kinds[kind][:1])
         if isinstance(node, BNode):
             continue
         for slot in _SLOTS:
@@ -289,6 +415,14 @@ def check_graph(triples: Iterable[tuple[Any, Any, Any]], graph: IRI | None = Non
               "generation and usage (pg:imprecise) and once with them; the '-' markers of an "
               "imprecise derivation do not unify with values (PROV-CONSTRAINTS Definition 4)",
               _st(node, PG.imprecise, imprecise[0]), *precise)
+        # C51 impossible-unspecified-derivation-generation-use (§6.4): a derivation whose
+        # activity is '-' names no generation or usage
+        if "Derivation" in kinds and not by_sp.get((node, PROV.hadActivity)):
+            named_events = [_st(node, slot, x) for slot in (PROV.hadGeneration, PROV.hadUsage)
+                            for x in by_sp.get((node, slot), [])]
+            if named_events:
+                v("C51 impossible-unspecified-derivation-generation-use", f"derivation "
+                  f"{_n3(node)} names a generation or usage but no activity", *named_events)
         subjects = {s for s, _ in node_subjects.get(node, ())}
         if len(subjects) > 1:
             v("C23 key-properties", f"relation {_n3(node)} qualifies {len(subjects)} different "
@@ -312,15 +446,60 @@ def check_graph(triples: Iterable[tuple[Any, Any, Any]], graph: IRI | None = Non
                 v(num, f"the {name} of {_n3(e)} by {_n3(a)} has {len(times)} different times",
                   *(_st(n, PROV.atTime, t) for n in nodes for t in by_sp.get((n, PROV.atTime), [])))
 
+    _starts_and_ends(by_sp, by_p, v)
     _ordering(by_sp, by_p, v)
     _acyclic(by_p, v)
     for s, o in by_p.get(PROV.specializationOf, ()):
         if s == o:
             v("C52 impossible-specialization-reflexive",
               f"{_n3(s)} is a specialization of itself", _st(s, PROV.specializationOf, o))
-    _typing(ts, by_p, by_sp, node_kinds, v)
+    kinds_of = _typing(ts, by_p, by_sp, node_kinds, v)
     _literals(ts, v)
-    return out
+    return out, _attributes(by_p, node_kinds, kinds_of, g)
+
+
+def _starts_and_ends(by_sp: Any, by_p: Any, v: Any) -> None:
+    """PROV-CONSTRAINTS §6.1 Constraints 26-29 on the qualified starts and ends."""
+    for qprop, tprop, what, unique, unique_time in (
+            (PROV.qualifiedStart, PROV.startedAtTime, "start", "C26 unique-wasStartedBy",
+             "C28 unique-startTime"),
+            (PROV.qualifiedEnd, PROV.endedAtTime, "end", "C27 unique-wasEndedBy",
+             "C29 unique-endTime")):
+        # C26/C27: the starts of activity a by starter a0 are one start (their ids are one
+        # id), so once merged (C23) they have one trigger and one time. A start without a
+        # starter has an unknown one (Table 3: expandable) and joins no group.
+        groups: dict[tuple[Any, Any], set[Any]] = defaultdict(set)
+        timed: dict[Any, list[tuple[Any, str]]] = defaultdict(list)
+        for a, node in by_p.get(qprop, ()):
+            for a0 in by_sp.get((node, PROV.hadActivity), []):
+                groups[(a, a0)].add(node)
+            for t in by_sp.get((node, PROV.atTime), []):
+                timed[a].append((t, _st(node, PROV.atTime, t)))
+        for (a, a0), nodes in sorted(groups.items(), key=lambda kv: (_n3(kv[0][0]), _n3(kv[0][1]))):
+            if len(nodes) < 2:
+                continue
+            ordered = sorted(nodes, key=_n3)
+            named = [n for n in ordered if not isinstance(n, BNode)]
+            if len(named) > 1:
+                v(unique, f"activity {_n3(a)} has {len(named)} {what}s by {_n3(a0)} with "
+                  f"different ids ({', '.join(_n3(n) for n in named)}); they are one {what}",
+                  *(_st(a, qprop, n) for n in named))
+            for slot, label in ((PROV.entity, "trigger"), (PROV.atTime, "time")):
+                vals = [(x, _st(n, slot, x)) for n in ordered for x in by_sp.get((n, slot), [])]
+                if _differ((x for x, _ in vals), times=slot == PROV.atTime):
+                    v(unique, f"the {what}s of activity {_n3(a)} by {_n3(a0)} are one {what} "
+                      f"({unique.split()[0]}), which then has {len(vals)} different {label}s "
+                      "(C23 key-properties)", *(st for _, st in vals))
+        # C28/C29: activity(a, t1, t2) and wasStartedBy(_; a, _, _, t) give t1 = t; an
+        # activity described (typed, or given a time) has one start time, so every start
+        # of it happens at that instant
+        for a, events in sorted(timed.items(), key=lambda kv: _n3(kv[0])):
+            own = [(t, _st(a, tprop, t)) for t in by_sp.get((a, tprop), [])]
+            if not own and PROV.Activity not in by_sp.get((a, RDF.type), []):
+                continue
+            if len(own) + len(events) > 1 and _differ((t for t, _ in own + events), times=True):
+                v(unique_time, f"activity {_n3(a)} has one {what} time, but its {what}s and "
+                  f"{_n3(tprop)} give different times", *(st for _, st in own + events))
 
 
 def _event_times(by_sp: Any, by_p: Any, binary: Any,
@@ -390,11 +569,22 @@ def _ordering(by_sp: Any, by_p: Any, v: Any) -> None:
 
 
 def _acyclic(by_p: Any, v: Any) -> None:
+    """Cycles of generation ordering (PROV-CONSTRAINTS §6.2): an edge from an entity to one
+    generated before it, strictly (C42 derivation-generation-generation-ordering) or not
+    (C45 specialization-generation-ordering: specializationOf(e2, e1) puts e1's generation
+    no later than e2's). A cycle through a strict edge is a generation that strictly
+    precedes itself; a cycle of specializations only is a specialization of itself
+    (Inference 19 specialization-transitive, C52)."""
     edges: dict[Any, list[tuple[Any, str]]] = defaultdict(list)
+    strict: set[str] = set()
     for p in _DERIVATIONS:
         for s, o in by_p.get(p, ()):
             if not isinstance(o, Literal):
                 edges[s].append((o, _st(s, p, o)))
+                strict.add(_st(s, p, o))
+    for s, o in by_p.get(PROV.specializationOf, ()):
+        if not isinstance(o, Literal) and s != o:  # s == o: reported as C52 on its own
+            edges[s].append((o, _st(s, PROV.specializationOf, o)))
     # Tarjan's strongly connected components, iterative
     index: dict[Any, int] = {}
     low: dict[Any, int] = {}
@@ -437,14 +627,22 @@ def _acyclic(by_p: Any, v: Any) -> None:
                 members = set(comp)
                 stmts = [st for m in sorted(members, key=_n3) for (o, st) in edges.get(m, ())
                          if o in members]
-                if len(comp) > 1 or stmts:
-                    v("C42 derivation acyclicity",
-                      f"derivation cycle through {', '.join(_n3(m) for m in sorted(members, key=_n3))}",
-                      *stmts)
+                names = ', '.join(_n3(m) for m in sorted(members, key=_n3))
+                if any(st in strict for st in stmts):
+                    through = (" and specialization (C45 specialization-generation-ordering)"
+                               if not all(st in strict for st in stmts) else "")
+                    v("C42 derivation acyclicity", f"derivation cycle through {names}{through}: "
+                      "a generation strictly precedes itself", *stmts)
+                elif len(comp) > 1:
+                    v("C52 impossible-specialization-reflexive", f"specialization cycle through "
+                      f"{names}: each is a specialization of itself (Inference 19 "
+                      "specialization-transitive)", *stmts)
 
 
 def _typing(ts: list[tuple[Any, Any, Any]], by_p: Any, by_sp: Any,
-            node_kinds: dict[Any, Any], v: Any) -> None:
+            node_kinds: dict[Any, Any], v: Any) -> dict[str, dict[Any, str]]:
+    """Constraint 50 typing with 53-56; returns, per kind ("E", "A", "G"), the resources
+    of that kind with the statement that says so."""
     why: dict[str, dict[Any, str]] = {"E": {}, "A": {}, "G": {}}
     for s, p, o in ts:
         if p == RDF.type:
@@ -486,6 +684,57 @@ def _typing(ts: list[tuple[Any, Any, Any]], by_p: Any, by_sp: Any,
         if c in empties:
             v("C56 membership-empty-collection", f"{_n3(c)} is a prov:EmptyCollection but has "
               f"member {_n3(e)}", _st(c, RDF.type, PROV.EmptyCollection), _st(c, PROV.hadMember, e))
+    return why
+
+
+_STRINGS = (XSD + "string", RDF.langString)
+
+
+def _a(noun: str) -> str:
+    return ("an " if noun[:1] in "aeiou" else "a ") + noun
+
+
+def _attributes(by_p: Any, node_kinds: dict[Any, Any], kinds_of: dict[str, dict[Any, str]],
+                graph: str | None) -> list[AttributeWarning]:
+    """PROV-DM §5.7.2 attribute warnings, each at its statement (subject, predicate, graph)."""
+    out: list[AttributeWarning] = []
+
+    def w(rule: str, message: str, s: Any, p: Any, *stmts: str) -> None:
+        out.append(AttributeWarning(rule, message, _n3(s), _n3(p), graph, stmts))
+
+    # §5.7.2.1: "The value associated with the attribute prov:label MUST be a string"
+    for s, o in by_p.get(RDFS.label, ()):
+        if not isinstance(o, Literal) or o.datatype_iri not in _STRINGS:
+            w("PROV-DM 5.7.2.1 prov:label", f"the label of {_n3(s)} is {_n3(o)}, not a string",
+              s, RDFS.label, _st(s, RDFS.label, o))
+    # §5.7.2.3: prov:role is allowed in usage, generation, invalidation, association, start
+    # and end only
+    for s, o in by_p.get(PROV.hadRole, ()):
+        kinds = sorted(node_kinds.get(s, {}))
+        if not kinds or any(k not in _ROLE_KINDS for k in kinds):
+            what = _a("/".join(k.lower() for k in kinds)) if kinds else "no qualified influence"
+            w("PROV-DM 5.7.2.3 prov:role", f"{_n3(s)} is {what}: prov:role belongs to a usage, "
+              "generation, invalidation, association, start or end", s, PROV.hadRole,
+              _st(s, PROV.hadRole, o))
+    # §5.7.2.5: prov:value occurs at most once, and only in entities
+    values: dict[Any, list[Any]] = defaultdict(list)
+    for s, o in by_p.get(PROV.value, ()):
+        values[s].append(o)
+    for s, vals in values.items():
+        if len(vals) > 1:
+            w("PROV-DM 5.7.2.5 prov:value", f"{_n3(s)} has {len(vals)} prov:value values; an "
+              "entity has at most one", s, PROV.value, *(_st(s, PROV.value, o) for o in vals))
+        if s in node_kinds:
+            what = _a("/".join(k.lower() for k in sorted(node_kinds[s])))
+        elif s in kinds_of["A"] and s not in kinds_of["E"]:
+            what = "an activity"
+        elif s in kinds_of["G"] and s not in kinds_of["E"]:
+            what = "an agent"
+        else:
+            continue
+        w("PROV-DM 5.7.2.5 prov:value", f"{_n3(s)} is {what}: prov:value belongs to entities "
+          "only", s, PROV.value, *(_st(s, PROV.value, o) for o in vals))
+    return out
 
 
 _TIME_PROPERTIES = (PROV.startedAtTime, PROV.endedAtTime, PROV.generatedAtTime,
@@ -520,7 +769,9 @@ def check_document(doc: Any) -> list[ConstraintViolation]:
         doc: a :class:`prov.model.ProvDocument`.
 
     Returns:
-        ``list[ConstraintViolation]`` (C22 for elements, C23 for relations).
+        ``list[ConstraintViolation]`` (C22 for elements, C23 for relations: two values
+        for one argument; a ``-`` and a value for a non-expandable argument, §5.1
+        Table 3; an imprecise and a precise derivation, Definition 4).
     """
     from prov.constants import (PROV_ATTR_ACTIVITY, PROV_ATTR_GENERATION, PROV_ATTR_USAGE,
                                 PROV_DERIVATION)
@@ -542,6 +793,17 @@ def check_document(doc: Any) -> list[ConstraintViolation]:
                 if len(vals) > 1:
                     out.append(ConstraintViolation(num, f"records with id <{ident}> give "
                                f"{attr.localpart} {len(vals)} different values", provn, g))
+            # §5.1 Table 3: a '-' in a non-expandable position means "none", which does
+            # not merge with a value (Constraint 23)
+            for role in _NON_EXPANDABLE.get(rtype.localpart, ()):
+                given = [dict((a.localpart, x) for a, x in r.formal_attributes).get(role)
+                         is not None for r in recs]
+                if any(given) and not all(given):
+                    out.append(ConstraintViolation(
+                        num, f"{rtype.localpart.lower()} <{ident}> is given once with {role} "
+                        f"'-' and once with a {role}; in this position '-' means no {role}, "
+                        "which does not merge with one (PROV-CONSTRAINTS §5.1 Table 3, "
+                        "non-expandable)", provn, g))
             if rtype == PROV_DERIVATION:
                 slots = (PROV_ATTR_ACTIVITY, PROV_ATTR_GENERATION, PROV_ATTR_USAGE)
                 precise = [any(dict(r.formal_attributes).get(a) is not None for a in slots)
@@ -553,6 +815,10 @@ def check_document(doc: Any) -> list[ConstraintViolation]:
                         "derivation do not unify with values (PROV-CONSTRAINTS Definition 4)",
                         provn, g))
     return out
+
+
+_NON_EXPANDABLE: dict[str, tuple[str, ...]] = {
+    str(r.record): r.non_expandable for r in PROV_RELATIONS if r.non_expandable}
 
 
 def _value_key(v: Any) -> Any:

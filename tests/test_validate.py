@@ -44,6 +44,31 @@ CASES = [
      "<http://example.org/b>, <http://example.org/c>"),
     ("specializationOf(ex:e, ex:e)", "C52 impossible-specialization-reflexive",
      "<http://example.org/e> is a specialization of itself"),
+    ("wasDerivedFrom(ex:d; ex:e2, ex:e1, -, ex:g, -)", "C51 impossible-unspecified-derivation-"
+     "generation-use", "derivation <http://example.org/d> names a generation or usage but no "
+     "activity"),
+    ("specializationOf(ex:e2, ex:e1)\nspecializationOf(ex:e1, ex:e2)",
+     "C52 impossible-specialization-reflexive", "specialization cycle through "
+     "<http://example.org/e1>, <http://example.org/e2>: each is a specialization of itself"),
+    ("wasDerivedFrom(ex:e2, ex:e1)\nspecializationOf(ex:e1, ex:e2)",
+     "C42 derivation acyclicity", "derivation cycle through <http://example.org/e1>, "
+     "<http://example.org/e2> and specialization (C45 specialization-generation-ordering)"),
+    ("wasStartedBy(ex:s1; ex:a, ex:e, ex:a0, -)\nwasStartedBy(ex:s2; ex:a, ex:e, ex:a0, -)",
+     "C26 unique-wasStartedBy", "activity <http://example.org/a> has 2 starts by "
+     "<http://example.org/a0> with different ids"),
+    ("wasEndedBy(ex:s1; ex:a, ex:e, ex:a0, -)\nwasEndedBy(ex:s2; ex:a, ex:e, ex:a0, -)",
+     "C27 unique-wasEndedBy", "activity <http://example.org/a> has 2 ends by "
+     "<http://example.org/a0> with different ids"),
+    ("wasStartedBy(ex:s1; ex:a, -, ex:a0, 2024-01-01T00:00:00Z)\n"
+     "wasStartedBy(ex:a, ex:e, ex:a0, 2024-01-02T00:00:00Z)",
+     "C26 unique-wasStartedBy", "the starts of activity <http://example.org/a> by "
+     "<http://example.org/a0> are one start (C26), which then has 2 different times"),
+    ("activity(ex:a, 2024-01-01T00:00:00Z, -)\nwasStartedBy(ex:s; ex:a, -, -, 2024-01-02T00:00:00Z)",
+     "C28 unique-startTime", "activity <http://example.org/a> has one start time, but its "
+     "starts and <http://www.w3.org/ns/prov#startedAtTime> give different times"),
+    ("activity(ex:a, -, 2024-01-01T00:00:00Z)\nwasEndedBy(ex:s; ex:a, -, -, 2024-01-02T00:00:00Z)",
+     "C29 unique-endTime", "activity <http://example.org/a> has one end time, but its "
+     "ends and <http://www.w3.org/ns/prov#endedAtTime> give different times"),
     ("used(ex:x; ex:a, ex:e, -)\nwasGeneratedBy(ex:x; ex:e2, ex:a, -)",
      "C53 impossible-property-overlap", "<http://example.org/x> is the id of relations of "
      "different kinds (Generation, Usage)"),
@@ -65,6 +90,79 @@ def test_each_constraint_is_reported_with_the_statements_involved(provn, constra
     assert message in found[0].message
     assert found[0].statements and all(s.endswith(" .") for s in found[0].statements)
     assert not report.conforms
+
+
+MISSING_OBJECT_TTL = """@prefix prov: <http://www.w3.org/ns/prov#> .
+@prefix ex: <http://example.org/> .
+ex:e prov:qualifiedAttribution ex:at . ex:at a prov:Attribution .
+ex:a2 prov:qualifiedCommunication ex:c . ex:c a prov:Communication .
+ex:x prov:qualifiedInfluence ex:i .
+ex:a prov:qualifiedGeneration ex:g . ex:g a prov:Generation .
+ex:a3 prov:qualifiedAssociation ex:as . ex:as prov:hadPlan ex:p .
+"""
+
+
+def test_a_relation_without_its_mandatory_object_is_a_violation():
+    _, report = violations(MISSING_OBJECT_TTL, "turtle")
+    got = sorted((v.constraint, v.message.split(";")[0]) for v in report.violations)
+    assert got == [
+        ("PROV-DM mandatory-argument", "Attribution <http://example.org/at> has no agent "
+         "(<http://www.w3.org/ns/prov#agent>)"),
+        ("PROV-DM mandatory-argument", "Communication <http://example.org/c> has no informant "
+         "(<http://www.w3.org/ns/prov#activity>)"),
+        ("PROV-DM mandatory-argument", "Influence <http://example.org/i> has no influencer "
+         "(<http://www.w3.org/ns/prov#influencer>)"),
+    ]  # a generation's activity and an association's agent may be '-' (Table 3)
+
+
+@pytest.mark.parametrize("text", [
+    "wasAssociatedWith(ex:as; ex:a, ex:ag, ex:p)\nwasAssociatedWith(ex:as; ex:a, ex:ag, -)",
+    "actedOnBehalfOf(ex:d; ex:ag2, ex:ag1, ex:a)\nactedOnBehalfOf(ex:d; ex:ag2, ex:ag1, -)"])
+def test_a_non_expandable_placeholder_and_a_value_under_one_id_are_reported_on_import(text):
+    report, _ = violations(text)
+    (w,) = report.warnings
+    assert "C23 key-properties" in w and "non-expandable" in w
+
+
+def test_starts_by_different_starters_or_without_times_pass():
+    for text in ("wasStartedBy(ex:s1; ex:a, ex:e, ex:a0, -)\nwasStartedBy(ex:s2; ex:a, ex:e, ex:b0, -)",
+                 "wasStartedBy(ex:s1; ex:a, ex:e, -, -)\nwasStartedBy(ex:s2; ex:a, ex:e, -, -)",
+                 "activity(ex:a, 2024-01-01T00:00:00Z, -)\n"
+                 "wasStartedBy(ex:s; ex:a, -, -, 2024-01-01T01:00:00+01:00)",
+                 "specializationOf(ex:e3, ex:e2)\nspecializationOf(ex:e2, ex:e1)\n"
+                 "wasDerivedFrom(ex:e3, ex:e1)"):
+        _, report = violations(text)
+        assert report.violations == [], [str(v) for v in report.violations]
+
+
+def test_attribute_warnings_carry_their_location_and_do_not_fail_the_report():
+    _, report = violations(
+        "entity(ex:e, [prov:label=1, prov:value=1, prov:value=\"x\"])\n"
+        "activity(ex:a, -, -, [prov:value=2, prov:label=\"fine\"@en])\nagent(ex:ag)\n"
+        "wasAttributedTo(ex:at; ex:e, ex:ag, [prov:role=\"author\"])\n"
+        "used(ex:u; ex:a, ex:e, -, [prov:role='ex:input'])")
+    assert report.violations == [] and report.conforms
+    got = [(w.rule, w.subject, w.predicate, w.graph) for w in report.warnings]
+    assert got == [
+        ("PROV-DM 5.7.2.1 prov:label", "<http://example.org/e>",
+         "<http://www.w3.org/2000/01/rdf-schema#label>", None),
+        ("PROV-DM 5.7.2.3 prov:role", "<http://example.org/at>",
+         "<http://www.w3.org/ns/prov#hadRole>", None),
+        ("PROV-DM 5.7.2.5 prov:value", "<http://example.org/a>",
+         "<http://www.w3.org/ns/prov#value>", None),
+        ("PROV-DM 5.7.2.5 prov:value", "<http://example.org/e>",
+         "<http://www.w3.org/ns/prov#value>", None),
+    ]
+    messages = [w.message for w in report.warnings]
+    assert "the label of <http://example.org/e> is " in messages[0] and "not a string" in messages[0]
+    assert messages[1] == ("<http://example.org/at> is an attribution: prov:role belongs to a "
+                           "usage, generation, invalidation, association, start or end")
+    assert messages[2] == ("<http://example.org/a> is an activity: prov:value belongs to "
+                           "entities only")
+    assert messages[3] == ("<http://example.org/e> has 2 prov:value values; an entity has at "
+                           "most one")
+    assert str(report.warnings[0]).startswith("warning PROV-DM 5.7.2.1 prov:label: the label of")
+    assert "(subject <http://example.org/e>, predicate " in str(report.warnings[0])
 
 
 def test_statement_text_names_the_offending_triples():
@@ -240,3 +338,27 @@ def test_prov_export_of_an_ill_typed_time_names_the_statement_and_suggests_valid
     res = runner.invoke(cli, ["--store", store, "export", "--all", "-o", str(tmp_path / "x.nq")])
     assert res.exit_code == 0  # RDF keeps the literals as they are
     assert '"yesterday"' in (tmp_path / "x.nq").read_text()
+
+
+def test_cli_validate_prints_warnings_with_their_location_and_exits_0(runner, tmp_path):
+    store = str(tmp_path / "s")
+    doc = tmp_path / "warn.provn"
+    doc.write_bytes(HEAD + b"activity(ex:a, -, -, [prov:value=2])\nendDocument")
+    assert runner.invoke(cli, ["--store", store, "import", str(doc)]).exit_code == 0
+    res = runner.invoke(cli, ["--store", store, "validate"])
+    assert res.exit_code == 0, res.output
+    assert res.stdout.splitlines()[0] == (
+        "warning PROV-DM 5.7.2.5 prov:value: <http://example.org/a> is an activity: prov:value "
+        "belongs to entities only (subject <http://example.org/a>, predicate "
+        "<http://www.w3.org/ns/prov#value>)")
+    assert "0 violation(s), 1 warning(s)" in res.stderr
+
+
+def test_the_mandatory_object_is_the_relations_own_slot_or_prov_influencer():
+    ttl = b"""@prefix prov: <http://www.w3.org/ns/prov#> .
+    @prefix ex: <http://example.org/> .
+    ex:e prov:qualifiedAttribution ex:at1 , ex:at2 . ex:at1 prov:entity ex:x . ex:at2 prov:influencer ex:ag .
+    ex:y prov:qualifiedInfluence ex:i . ex:i prov:agent ex:ag ."""
+    _, report = violations(ttl, "turtle")
+    assert [v.message.split(";")[0] for v in report.violations] == [
+        "Attribution <http://example.org/at1> has no agent (<http://www.w3.org/ns/prov#agent>)"]
