@@ -491,10 +491,13 @@ def validate(obj: _Ctx, run_iri: str | None) -> None:
     report = check(obj.store(read_only=True), run_iri)
     for msg in report.messages():
         click.echo(msg)
+    for warning in report.warnings:
+        click.echo(f"warning: {warning}", err=True)
     if report.shacl_note:
         click.echo(f"note: {report.shacl_note}", err=True)
     n = len(report.messages())
-    click.echo(f"{len(report.graphs)} graph(s) checked: {n} violation(s)", err=True)
+    more = f", {len(report.warnings)} warning(s)" if report.warnings else ""
+    click.echo(f"{len(report.graphs)} graph(s) checked: {n} violation(s){more}", err=True)
     if not report.conforms:
         sys.exit(1)
 

@@ -92,8 +92,15 @@ class Literal:
                 return float(self.value)
             if dt == XSD + "boolean":
                 return self.value in ("true", "1")
-            if dt == XSD + "dateTime":
-                return _dt.datetime.fromisoformat(self.value.replace("Z", "+00:00"))
+            if dt in (XSD + "dateTime", XSD + "dateTimeStamp"):
+                # the one reading of a recorded time (issue 15): aware, a time without a
+                # zone read as UTC, so any two decoded times compare
+                from .xsd import instant
+
+                when = instant(self)
+                if when is None:  # not xsd-valid but Python's (an offset with seconds)
+                    when = instant(_dt.datetime.fromisoformat(self.value.replace("Z", "+00:00")))
+                return when
             if dt == RDF_JSON:
                 return json.loads(self.value)
         except ValueError:

@@ -61,7 +61,7 @@ from .relations import DERIVATIONS, PROV_RELATIONS
 from .store import ProvStore
 from .terms import IRI, XSD, BNode, Literal, Term
 from .vocab import GRAPH, PG, PROV, RDF
-from .xsd import ill_typed
+from .xsd import ill_typed, instant
 
 __all__ = ["ConstraintViolation", "ValidationReport", "validate", "check_graph",
            "check_document"]
@@ -96,6 +96,9 @@ class ValidationReport:
 
     Attributes:
         violations: PROV-CONSTRAINTS violations, in graph order.
+        warnings: what is allowed but read with an assumption (a zone-less
+            ``xsd:dateTime``, read as UTC), with its statement and graph; they do not
+            affect :attr:`conforms`.
         shacl: the ``provgraph.shacl`` report (``.conforms``, ``.violations``), or
             ``None`` when the shapes were not checked.
         shacl_note: why the shapes were not checked, or ``""``.
@@ -103,6 +106,7 @@ class ValidationReport:
     """
 
     violations: list[ConstraintViolation] = field(default_factory=list)
+    warnings: list[ConstraintViolation] = field(default_factory=list)
     shacl: Any = None
     shacl_note: str = ""
     graphs: list[IRI | None] = field(default_factory=list)
@@ -161,6 +165,7 @@ def validate(store: ProvStore, run: IRI | str | None = None, *, shapes: bool = T
     for g in graphs:
         triples = [(q[0], q[1], q[2]) for q in store.quads(graph=g)]
         report.violations.extend(check_graph(triples, g))
+        report.warnings.extend(zone_less_times(triples, g))
     if shapes:
         try:
             from .shacl import validate_shapes
@@ -171,6 +176,35 @@ def validate(store: ProvStore, run: IRI | str | None = None, *, shapes: bool = T
             report.shacl = validate_shapes(store, None if run is None else graphs)
     return report
 
+
+def zone_less_times(triples: Iterable[tuple[Any, Any, Any]], graph: IRI | None = None
+                    ) -> list[ConstraintViolation]:
+    """The ``xsd:dateTime`` values without a time zone in one graph, as warnings.
+
+    PROV-DM allows them; provgraph reads them as UTC (:func:`provgraph.xsd.instant`, the
+    one ordering rule), which may not be what the source meant (issue 15).
+
+    Args:
+        triples: ``(subject, predicate, object)`` terms of one graph.
+        graph: that graph, named in each warning (``None``: the default graph).
+
+    Returns:
+        ``list[ConstraintViolation]`` with constraint ``"zone-less xsd:dateTime"``, one
+        per statement, in statement order.
+    """
+    out = []
+    for s, p, o in sorted(set(triples), key=lambda t: tuple(_n3(x) for x in t)):
+        if (isinstance(o, Literal) and o.datatype == XSD + "dateTime"
+                and ill_typed(o) is None and not _has_zone(o.value.strip())):
+            out.append(ConstraintViolation(
+                "zone-less xsd:dateTime", f'"{o.value}" has no time zone; provgraph '
+                'reads it as UTC. Give the zone (Z or +hh:mm) in the source document',
+                (_st(s, p, o),), None if graph is None else str(graph)))
+    return out
+
+
+def _has_zone(value: str) -> bool:
+    return value.endswith("Z") or (len(value) > 6 and value[-6] in "+-" and value[-3] == ":")
 
 # ---------------------------------------------------------------------------
 
@@ -211,12 +245,8 @@ def _st(s: Any, p: Any, o: Any) -> str:
 
 
 def _time(t: Term) -> _dt.datetime | None:
-    if not isinstance(t, Literal):
-        return None
-    try:
-        return _dt.datetime.fromisoformat(t.value.strip().replace("Z", "+00:00"))
-    except ValueError:
-        return None
+    # the one ordering rule (issue 15): provgraph.xsd.instant, a zone-less time read as UTC
+    return instant(t.to_python()) if isinstance(t, Literal) else None
 
 
 def _before(a: _dt.datetime, b: _dt.datetime) -> bool | None:
