@@ -64,3 +64,13 @@ def test_rdf_xml_nested_deeper_than_the_limit_is_refused_quickly(runner, tmp_pat
     assert res.exit_code == 1
     assert res.stderr.startswith("Error: ") and f"deeper than {MAX_XML_DEPTH}" in res.stderr, \
         res.stderr
+
+
+def test_an_empty_store_path_is_a_usage_error_and_writes_nothing(runner, tmp_path,
+                                                                  monkeypatch):
+    # issue 15: --store "" stored into the current directory
+    monkeypatch.chdir(tmp_path)
+    res = runner.invoke(cli, ["--store", "", "init"])
+    assert res.exit_code == 2
+    assert "'--store': is empty; give the store directory" in res.stderr
+    assert list(tmp_path.iterdir()) == []
