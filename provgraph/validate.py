@@ -246,7 +246,7 @@ def _st(s: Any, p: Any, o: Any) -> str:
 
 def _time(t: Term) -> _dt.datetime | None:
     # the one ordering rule (issue 15): provgraph.xsd.instant, a zone-less time read as UTC
-    return instant(t.to_python()) if isinstance(t, Literal) else None
+    return instant(t) if isinstance(t, Literal) else None
 
 
 def _before(a: _dt.datetime, b: _dt.datetime) -> bool | None:
