@@ -74,3 +74,16 @@ def test_an_empty_store_path_is_a_usage_error_and_writes_nothing(runner, tmp_pat
     assert res.exit_code == 2
     assert "'--store': is empty; give the store directory" in res.stderr
     assert list(tmp_path.iterdir()) == []
+
+
+def test_a_write_command_on_a_corrupt_store_is_an_error_line(runner, tmp_path):
+    # issue 15: CURRENT overwritten gave a raw RuntimeError traceback on record/import
+    store = tmp_path / "s"
+    assert runner.invoke(cli, ["--store", str(store), "init"]).exit_code == 0
+    (store / "rdf" / "CURRENT").write_text("garbage\n")
+    events = tmp_path / "e.jsonl"
+    events.write_text('{"event": "run", "label": "x"}\n')
+    res = runner.invoke(cli, ["--store", str(store), "record", str(events)])
+    assert res.exit_code == 1, res.output
+    assert res.stderr.startswith(f"Error: cannot open the store at {store}: the engine reports "
+                                 "Corruption: CURRENT file corrupted. The store is damaged")
