@@ -77,6 +77,7 @@ pass_ctx = click.make_pass_decorator(_Ctx)
 
 @click.group(cls=_Group, context_settings=CONTEXT_SETTINGS)
 @click.option("--store", "store_path", metavar="PATH", envvar="PROVGRAPH_STORE",
+              callback=lambda ctx, param, value: _non_empty_store(value),
               help="Store directory (default: $PROVGRAPH_STORE, else ./.provgraph).")
 @click.option("--memory", is_flag=True, help="Use a throw-away in-memory store.")
 @click.option("--endpoint", metavar="URL", envvar="PROVGRAPH_ENDPOINT",
@@ -256,6 +257,14 @@ _RAG_FORMATS = tuple(importers.FORMATS)
 _DOCUMENT_FORMATS = ("auto", *(name for name, f in io.FORMATS.items() if f.readable))
 _IMPORT_FORMATS = _DOCUMENT_FORMATS + _RAG_FORMATS
 _EXPORT_FORMATS = tuple(io.FORMATS)
+
+
+def _non_empty_store(value: str | None) -> str | None:
+    """``--store ""`` is a usage error (issue 15: it stored into the current directory)."""
+    if value is not None and not value.strip():
+        raise click.BadParameter("is empty; give the store directory, or leave --store and "
+                                 "$PROVGRAPH_STORE out for ./.provgraph", param_hint="'--store'")
+    return value
 
 
 def _iri_option(ctx: click.Context, param: click.Parameter, value: str | None) -> str | None:
@@ -497,7 +506,7 @@ def validate(obj: _Ctx, run_iri: str | None) -> None:
     for msg in report.messages():
         click.echo(msg)
     for warning in report.warnings:
-        click.echo(str(warning))
+        click.echo(str(warning), err=True)
     if report.shacl_note:
         click.echo(f"note: {report.shacl_note}", err=True)
     n = len(report.messages())

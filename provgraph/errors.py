@@ -11,6 +11,7 @@
         QueryNotFound          no named query or file (.name, .searched)
         QuerySyntaxError       SPARQL that does not parse (.path, .detail)
         QueryParameterError    header/body mismatch or missing/unexpected values (.name, .missing, .unexpected)
+        QueryRefused           untrusted SPARQL that would reach the network or write (.source, .clause)
       VocabularyError        unknown term or an ontology that does not load
       RecordError            invalid provenance input: missing field, naive datetime, bad range
         EventLogError          a malformed JSONL event (.line, .field)
@@ -125,6 +126,23 @@ class QuerySyntaxError(QueryError):
         self.path = path
         self.detail = detail
         super().__init__(f"SPARQL syntax error in {path}: {detail}")
+
+
+class QueryRefused(QueryError):
+    """Untrusted SPARQL (a query file, ``provgraph query``, the ``/sparql`` endpoint) that
+    provgraph will not run: a clause that makes the engine fetch (``SERVICE``, ``LOAD``),
+    an update where a query is expected, or a text its checker cannot read.
+
+    Attributes:
+        source: the file or ``"<request>"``.
+        clause: what was refused (``"SERVICE"``, ``"LOAD"``, ``"update"``,
+            ``"unchecked"``, ``"depth"``).
+    """
+
+    def __init__(self, source: str, clause: str, message: str) -> None:
+        self.source = source
+        self.clause = clause
+        super().__init__(message)
 
 
 class QueryParameterError(QueryError):

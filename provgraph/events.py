@@ -33,6 +33,7 @@ from typing import IO, Any
 
 import jsonschema
 
+from .limits import loads_json
 from .errors import EventLogError, ProvgraphError
 from .model import Agent, Hit, Segment
 from .recorder import Recorder
@@ -51,7 +52,7 @@ def _schema_text() -> str:
 
 def schema() -> dict[str, Any]:
     """The event log JSON Schema (a fresh copy)."""
-    loaded: dict[str, Any] = json.loads(_schema_text())
+    loaded: dict[str, Any] = loads_json(_schema_text())
     return loaded
 
 
@@ -72,7 +73,7 @@ def iter_events(lines: Iterable[str], source: str = "<events>") -> Iterator[tupl
         if not line or line.startswith("//"):
             continue
         try:
-            obj = json.loads(line)
+            obj = loads_json(line)
         except json.JSONDecodeError as exc:
             raise EventLogError(source, n, None, f"not valid JSON ({exc.msg} at column {exc.colno})") from None
         if not isinstance(obj, dict):

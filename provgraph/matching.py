@@ -17,6 +17,10 @@ Rules (issue 3):
   under the policy. One occurrence is a match. Several: the W3C
   TextQuoteSelector prefix and suffix must single one out, otherwise
   ``ambiguous`` - never silently the first. No fuzzy matching is done.
+  When the quote occurs both exactly and (elsewhere) only under the policy, and a
+  prefix or suffix is given, all of them are candidates (issue 15): an occurrence
+  whose context agrees beats one whose context does not, then an exact one beats a
+  normalized one; several equally good occurrences are ``ambiguous``.
 * Page and block ranges select whole pages or blocks; a quote is then searched
   for inside them.
 * Without a quote: ``located`` with the range (or the whole text); nothing is
@@ -264,6 +268,58 @@ def _decide(hay: str, spans: list[tuple[int, int, int, int]], prefix: str | None
                    f"{detail}: give a prefix, suffix or range to choose one")
 
 
+def _decide_mixed(text: str, ntext: str, quote: str, hits: list[int],
+                  spans: list[tuple[int, int, int, int]], prefix: str | None,
+                  suffix: str | None, policy: Policy) -> Located:
+    """Choose among exact occurrences (``hits``) and occurrences under ``policy``
+    (``spans``: normalized start/end, original start/end) of one quote.
+
+    An occurrence whose context agrees with the prefix and suffix (compared under the
+    policy) is better than one whose context does not; among equals, an exact occurrence
+    is better than a normalized one. One best occurrence is the match; several equally
+    good ones are ``ambiguous``. Issue 15: the context used to be ignored as soon as one
+    exact occurrence existed.
+    """
+    n = len(quote)
+    pre = policy.normalize_context(prefix) if prefix else ""
+    suf = policy.normalize_context(suffix) if suffix else ""
+    cands: dict[tuple[int, int], tuple[bool, bool]] = {}  # span -> (context agrees, exact)
+    for ns, ne, os_, oe in spans:
+        cands[(os_, oe)] = (_context_ok(ntext, ns, ne, pre, suf, False), text[os_:oe] == quote)
+    for h in hits:
+        if (h, h + n) not in cands:
+            ok = _context_ok(text, h, h + n, prefix or "", suffix or "", True)
+            cands[(h, h + n)] = (ok, True)
+    rank = max(cands.values())
+    best = sorted(span for span, r in cands.items() if r == rank)
+    exact_n = sum(1 for _, ex in cands.values() if ex)
+    count = (f"the quote occurs {len(cands)} times ({exact_n} exactly, {len(cands) - exact_n} "
+             f"only under {policy.label})")
+    context = bool(prefix or suffix)
+    if len(best) > 1:
+        detail = ("; " + (f"{len(best)} of them have the given prefix and suffix" if rank[0]
+                          else "none of them has the given prefix and suffix") if context
+                  else "")
+        shown = ", ".join(f"[{s}, {e})" for s, e in best[:5])
+        return Located("ambiguous", None, None, policy,
+                       f"{count}{detail}; equally good at code points {shown}: give a prefix, "
+                       "suffix or range to choose one")
+    (os_, oe), (ok, exact) = best[0], rank
+    if context and ok:
+        why = "the prefix and suffix select"
+    elif context:
+        why = ("note: the given prefix or suffix matches none of them; the exact occurrence "
+               "is")
+    else:
+        why = "no prefix or suffix was given; the exact occurrence is"
+    if exact:
+        return Located("quote_match", os_, oe, EXACT,
+                       f"{count}; {why} the one at code points [{os_}, {oe})")
+    return Located("normalized_match", os_, oe, policy,
+                   f"{count}; {why} the one at code points [{os_}, {oe}) under {policy.label} "
+                   "(not exactly)")
+
+
 class _WordIndex:
     """Where each word starts in a text, keyed by its first :attr:`K` code points.
 
@@ -386,19 +442,12 @@ def search(src: SourceText, quote: str, prefix: str | None = None, suffix: str |
             else:
                 kept.append(h)
         hits = kept
-    if len(hits) == 1:
-        first = hits[0]
-        note = _context_note(text, first, first + n, prefix, suffix, EXACT) if (prefix or suffix) else ""
-        return Located("quote_match", first, first + n, EXACT,
-                       f"the quote occurs once, at code points [{first}, {first + n})" + note)
-    if hits:
-        return _decide(text, [(h, h + n, h, h + n) for h in hits], prefix, suffix, EXACT,
-                       "quote_match", "", policy)
-    if policy is not EXACT:
+    spans: list[tuple[int, int, int, int]] = []
+    nt: NormalizedText | None = None
+    if policy is not EXACT and (not hits or prefix or suffix):
         nq = policy.normalize_quote(quote)
         if nq:
             nt = _normalized(src, policy)
-            spans: list[tuple[int, int, int, int]] = []
             for i in _find_all(nt.text, nq, 0, len(nt.text), src, policy.label):
                 m = nt.to_original(i, i + len(nq))
                 if m is not None and lo <= m[0] and m[1] <= hi:
@@ -407,9 +456,20 @@ def search(src: SourceText, quote: str, prefix: str | None = None, suffix: str |
                         split.append((m[0], m[1], why))
                     else:
                         spans.append((i, i + len(nq), m[0], m[1]))
-            if spans:
-                return _decide(nt.text, spans, prefix, suffix, policy, "normalized_match",
-                               f" under {policy.label} (not exactly)")
+    if hits and nt is not None and any(text[o:e] != quote for _, _, o, e in spans):
+        # issue 15: the context chooses between exact and normalized occurrences alike
+        return _decide_mixed(text, nt.text, quote, hits, spans, prefix, suffix, policy)
+    if len(hits) == 1:
+        first = hits[0]
+        note = _context_note(text, first, first + n, prefix, suffix, EXACT) if (prefix or suffix) else ""
+        return Located("quote_match", first, first + n, EXACT,
+                       f"the quote occurs once, at code points [{first}, {first + n})" + note)
+    if hits:
+        return _decide(text, [(h, h + n, h, h + n) for h in hits], prefix, suffix, EXACT,
+                       "quote_match", "", policy)
+    if spans and nt is not None:
+        return _decide(nt.text, spans, prefix, suffix, policy, "normalized_match",
+                       f" under {policy.label} (not exactly)")
     where = " in the text" if (lo, hi) == (0, len(text)) else f" within code points [{lo}, {hi})"
     under = "" if policy is EXACT else f", exactly or under {policy.label}"
     if split:

@@ -36,6 +36,7 @@ import json
 from bisect import bisect_right
 from collections.abc import Iterable
 
+from .limits import loads_json
 from .offsets import SourceText
 
 __all__ = ["BLOCKS_MEDIA_TYPE", "BlockText", "encode_blocks", "is_blocks_media_type",
@@ -164,7 +165,7 @@ class BlockText:
             raise ValueError(str(exc)) from None
         text = raw.text
         try:
-            value = json.loads(text)
+            value = loads_json(text)
         except json.JSONDecodeError as exc:
             raise ValueError(f"{name} is not JSON ({exc.msg} at line {exc.lineno} column "
                              f"{exc.colno}); a {BLOCKS_MEDIA_TYPE} document is a JSON array "

@@ -21,9 +21,12 @@ Checked when a file loads (:class:`QueryParameterError` / :class:`QuerySyntaxErr
   ``SELECT`` (values are bound with SPARQL substitution, SEP-0007, which
   pyoxigraph 0.5.13 applies only to projected variables);
 * ``returns`` lists exactly the projected variables, in order;
-* no ``SERVICE`` clause: a query file, bundled or given by path, never makes the
-  engine send a request over the network (pyoxigraph evaluates SPARQL 1.1
-  Federated Query with HTTP requests).
+* no ``SERVICE`` or ``LOAD`` clause and no update: a query file given by path or
+  from the user's directories passes :func:`provgraph.sparql_guard.check_untrusted`
+  (a SPARQL parser's tree, not a text scan; issue 15) before the engine sees it, so
+  it never makes the engine send a request over the network (pyoxigraph evaluates
+  SPARQL 1.1 Federated Query with HTTP requests). The bundled queries are trusted
+  (``tests/test_sparql_guard.py`` checks that they pass it too).
 
 Values are bound as RDF terms, never pasted into the text: ``x> } ; DROP ALL ; <y``
 given as an ``iri`` is rejected as an invalid IRI, and as a ``string`` it is one
@@ -42,6 +45,7 @@ from typing import Any
 
 from .errors import NotFound, QueryError, QueryNotFound, QueryParameterError, QuerySyntaxError
 from .resources import data_dir
+from .sparql_guard import check_untrusted
 from .store import ProvStore, check_query_syntax
 from .terms import IRI, Literal, Term, XSD
 
@@ -197,23 +201,6 @@ def _strip_comments_and_strings(text: str) -> str:
     return "".join(out)
 
 
-_SERVICE = re.compile(r"SERVICE", re.IGNORECASE)
-
-
-def _service_clause(body: str) -> int | None:
-    """Offset of the first ``SERVICE`` keyword in ``body`` (comments, strings and IRIs
-    blanked), or ``None``. Part of a name (``?service``, ``ex:service``, ``_:service``,
-    a language tag) is not the keyword; anything else is taken for it, so a doubtful
-    case is refused rather than sent to the network (``1SERVICE <...>`` parses)."""
-    for m in _SERVICE.finditer(body):
-        before = body[m.start() - 1] if m.start() else " "
-        after = body[m.end()] if m.end() < len(body) else " "
-        if before.isalpha() or before in "_:?$@-\\%" or after.isalnum() or after in "_:-":
-            continue
-        return m.start()
-    return None
-
-
 def _projection(body: str) -> list[str] | None:
     """Variables projected by the outer SELECT, in order; ``None`` for ``SELECT *`` or
     a non-SELECT query."""
@@ -260,11 +247,15 @@ def _projection(body: str) -> list[str] | None:
     return names
 
 
-def parse_query(text: str, path: str, default_name: str) -> NamedQuery:
+def parse_query(text: str, path: str, default_name: str, *, trusted: bool = False) -> NamedQuery:
     """Parse and check one ``.rq`` text (see the module docstring for the rules).
 
+    ``trusted=True`` only for provgraph's bundled ``queries/``; any other text first
+    passes :func:`provgraph.sparql_guard.check_untrusted`.
+
     Raises:
-        QueryError: the query has a ``SERVICE`` clause (refused before anything runs).
+        QueryRefused: an untrusted query with a ``SERVICE`` or ``LOAD`` clause, an update,
+            or nesting too deep to check (refused before anything runs).
         QuerySyntaxError: the body does not parse or the header is malformed.
         QueryParameterError: header and body disagree.
     """
@@ -290,13 +281,8 @@ def parse_query(text: str, path: str, default_name: str) -> NamedQuery:
         params.append(Param(pm.group(2), pm.group(3), bool(pm.group(1))))
     returns = tuple(t.lstrip("?$") for t in header.get("returns", "").split())
     body = _strip_comments_and_strings(text)
-    service = _service_clause(body)
-    if service is not None:  # before the syntax check, which evaluates the query
-        raise QueryError(
-            f"{path}: line {body.count(chr(10), 0, service) + 1}: SERVICE (SPARQL 1.1 Federated "
-            "Query) is refused: it makes the engine send requests over the network, and provgraph "
-            "never lets a query file do that. Query the local store only (remove the SERVICE "
-            "clause), or run federated queries with a SPARQL client you trust")
+    if not trusted:  # before the engine's syntax check, which evaluates the query
+        check_untrusted(text, path)
     check_query_syntax(text, path)
     used = set(_VAR.findall(body))
     unused = [p.name for p in params if p.name not in used]
@@ -346,9 +332,11 @@ class QueryCatalog:
     def _load(self) -> dict[str, NamedQuery]:
         if self._cache is None:
             found: dict[str, NamedQuery] = {}
+            bundled = data_dir("queries")
             for d in self._dirs:
                 for path in sorted(Path(d).glob("*.rq")):
-                    q = parse_query(path.read_text(encoding="utf-8"), str(path), path.stem)
+                    q = parse_query(path.read_text(encoding="utf-8"), str(path), path.stem,
+                                    trusted=Path(d) == bundled)
                     found[q.name] = q
             self._cache = found
         return self._cache

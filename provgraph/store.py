@@ -746,6 +746,11 @@ class EmbeddedStore(ProvStore):
                 if blobs is None:
                     blobs = Originals(root / "originals")
             self.originals = blobs
+        except RuntimeError as exc:  # RocksDB "Corruption: ..." on a write open (issue 15)
+            raise StoreError(
+                f"cannot open the store at {path}: the engine reports {exc}. The store is "
+                "damaged or not a provgraph store: restore it from a backup (or 'provgraph "
+                "export --all' of a copy that opens), or choose another --store") from exc
         except OSError as exc:
             if read_only:
                 raise StoreError(

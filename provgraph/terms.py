@@ -92,8 +92,11 @@ class Literal:
                 return float(self.value)
             if dt == XSD + "boolean":
                 return self.value in ("true", "1")
-            if dt == XSD + "dateTime":
-                return _dt.datetime.fromisoformat(self.value.replace("Z", "+00:00"))
+            if dt in (XSD + "dateTime", XSD + "dateTimeStamp"):
+                # the one reading of a recorded time (issue 15): aware, a time without a
+                # zone read as UTC, so any two decoded times compare
+                when = _dt.datetime.fromisoformat(self.value.replace("Z", "+00:00"))
+                return zoneless_as_utc(when)
             if dt == RDF_JSON:
                 return json.loads(self.value)
         except ValueError:
@@ -121,6 +124,20 @@ _INT_TYPES = frozenset(
 
 Term = Union[IRI, BNode, Literal]
 Quad = tuple[Union[IRI, BNode], IRI, Term, Union[IRI, None]]
+
+
+def zoneless_as_utc(when: _dt.datetime) -> _dt.datetime:
+    """``when`` itself when it has a zone, else the same wall time in UTC: provgraph's one
+    rule for a time without a zone (README "Auditing"; :func:`provgraph.xsd.instant` and
+    :meth:`Literal.to_python` apply it, issue 15).
+
+    Example:
+        >>> zoneless_as_utc(_dt.datetime(2026, 3, 2, 9, 0)).isoformat()
+        '2026-03-02T09:00:00+00:00'
+    """
+    if when.tzinfo is None or when.utcoffset() is None:
+        return when.replace(tzinfo=_dt.timezone.utc)
+    return when
 
 
 def lit(value: Any) -> Literal:

@@ -92,7 +92,7 @@ from .relations import DERIVATIONS, PROV_RELATIONS
 from .store import ProvStore
 from .terms import IRI, XSD, BNode, Literal, Term
 from .vocab import GRAPH, PG, PROV, RDF, RDFS
-from .xsd import ill_typed
+from .xsd import ill_typed, instant
 
 __all__ = ["ConstraintViolation", "AttributeWarning", "ValidationReport", "validate",
            "check_graph", "check_attributes", "check_document"]
@@ -123,7 +123,8 @@ class ConstraintViolation:
 
 @dataclass(frozen=True)
 class AttributeWarning:
-    """A PROV-DM attribute used where PROV-DM gives it no meaning (PROV-DM §5.7.2).
+    """A PROV-DM attribute used where PROV-DM gives it no meaning (PROV-DM §5.7.2), or
+    a value provgraph reads with an assumption (a zone-less ``xsd:dateTime``, read as UTC).
 
     Not a violation: PROV-DM lets a document assert it, and a report with only
     warnings conforms.
@@ -161,8 +162,10 @@ class ValidationReport:
             ``None`` when the shapes were not checked.
         shacl_note: why the shapes were not checked, or ``""``.
         graphs: the graphs checked (``None`` is the default graph).
-        warnings: PROV-DM attribute warnings (:class:`AttributeWarning`), in graph
-            order; they do not affect :attr:`conforms`.
+        warnings: what PROV-DM allows but provgraph reads with an assumption or
+            without a meaning (:class:`AttributeWarning`: PROV-DM attribute warnings,
+            and zone-less ``xsd:dateTime`` values, read as UTC), in graph order, each
+            with its statement and graph; they do not affect :attr:`conforms`.
     """
 
     violations: list[ConstraintViolation] = field(default_factory=list)
@@ -232,6 +235,7 @@ def validate(store: ProvStore, run: IRI | str | None = None, *, shapes: bool = T
         violations, warnings = _check(triples, g)
         report.violations.extend(violations)
         report.warnings.extend(warnings)
+        report.warnings.extend(zone_less_times(triples, g))
     if shapes:
         try:
             from .shacl import validate_shapes
@@ -242,6 +246,36 @@ def validate(store: ProvStore, run: IRI | str | None = None, *, shapes: bool = T
             report.shacl = validate_shapes(store, None if run is None else graphs)
     return report
 
+
+def zone_less_times(triples: Iterable[tuple[Any, Any, Any]], graph: IRI | None = None
+                    ) -> list[AttributeWarning]:
+    """The ``xsd:dateTime`` values without a time zone in one graph, as warnings.
+
+    PROV-DM allows them; provgraph reads them as UTC (:func:`provgraph.xsd.instant`, the
+    one ordering rule), which may not be what the source meant (issue 15).
+
+    Args:
+        triples: ``(subject, predicate, object)`` terms of one graph.
+        graph: that graph, named in each warning (``None``: the default graph).
+
+    Returns:
+        ``list[AttributeWarning]`` with rule ``"zone-less xsd:dateTime"``, one per
+        statement, in statement order.
+    """
+    out = []
+    for s, p, o in sorted(set(triples), key=lambda t: tuple(_n3(x) for x in t)):
+        if (isinstance(o, Literal) and o.datatype == XSD + "dateTime"
+                and ill_typed(o) is None and not _has_zone(o.value.strip())):
+            out.append(AttributeWarning(
+                rule="zone-less xsd:dateTime", message=f'"{o.value}" has no time zone; '
+                'provgraph reads it as UTC. Give the zone (Z or +hh:mm) in the source document',
+                subject=_n3(s), predicate=_n3(p),
+                graph=None if graph is None else str(graph), statements=(_st(s, p, o),)))
+    return out
+
+
+def _has_zone(value: str) -> bool:
+    return value.endswith("Z") or (len(value) > 6 and value[-6] in "+-" and value[-3] == ":")
 
 # ---------------------------------------------------------------------------
 
@@ -293,12 +327,8 @@ def _st(s: Any, p: Any, o: Any) -> str:
 
 
 def _time(t: Term) -> _dt.datetime | None:
-    if not isinstance(t, Literal):
-        return None
-    try:
-        return _dt.datetime.fromisoformat(t.value.strip().replace("Z", "+00:00"))
-    except ValueError:
-        return None
+    # the one ordering rule (issue 15): provgraph.xsd.instant, a zone-less time read as UTC
+    return instant(t) if isinstance(t, Literal) else None
 
 
 def _before(a: _dt.datetime, b: _dt.datetime) -> bool | None:

@@ -41,7 +41,7 @@ import re
 from decimal import Decimal, InvalidOperation
 from typing import Any
 
-from .terms import RDF_JSON, XSD, Literal
+from .terms import RDF_JSON, XSD, Literal, zoneless_as_utc
 
 __all__ = ["ill_typed", "canonical", "instant", "CHECKED_DATATYPES"]
 
@@ -238,6 +238,4 @@ def instant(value: Any) -> _dt.datetime | None:
             return None
     else:
         return None
-    if when.tzinfo is None or when.utcoffset() is None:
-        return when.replace(tzinfo=_dt.timezone.utc)
-    return when
+    return zoneless_as_utc(when)

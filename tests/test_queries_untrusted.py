@@ -51,11 +51,15 @@ def test_service_in_a_query_file_is_refused_before_anything_runs(runner, tmp_pat
     rq.write_text(HEADER + form.format(url=f"http://127.0.0.1:{port}/sparql") + "\n")
     res = runner.invoke(cli, ["--memory", "query", str(rq)])
     assert res.exit_code == 1
-    assert res.stderr == (
-        f"Error: {rq}: line 2: SERVICE (SPARQL 1.1 Federated Query) is refused: it makes the "
-        "engine send requests over the network, and provgraph never lets a query file do that. "
+    # issue 15: read from the parse tree (provgraph.sparql_guard); "1SERVICE" is not SPARQL
+    # 1.1 for the checker, and a text it cannot read is refused, never handed to the engine
+    assert res.stderr in (
+        f"Error: {rq}: SERVICE (SPARQL 1.1 Federated Query) is refused: it makes the "
+        "engine send requests over the network, and provgraph never lets a query do that. "
         "Query the local store only (remove the SERVICE clause), or run federated queries with "
-        "a SPARQL client you trust\n")
+        "a SPARQL client you trust\n",
+        f"Error: SPARQL syntax error in {rq}: error at 2:14: Expected AskQuery (provgraph "
+        "checks a query with the SPARQL 1.1 grammar before the engine sees it)\n")
     assert seen == []  # not one connection, not even from the syntax check
 
 
@@ -72,9 +76,9 @@ def test_the_word_service_elsewhere_is_not_the_keyword(text):
     assert parse_query(HEADER + text, "q.rq", "q").name == "q"
 
 
-def test_the_line_of_the_service_clause_counts_multi_line_strings():
+def test_a_service_clause_after_multi_line_strings_is_refused():
     text = HEADER + 'SELECT * WHERE {\n  ?s ?p """a\nb\nc""" .\n  SERVICE <http://x.example/> { }\n}'
-    with pytest.raises(QueryError, match=r"^q\.rq: line 6: SERVICE"):
+    with pytest.raises(QueryError, match=r"^q\.rq: SERVICE"):
         parse_query(text, "q.rq", "q")
 
 
@@ -84,9 +88,12 @@ def test_a_syntax_error_names_the_position_and_the_first_expected_tokens(runner,
     res = runner.invoke(cli, ["--memory", "query", str(rq)])
     assert res.exit_code == 1
     # the engine lists ~470 characters of grammar here, character classes included
-    assert res.stderr == (f"Error: SPARQL syntax error in {rq}: error at 1:21: expected one of "
-                          '"!", "$", "(", ":", "<", "?", "^", "a" (and 2 more)\n')
+    # issue 15: a user's query is parsed by the checker (rdflib's SPARQL 1.1 grammar)
+    # before the engine, which would evaluate it; its messages are less precise
+    assert res.stderr == (f"Error: SPARQL syntax error in {rq}: error at 1:19: Expected "
+                          "SelectQuery (provgraph checks a query with the SPARQL 1.1 grammar "
+                          "before the engine sees it)\n")
     with pytest.raises(QuerySyntaxError) as exc:
         parse_query("SELECT * WHERE { ?s ?p ?o } LIMIT x", "l.rq", "l")
-    assert exc.value.detail == ("error at 1:35: expected one of HAVING, OFFSET, OPTIONAL, VALUES, "
-                                "a digit")
+    assert exc.value.detail == ("error at 1:29: Expected end of text (provgraph checks a query "
+                                "with the SPARQL 1.1 grammar before the engine sees it)")

@@ -656,3 +656,49 @@ def test_a_declared_policy_this_provgraph_lacks_is_unresolved(fx):
     assert res.outcome == "unresolved_range"
     assert res.reason == ("the citation declares the normalization policy 'fold@7', which "
                           "cannot be applied: policy fold has version 1, not '7'")
+
+
+# ------------------------------------------------ issue 15: context chooses among occurrences
+_NAMES = "Jose\u0301 wrote it; José signed."  # decomposed at [0, 5), precomposed at [16, 20)
+
+
+@pytest.mark.parametrize("kwargs, outcome, span", [
+    # the suffix points at the decomposed occurrence: under nfc it is the one chosen
+    ({"suffix": " wrote"}, "normalized_match", (0, 5)),
+    ({"prefix": "it; ", "suffix": " signed"}, "quote_match", (16, 20)),
+    # no context: the exact occurrence is the better one
+    ({}, "quote_match", (16, 20)),
+    # context that fits neither: the exact occurrence, with a note that the context disagrees
+    ({"suffix": " read"}, "quote_match", (16, 20)),
+])
+def test_nfc_context_chooses_among_exact_and_normalized_occurrences(kwargs, outcome, span):
+    r = check_quote(_NAMES, "José", policy="nfc", **kwargs)
+    assert (r.outcome, (r.codepoint_start, r.codepoint_end)) == (outcome, span), r.reason
+
+
+def test_equally_good_occurrences_under_a_policy_are_ambiguous():
+    # two decomposed occurrences fit the suffix equally well; the exact one does not fit it
+    text = "Jose\u0301 wrote it; Jose\u0301 wrote it; José signed."
+    r = check_quote(text, "José", policy="nfc", suffix=" wrote")
+    assert r.outcome == "ambiguous", r.reason
+    assert "equally good at code points [0, 5), [16, 21)" in r.reason
+    # when both fit, the exact occurrence is the better one (the policy is a fallback)
+    r = check_quote("Jose\u0301 wrote it; José wrote it.", "José", policy="nfc", suffix=" wrote")
+    assert (r.outcome, r.codepoint_start) == ("quote_match", 16), r.reason
+
+
+def test_resolve_writes_the_quotation_for_the_occurrence_the_context_selects(fx):
+    # issue 15: under nfc the suffix selected the decomposed occurrence at [0, 5), yet the
+    # resolver answered quote_match for [16, 20) and wrote prov:wasQuotedFrom for it
+    store, _, rec = fx
+    snap = rec.snapshot(_NAMES.encode(), uri="https://example.org/names.txt",
+                        media_type="text/plain")
+    claim = _claim(rec, "José", kind="quotation")
+    cit = rec.citation(claim, target=snap, quote="José", suffix=" wrote", policy="nfc")
+    resolve_run(store, rec.iri)
+    res = resolve(store, cit.iri)
+    assert (res.outcome, res.codepoint_start, res.codepoint_end) == ("normalized_match", 0, 5)
+    assert (res.byte_start, res.byte_end) == (0, 6)
+    q = IRI(f"{cit.iri}#quotation")
+    assert store.contains((q, PG.resolvedByteStart, lit(0), rec.iri))
+    assert store.contains((q, PG.resolvedByteEnd, lit(6), rec.iri))

@@ -340,14 +340,14 @@ def test_prov_export_of_an_ill_typed_time_names_the_statement_and_suggests_valid
     assert '"yesterday"' in (tmp_path / "x.nq").read_text()
 
 
-def test_cli_validate_prints_warnings_with_their_location_and_exits_0(runner, tmp_path):
+def test_cli_validate_prints_warnings_on_stderr_with_their_location_and_exits_0(runner, tmp_path):
     store = str(tmp_path / "s")
     doc = tmp_path / "warn.provn"
     doc.write_bytes(HEAD + b"activity(ex:a, -, -, [prov:value=2])\nendDocument")
     assert runner.invoke(cli, ["--store", store, "import", str(doc)]).exit_code == 0
     res = runner.invoke(cli, ["--store", store, "validate"])
     assert res.exit_code == 0, res.output
-    assert res.stdout.splitlines()[0] == (
+    assert res.stderr.splitlines()[0] == (
         "warning PROV-DM 5.7.2.5 prov:value: <http://example.org/a> is an activity: prov:value "
         "belongs to entities only (subject <http://example.org/a>, predicate "
         "<http://www.w3.org/ns/prov#value>)")

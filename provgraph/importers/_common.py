@@ -38,6 +38,7 @@ from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from ..limits import loads_json
 from .. import __version__, ids
 from ..errors import ImportFailed, ProvgraphError
 from ..model import Hit, Segment
@@ -274,7 +275,7 @@ def load_json(data: bytes, what: str) -> tuple[Any, bool]:
     except UnicodeDecodeError as exc:
         raise PayloadError("$", f"is not UTF-8 text (byte {exc.start}); {what} expects JSON") from None
     try:
-        return json.loads(text), False
+        return loads_json(text), False
     except json.JSONDecodeError as exc:
         lines = [(n, ln) for n, ln in enumerate(text.splitlines(), 1) if ln.strip()]
         if len(lines) < 2 or not lines[0][1].lstrip().startswith("{"):
@@ -283,7 +284,7 @@ def load_json(data: bytes, what: str) -> tuple[Any, bool]:
     out: list[Any] = []
     for n, ln in lines:
         try:
-            out.append(json.loads(ln))
+            out.append(loads_json(ln))
         except json.JSONDecodeError as exc:
             out.append(PayloadError(f"line {n}", f"is not JSON ({exc.msg} at column {exc.colno})"))
     return out, True

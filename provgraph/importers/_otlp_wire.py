@@ -18,6 +18,7 @@ import re
 from dataclasses import dataclass, field
 from typing import Any
 
+from ..limits import loads_json
 from ._common import ItemError, ItemFailed, PayloadError, jpath
 
 __all__ = ["Span", "detect", "read_spans"]
@@ -87,7 +88,7 @@ def detect(data: bytes) -> bool:
         if not raw.strip():
             continue
         try:
-            obj = json.loads(raw)
+            obj = loads_json(raw)
         except ValueError:
             return False
         return isinstance(obj, dict) and isinstance(obj.get("resourceSpans"), list)
@@ -200,11 +201,11 @@ def read_spans(data: bytes, name: str) -> tuple[list[Span], list[ItemError]]:
     for n, ln in lines:
         at = f"{name}:{n}"
         try:
-            obj = json.loads(ln)
+            obj = loads_json(ln)
         except json.JSONDecodeError as exc:
             if n == lines[0][0] and len(lines) > 1:
                 try:  # one pretty-printed request, not JSON Lines
-                    obj = json.loads(text)
+                    obj = loads_json(text)
                 except json.JSONDecodeError:
                     pass
                 else:

@@ -50,6 +50,7 @@ from typing import Any
 
 import yaml
 
+from ..limits import json_depth_error, loads_json
 from ._common import (
     cite, ClaimSpec, DOCUMENTS_INPUT, Doc, ItemFailed, ItemSpec, Parsed, PayloadError,
     exchanges, get, jpath, load_json, parse_items, passage_uri, text_doc,
@@ -73,6 +74,10 @@ def parse(data: bytes, name: str, sources: Sequence[Path] = ()) -> Parsed:
     try:
         value, lines = load_json(data, "the bedrock format")
     except PayloadError:
+        deep = json_depth_error(data)  # YAML flow collections nest like JSON (issue 15)
+        if deep is not None:
+            raise PayloadError("$", f"is not JSON ({deep.msg} at line {deep.lineno} column "
+                                    f"{deep.colno})") from None
         try:
             value, lines = yaml.safe_load(data.decode("utf-8-sig")), False
         except (UnicodeDecodeError, yaml.YAMLError) as exc:
@@ -94,7 +99,7 @@ def _body(value: Any, path: str) -> dict[str, Any]:
         value = value.decode("utf-8", "replace")
     if isinstance(value, str):
         try:
-            value = json.loads(value)
+            value = loads_json(value)
         except json.JSONDecodeError as exc:
             raise ItemFailed(path, f"is not JSON ({exc.msg} at column {exc.colno})") from None
     if not isinstance(value, dict):

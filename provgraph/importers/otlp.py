@@ -88,6 +88,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from ..limits import loads_json
 from ..model import Hit, Segment
 from ..terms import IRI
 from ._common import (
@@ -261,7 +262,7 @@ def _own_query(s: Span) -> str | None:
     q = _text_input(s, "input")
     if q is None and isinstance(s.attrs.get("input.value"), str):
         try:
-            obj = json.loads(s.attrs["input.value"])
+            obj = loads_json(s.attrs["input.value"])
         except ValueError:
             obj = None
         for o in (obj, obj.get("query_bundle") if isinstance(obj, dict) else None):
@@ -358,7 +359,7 @@ def _genai_messages(value: Any) -> list[tuple[str, str]]:
     structured array of ``{"role", "parts": [{"type": "text", "content"}]}``."""
     if isinstance(value, str):
         try:
-            value = json.loads(value)
+            value = loads_json(value)
         except ValueError:
             return []
     out = []
@@ -379,7 +380,7 @@ def _genai_system(value: Any) -> str:
     """``gen_ai.system_instructions``: a string, or (JSON) text parts joined."""
     if isinstance(value, str):
         try:
-            value = json.loads(value)
+            value = loads_json(value)
         except ValueError:
             return str(value)
     if isinstance(value, list):
@@ -468,7 +469,7 @@ def _model(s: Span) -> tuple[tuple[str, str], dict[str, Any]]:
     params = first("llm.invocation_parameters")
     if isinstance(params, str):
         try:
-            parsed = json.loads(params)
+            parsed = loads_json(params)
         except ValueError:
             parsed = params
         if isinstance(parsed, dict):
@@ -492,7 +493,7 @@ def _template(s: Span) -> tuple[str, dict[str, Any], str] | None:
         if isinstance(t, str) and t:
             raw = x.attrs.get("llm.prompt_template.variables")
             try:
-                variables = json.loads(raw) if isinstance(raw, str) else {}
+                variables = loads_json(raw) if isinstance(raw, str) else {}
             except ValueError:
                 variables = {}
             return t, variables if isinstance(variables, dict) else {}, str(

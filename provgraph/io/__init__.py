@@ -41,6 +41,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from ..limits import loads_json
 from ..errors import SerializationError, UnsupportedFormat
 from ..terms import IRI, BNode, Quad
 
@@ -169,7 +170,7 @@ def detect(data: bytes, name: str = "<input>") -> str:
                          "nor rdf:RDF")
     elif text[:1] in (b"{", b"["):
         try:
-            doc = json.loads(text)
+            doc = loads_json(text)
         except ValueError as exc:
             tried.append(f"prov-json/json-ld: not JSON ({exc})")
         else:

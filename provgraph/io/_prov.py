@@ -16,6 +16,7 @@ from dataclasses import dataclass, field
 import prov
 from prov.model import ProvDocument
 
+from ..limits import check_xml_depth, json_depth_error
 from ..errors import SerializationError
 
 __all__ = ["ProvRead", "read_with_prov", "write_with_prov", "PROV_VERSION"]
@@ -47,6 +48,11 @@ def read_with_prov(data: bytes, prov_format: str, label: str, name: str,
         SerializationError: the package rejects the document; the message names
             ``name``, the format and the package's own reason.
     """
+    deep = (json_depth_error(data) if prov_format in ("json", "jsonld")
+            else check_xml_depth(data) if prov_format == "xml" else None)
+    if deep is not None:  # the package's readers recurse per level (issue 15)
+        raise SerializationError(f"{name}: not a {label} document provgraph reads: {deep}; "
+                                 "nothing was stored")
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
         try:

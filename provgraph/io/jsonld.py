@@ -25,6 +25,7 @@ from typing import Any
 
 from prov.serializers.provjsonld import load_vendored_context
 
+from ..limits import loads_json
 from ..errors import SerializationError
 from ..store import parse_rdf, serialize_quads
 from ..terms import IRI, Quad
@@ -106,7 +107,7 @@ def read(data: bytes, name: str = "<input>", graph: IRI | None = None
             ones, or JSON-LD that does not parse.
     """
     try:
-        doc = json.loads(data)
+        doc = loads_json(data)
     except (ValueError, UnicodeDecodeError) as exc:
         raise SerializationError(f"{name}: not JSON: {exc}; nothing was stored") from exc
     refs = contexts_of(doc)

@@ -27,6 +27,7 @@ from defusedxml import DefusedXmlException
 from defusedxml import ElementTree as SafeET
 from prov.model import ProvDocument
 
+from ..limits import check_xml_depth
 from ..errors import SerializationError
 from ._prov import ProvRead, read_with_prov, write_with_prov
 
@@ -46,6 +47,9 @@ def screen(data: bytes, name: str = "<input>") -> Any:
         SerializationError: the XML declares a DTD or entities, refers to an
             external resource, has an XInclude element, or is not well-formed.
     """
+    deep = check_xml_depth(data)
+    if deep is not None:  # RDF/XML 50,000 deep took 328 s of CPU in the engine (issue 15)
+        raise SerializationError(f"{name}: refused: {deep}; nothing was stored")
     try:
         root = SafeET.fromstring(data, forbid_dtd=True, forbid_entities=True,
                                  forbid_external=True)

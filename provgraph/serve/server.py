@@ -7,7 +7,8 @@ Endpoints (issue 13):
                           ``POST`` form ``query=`` or ``application/sparql-query``; results as
                           SPARQL 1.1 Query Results JSON (SELECT, ASK) or N-Triples (CONSTRUCT,
                           DESCRIBE); the default graph is the union of all graphs. ``SERVICE``
-                          is refused (the server never calls out); ``default-graph-uri`` and
+                          and ``LOAD`` are refused (403, :mod:`provgraph.sparql_guard`: the
+                          server never calls out); ``default-graph-uri`` and
                           ``named-graph-uri`` are refused (400). Updates (§2.2: form ``update=``
                           or ``application/sparql-update``) are refused (403) unless the server
                           runs with ``allow_update``, and then need the token.
@@ -33,7 +34,6 @@ from __future__ import annotations
 
 import hmac
 import json
-import re
 import signal
 import socket
 import sys
@@ -46,8 +46,10 @@ from typing import Any
 from urllib.parse import parse_qs, urlsplit
 
 from ..errors import (
-    EventLogError, OriginalCorruptError, OriginalMissingError, ProvgraphError, StoreError,
+    EventLogError, OriginalCorruptError, OriginalMissingError, ProvgraphError, QueryRefused,
+    StoreError,
 )
+from ..sparql_guard import check_untrusted
 from ..store import ANY_GRAPH, EmbeddedStore, parse_rdf, serialize_quads
 from ..terms import IRI, Literal, Term
 from ._wire import term_from_json
@@ -86,28 +88,6 @@ class _Refused(Exception):
     def __init__(self, status: HTTPStatus, message: str) -> None:
         super().__init__(message)
         self.status = status
-
-
-_SERVICE = re.compile(r"(?i)(?:^|[\s{}.;(])SERVICE\s+(?:SILENT\s+)?[<?$\w]")
-_STRIPPED = re.compile(r'"""(?:[^"\\]|\\.|"(?!""))*"""|\'\'\'(?:[^\'\\]|\\.|\'(?!\'\'))*\'\'\''
-                       r'|"(?:[^"\\\n]|\\.)*"|\'(?:[^\'\\\n]|\\.)*\'|<[^<>\s]*>|#[^\n]*')
-
-
-def calls_a_service(sparql: str) -> bool:
-    """Whether ``sparql`` has a ``SERVICE`` clause (SPARQL 1.1 Federated Query), once
-    strings, IRIs and comments are set aside.
-
-    Example:
-        >>> calls_a_service("SELECT * { SERVICE <http://x/sparql> { ?s ?p ?o } }")
-        True
-        >>> calls_a_service('SELECT * { ?s ?p "SERVICE <x>" } # SERVICE ?x')
-        False
-    """
-    def blank(m: re.Match[str]) -> str:
-        text = m.group(0)
-        return "<>" if text.startswith("<") else " " if text.startswith("#") else '""'
-
-    return _SERVICE.search(_STRIPPED.sub(blank, sparql)) is not None
 
 
 class ProvgraphServer(ThreadingHTTPServer):
@@ -326,9 +306,9 @@ class _Handler(BaseHTTPRequestHandler):
         if text is None:
             raise _Refused(HTTPStatus.BAD_REQUEST, "give a 'query' (or, for updates, an "
                            "'update') parameter (SPARQL 1.1 Protocol §2.1)")
-        if calls_a_service(text):
-            raise _Refused(HTTPStatus.FORBIDDEN, "SERVICE is refused: this server does not "
-                           "call other endpoints; run the federated part yourself")
+        # the one gate for untrusted SPARQL (issue 15): SERVICE, LOAD, an update sent
+        # as a query, or a text the checker cannot read never reach the engine
+        check_untrusted(text, source, update=update is not None)
         if update is not None:
             if not self.server.config.allow_update:
                 raise _Refused(HTTPStatus.FORBIDDEN, "updates are refused: the server is "
@@ -418,6 +398,8 @@ def _graph_param(value: str | None) -> Any:
 def _status_of(exc: ProvgraphError) -> int:
     if isinstance(exc, OriginalMissingError):
         return 404
+    if isinstance(exc, QueryRefused):
+        return 403
     if isinstance(exc, (OriginalCorruptError,)):
         return 500
     if isinstance(exc, StoreError):
