@@ -753,9 +753,11 @@ class EmbeddedStore(ProvStore):
                 "export --all' of a copy that opens), or choose another --store") from exc
         except OSError as exc:
             if read_only:
+                fix = ("The store is damaged: restore it from a backup, or choose another "
+                       "--store" if "Corruption" in str(exc) else
+                       "Check the path (a provgraph store has an rdf/ directory)")
                 raise StoreError(
-                    f"cannot open the store at {path} for reading: {exc}. Check the path "
-                    "(a provgraph store has an rdf/ directory)") from exc
+                    f"cannot open the store at {path} for reading: {exc}. {fix}") from exc
             if exc.errno == errno.EROFS or "Read-only file system" in str(exc):
                 raise StoreError(
                     f"cannot open the store at {path} for writing: it is on a read-only file "
@@ -1286,11 +1288,71 @@ def open_store(path: str | os.PathLike[str] | None = None, *, memory: bool = Fal
                              "(import provgraph.serve.client)")
         return URL_OPENERS[scheme](path)
     where = Path(path) if path is not None else default_store_path()
+    if str(path) == "":
+        raise StoreError("the store path is empty; give a directory with --store PATH or "
+                         "$PROVGRAPH_STORE")
     if (not create or read_only) and not (where / "rdf").is_dir():
         raise StoreError(
             f"no provgraph store at {where}; check --store / $PROVGRAPH_STORE, or create one "
             "with 'provgraph init' (record and import also create it)")
+    check_store_directory(where)
     return EmbeddedStore(where, read_only=read_only, lock_timeout=lock_timeout)
+
+
+_OXIGRAPH_FAMILIES = ('[CFOptions "id2str"]', '[CFOptions "spog"]')
+"""RocksDB column families every Oxigraph store has (named in its ``OPTIONS-*`` files)."""
+_STORE_ENTRIES = frozenset({"rdf", "originals", "writer.json", "exports"})
+"""What a provgraph store directory holds (``exports``: the demo's bundle files)."""
+
+
+def check_store_directory(root: Path) -> None:
+    """Refuse to open ``root`` as a store when it is something else (issue 15): a file, a
+    directory holding other files and no ``rdf/``, or an ``rdf/`` that is another
+    program's RocksDB (its ``OPTIONS-*`` files name no Oxigraph column family) or not a
+    database at all. A missing or empty directory is a new store.
+
+    Raises:
+        StoreError: naming ``root``, what was found there and the fix.
+    """
+    if root.exists() and not root.is_dir():
+        raise StoreError(f"{root} is a file, not a provgraph store directory; give a "
+                         "directory with --store (provgraph creates it)")
+    rdf = root / "rdf"
+    if not rdf.is_dir():
+        try:
+            others = sorted(e.name for e in root.iterdir() if e.name not in _STORE_ENTRIES)
+        except FileNotFoundError:
+            return
+        except OSError as exc:
+            raise StoreError(f"cannot read the store directory {root}: {exc}") from exc
+        if others:
+            shown = ", ".join(others[:5]) + (", ..." if len(others) > 5 else "")
+            raise StoreError(
+                f"{root} is not a provgraph store: it holds other files ({shown}) and no "
+                "rdf/ directory, so provgraph will not write into it; give a new or empty "
+                "directory with --store")
+        return
+    try:
+        names = [e.name for e in rdf.iterdir()]
+    except OSError as exc:
+        raise StoreError(f"cannot read {rdf}: {exc}") from exc
+    if not names:
+        return
+    options = sorted(n for n in names if n.startswith("OPTIONS-"))
+    if not options or "CURRENT" not in names:
+        raise StoreError(
+            f"{rdf} holds files ({', '.join(sorted(names)[:5])}) but no RocksDB database "
+            "provgraph wrote (no CURRENT and OPTIONS files), so provgraph will not open it; "
+            "give another --store, or restore the store from a backup or an export")
+    try:
+        text = (rdf / options[-1]).read_text(encoding="utf-8", errors="replace")
+    except OSError as exc:
+        raise StoreError(f"cannot read {rdf / options[-1]}: {exc}") from exc
+    if not all(f in text for f in _OXIGRAPH_FAMILIES):
+        raise StoreError(
+            f"{rdf} is a RocksDB database of another program (its {options[-1]} names no "
+            "Oxigraph column families), so provgraph will not open or change it; give "
+            "another --store")
 
 
 _SYNTAX_CHECKER: Any = None

@@ -239,3 +239,38 @@ def test_a_missing_table_file_on_a_writer_is_not_retried(recorded_path: Path) ->
     finally:
         store._store = real
         store.close()
+
+
+# -- recognising a store before writing into it (issue 15) -------------------------------
+
+def test_a_directory_of_other_files_is_not_made_a_store(tmp_path: Path) -> None:
+    other = tmp_path / "postgres-data"
+    other.mkdir()
+    (other / "pg_hba.conf").write_text("local all all trust\n")
+    code, out = _run(other, "init")
+    assert code == 1 and "is not a provgraph store: it holds other files (pg_hba.conf)" in out
+    assert sorted(p.name for p in other.iterdir()) == ["pg_hba.conf"]  # nothing written
+
+
+def test_another_programs_rocksdb_is_neither_opened_nor_changed(recorded_path: Path,
+                                                                tmp_path: Path) -> None:
+    foreign = tmp_path / "foreign"
+    shutil.copytree(recorded_path / "rdf", foreign / "rdf")
+    for opt in (foreign / "rdf").glob("OPTIONS-*"):  # the same files, other column families
+        opt.write_text(opt.read_text().replace('"spog"', '"users"').replace('"id2str"', '"ids"'))
+    before = {p.name: p.stat().st_mtime_ns for p in (foreign / "rdf").iterdir()}
+    for cmd in (["init"], ["stale"], ["record", "-"]):
+        code, out = _run(foreign, *cmd)
+        assert code == 1 and "RocksDB database of another program" in out, (cmd, out)
+    assert {p.name: p.stat().st_mtime_ns for p in (foreign / "rdf").iterdir()} == before
+
+
+def test_a_truncated_table_file_is_an_error_line_for_readers_and_writers(
+        recorded_path: Path) -> None:
+    sst = max((recorded_path / "rdf").glob("*.sst"), key=lambda p: p.stat().st_size)
+    with open(sst, "r+b") as fh:
+        fh.truncate(sst.stat().st_size // 2)
+    for cmd in (["stale"], ["resolve"]):
+        code, out = _run(recorded_path, *cmd)
+        assert code == 1 and out.startswith("Error: ") and "damaged" in out, (cmd, out)
+        assert "Traceback" not in out
