@@ -4,6 +4,9 @@ and the location of the shared third-party cases."""
 from __future__ import annotations
 
 import os
+import socket
+import threading
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -101,3 +104,36 @@ def open_remote(server, tmp_path: Path):  # type: ignore[no-untyped-def]
                     **server.store_kwargs())
     s.clear()
     return s
+
+
+# -- a local TCP listener: proves that no request leaves (issue 15) ---------------------
+
+@pytest.fixture(scope="module")
+def listener() -> Iterator[tuple[str, list[bytes]]]:
+    """(base URL, connections seen) of a TCP listener on 127.0.0.1."""
+    srv = socket.socket()
+    srv.bind(("127.0.0.1", 0))
+    srv.listen(50)
+    srv.settimeout(0.1)
+    seen: list[bytes] = []
+    stop = threading.Event()
+
+    def serve() -> None:
+        while not stop.is_set():
+            try:
+                conn, _ = srv.accept()
+            except OSError:
+                continue
+            conn.settimeout(0.5)
+            try:
+                seen.append(conn.recv(64))
+            except OSError:
+                seen.append(b"")
+            conn.close()
+
+    thread = threading.Thread(target=serve, daemon=True)
+    thread.start()
+    yield f"http://127.0.0.1:{srv.getsockname()[1]}/", seen
+    stop.set()
+    thread.join()
+    srv.close()

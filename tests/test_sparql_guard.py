@@ -9,8 +9,6 @@ engine's request when the gate is skipped, so silence means something.
 
 from __future__ import annotations
 
-import socket
-import threading
 import time
 import urllib.error
 import urllib.parse
@@ -28,37 +26,6 @@ from provgraph.resources import data_dir
 from provgraph.sparql_guard import MAX_QUERY_DEPTH, check_untrusted
 
 from .serve_helpers import ThreadServedStore
-
-
-@pytest.fixture(scope="module")
-def listener() -> Iterator[tuple[str, list[bytes]]]:
-    """(base URL, connections seen) of a TCP listener on 127.0.0.1."""
-    srv = socket.socket()
-    srv.bind(("127.0.0.1", 0))
-    srv.listen(50)
-    srv.settimeout(0.1)
-    seen: list[bytes] = []
-    stop = threading.Event()
-
-    def serve() -> None:
-        while not stop.is_set():
-            try:
-                conn, _ = srv.accept()
-            except OSError:
-                continue
-            conn.settimeout(0.5)
-            try:
-                seen.append(conn.recv(64))
-            except OSError:
-                seen.append(b"")
-            conn.close()
-
-    thread = threading.Thread(target=serve, daemon=True)
-    thread.start()
-    yield f"http://127.0.0.1:{srv.getsockname()[1]}/", seen
-    stop.set()
-    thread.join()
-    srv.close()
 
 
 # {u}: the listener's base URL. Each one makes the engine call out, or would if a checker

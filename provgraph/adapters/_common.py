@@ -10,6 +10,7 @@ once (issue 14). Nothing here imports a framework.
 from __future__ import annotations
 
 import dataclasses
+import importlib
 import importlib.metadata
 import json
 import logging
@@ -20,7 +21,7 @@ from types import TracebackType
 from typing import Any
 
 from .. import ids
-from ..errors import RecordError
+from ..errors import ProvgraphError, RecordError
 from ..model import AnswerRecord, Segment, SnapshotRecord
 from ..recorder import Recorder
 from ..schema import snapshot as snapshot_schema
@@ -116,6 +117,22 @@ class AdapterBase:
         self._log.error("%s", err, exc_info=exc)
         with self._lock:
             self._failures.append(err)
+
+
+def import_framework(module: str, *, framework: str, package: str, extra: str) -> Any:
+    """Import a framework's ``module`` when its adapter is first used (never at
+    ``import provgraph``).
+
+    Raises:
+        ProvgraphError: the framework is not installed; the message names the extra to
+            install (``pip install 'provgraph[EXTRA]'``).
+    """
+    try:
+        importlib.import_module(module.partition(".")[0])  # the framework itself first
+        return importlib.import_module(module)
+    except ImportError as exc:
+        raise ProvgraphError(f"the {framework} adapter needs {package}: "
+                             f"pip install 'provgraph[{extra}]'") from exc
 
 
 # ---------------------------------------------------------------------- documents

@@ -52,13 +52,12 @@ from collections.abc import Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-from ..errors import ProvgraphError
 from ..model import ExtractionRecord, Hit, RetrievalRecord
 from ..recorder import Recorder
 from ..store import ProvStore
 from ..terms import IRI
 from ._common import (
-    METADATA_KEY, AdapterBase, CitedSource, Piece, Snapshots, chunk_in, cite, metadata_value,
+    import_framework, METADATA_KEY, AdapterBase, CitedSource, Piece, Snapshots, chunk_in, cite, metadata_value,
     package_version, prompt_segments, record_claims, render_messages,
 )
 
@@ -70,13 +69,6 @@ _COMPONENT = "haystack.component.run"
 _PIPELINES = ("haystack.pipeline.run", "haystack.async_pipeline.run")
 
 
-def _import_haystack() -> Any:
-    try:
-        from haystack import tracing
-    except ImportError as exc:
-        raise ProvgraphError("the Haystack adapter needs haystack-ai: "
-                             "pip install 'provgraph[haystack]'") from exc
-    return tracing
 
 
 def _haystack_version() -> str:
@@ -175,7 +167,8 @@ class HaystackRecorder(AdapterBase):
     def __init__(self, store: ProvStore, *, label: str = "haystack", recorder: Recorder | None = None,
                  attach: bool = True) -> None:
         super().__init__()
-        self._tracing = _import_haystack()
+        self._tracing = import_framework(
+            "haystack.tracing", framework="Haystack", package="haystack-ai", extra="haystack")
         self.recorder = recorder or Recorder(store, label=label, packages=["provgraph", "haystack-ai"])
         self.store = self.recorder.store
         self._snapshots = Snapshots(self.recorder)

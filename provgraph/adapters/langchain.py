@@ -66,7 +66,7 @@ from ..recorder import Recorder
 from ..store import ProvStore
 from ..terms import IRI
 from ._common import (
-    _QUOTED, _SENTENCE, AdapterBase, Piece, Snapshots, package_version, prompt_segments, render_messages,
+    import_framework, _QUOTED, _SENTENCE, AdapterBase, Piece, Snapshots, package_version, prompt_segments, render_messages,
 )
 
 __all__ = ["LangChainRecorder"]
@@ -77,13 +77,6 @@ _SETTINGS = ("temperature", "max_tokens", "top_p", "top_k", "stop", "seed")
 _GENERATED_MEMORY = 4096   # model outputs remembered to name the model behind an aid
 
 
-def _import_langchain() -> Any:
-    try:
-        import langchain_core.callbacks as callbacks
-    except ImportError as exc:
-        raise ProvgraphError("the LangChain adapter needs langchain-core: "
-                             "pip install 'provgraph[langchain]'") from exc
-    return callbacks
 
 
 @dataclasses.dataclass
@@ -148,7 +141,8 @@ class LangChainRecorder(AdapterBase):
     def __init__(self, store: ProvStore, *, label: str = "langchain", recorder: Recorder | None = None,
                  attach: bool = True) -> None:
         super().__init__()
-        self._callbacks = _import_langchain()
+        self._callbacks = import_framework(
+            "langchain_core.callbacks", framework="LangChain", package="langchain-core", extra="langchain")
         self.recorder = recorder or Recorder(store, label=label, packages=[
             "provgraph", "langchain-core", "langchain-community", "langchain-text-splitters"])
         self.store = self.recorder.store

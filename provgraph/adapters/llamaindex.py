@@ -54,7 +54,7 @@ from ..recorder import Recorder
 from ..store import ProvStore
 from ..terms import IRI
 from ._common import (
-    METADATA_KEY, AdapterBase, CitedSource, Piece, Snapshots, aids_in, chunk_in, metadata_value,
+    import_framework, METADATA_KEY, AdapterBase, CitedSource, Piece, Snapshots, aids_in, chunk_in, metadata_value,
     package_version, prompt_segments, record_claims,
 )
 
@@ -74,13 +74,6 @@ _EXTRACTOR_KEYS: dict[str, dict[str, str]] = {
 _SOURCE_LABEL = re.compile(r"\ASource (\d+):\n(.*?)\n?\Z", re.S)
 
 
-def _import_llamaindex() -> Any:
-    try:
-        import llama_index.core.instrumentation as instrumentation
-    except ImportError as exc:
-        raise ProvgraphError("the LlamaIndex adapter needs llama-index-core: "
-                             "pip install 'provgraph[llamaindex]'") from exc
-    return instrumentation
 
 
 def _component(obj: Any) -> tuple[str, str]:
@@ -161,7 +154,8 @@ class LlamaIndexRecorder(AdapterBase):
     def __init__(self, store: ProvStore, *, label: str = "llamaindex", recorder: Recorder | None = None,
                  dispatcher: Any = None, attach: bool = True) -> None:
         super().__init__()
-        self._inst = _import_llamaindex()
+        self._inst = import_framework(
+            "llama_index.core.instrumentation", framework="LlamaIndex", package="llama-index-core", extra="llamaindex")
         self.recorder = recorder or Recorder(store, label=label, packages=[
             "provgraph", "llama-index-core", "llama-index-instrumentation"])
         self.store = self.recorder.store
