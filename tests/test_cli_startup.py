@@ -34,15 +34,15 @@ def test_importing_the_package_loads_no_submodule_until_a_name_is_used():
     assert out.strip() == "[]"
 
 
-def test_lineage_rows_and_tree_do_not_load_networkx(tmp_path):
-    # the row and tree formats of 'provgraph lineage' need no graph library; --dot does
+def test_lineage_loads_only_what_its_output_needs(tmp_path):
+    # rows need none of the heavy libraries, the tree only rich; --dot needs networkx
     store = EmbeddedStore(tmp_path / "s")
     snap = Recorder(store, packages=[]).snapshot(b"Water boils at 100 C.", uri="file:///f.txt",
                                                  media_type="text/plain")
     store.close()
-    for fmt in ("--nl", "--tree"):
+    for fmt, needs in (("--nl", []), ("--tree", ["rich"])):
         code = ("from click.testing import CliRunner; from provgraph.cli import cli; "
                 f"r = CliRunner().invoke(cli, ['--store', {str(tmp_path / 's')!r}, 'lineage', "
                 f"{str(snap.iri)!r}, {fmt!r}]); "
                 "assert r.exit_code == 0 and 'SourceSnapshot' in r.output, r.output")
-        assert "networkx" not in _loaded_after(code), fmt
+        assert _loaded_after(code) == needs, fmt
