@@ -33,8 +33,8 @@ from __future__ import annotations
 
 import contextlib
 import errno
-import io
 import importlib
+import io
 import itertools
 import os
 import time
