@@ -13,6 +13,8 @@ Modules:
 * :mod:`bench.bench_record` - Recorder vs raw inserts; store size per answer; profile.
 * :mod:`bench.bench_import` - N-Quads bulk import rate and peak memory.
 * :mod:`bench.bench_export` - PROV-JSON export and import vs the ``prov`` package.
+* :mod:`bench.bench_demo` - on the demo store: ``exposure`` vs the raw engine running
+  the same ``.rq`` text, and the start-up of ``--help`` and ``lineage`` (issue 16).
 * ``bench.bench_queries`` (branch ``queries``) and ``bench.bench_resolver``
   (branch ``resolver``) plug in through the hook contract below.
 

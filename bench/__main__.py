@@ -275,7 +275,7 @@ def main(argv: list[str] | None = None) -> int:
     mode = ap.add_mutually_exclusive_group(required=True)
     mode.add_argument("--quick", action="store_true", help="1,000 answers; budget 2 minutes")
     mode.add_argument("--full", action="store_true", help="10,000 and 100,000 answers; long")
-    ap.add_argument("--only", default="record,import,export,queries,resolver,profile",
+    ap.add_argument("--only", default="record,import,export,queries,resolver,demo,profile",
                     help="comma-separated parts to run")
     ap.add_argument("--max-answers", type=int, default=None,
                     help="full mode: skip recording scales above this")
@@ -324,7 +324,9 @@ def main(argv: list[str] | None = None) -> int:
         raw["export"] = r
         sections.append(render_export(r))
     for part, module, title in (("queries", "bench_queries", "Queries: lineage, stale, impact"),
-                                ("resolver", "bench_resolver", "Resolver throughput")):
+                                ("resolver", "bench_resolver", "Resolver throughput"),
+                                ("demo", "bench_demo",
+                                 "Demo store: exposure and start-up (bench/bench_demo.py)")):
         if part in parts:
             _log(f"{title} ...")
             try:

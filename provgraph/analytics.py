@@ -37,16 +37,28 @@ from __future__ import annotations
 import dataclasses
 from collections import deque
 from collections.abc import Iterable, Mapping
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ._rows import (
     PREFIXES, _check_iri, _check_run, _int, _iri, _Row, _run_query, _str, curie,
 )
 from .errors import AgentNotFound, NotFound
-from .staleness import StaleRow, stale
 from .store import ProvStore
 from .terms import IRI, Literal, Term
 from .vocab import OUTCOMES, PG, PROV, RDF, VERIFIED_OUTCOMES
+
+if TYPE_CHECKING:
+    from .staleness import StaleRow, stale
+
+
+def __getattr__(name: str) -> Any:
+    """``stale`` and ``StaleRow``, imported from :mod:`provgraph.staleness` on first use
+    (PEP 562): lineage and the other questions do not load the span checks (issue 16, item 3)."""
+    if name in ("StaleRow", "stale"):
+        from . import staleness
+
+        return getattr(staleness, name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 __all__ = [
     "LineageRow", "StaleRow", "ImpactRow", "GeneratedEvidenceRow", "UnsupportedRow",

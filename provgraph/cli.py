@@ -677,7 +677,7 @@ def lineage(obj: _Ctx, iri: str, max_depth: int | None, fmt: str | None, no_head
         provgraph lineage urn:uuid:0190... --table
         provgraph lineage urn:uuid:0190... --dot | dot -Tsvg > lineage.svg
     """
-    from . import analytics, graph
+    from . import analytics
 
     if format_name is not None:  # 'lineage --format dot', as before --dot
         if fmt is not None and fmt != format_name:
@@ -686,6 +686,8 @@ def lineage(obj: _Ctx, iri: str, max_depth: int | None, fmt: str | None, no_head
         fmt = format_name
     store = obj.store(read_only=True)
     if fmt == "dot":
+        from . import graph  # networkx: only the DOT output needs it (issue 16, item 3)
+
         click.echo(graph.to_dot(graph.lineage_graph(store, iri, max_depth=max_depth)), nl=False)
         return
     rows = analytics.lineage(store, iri, max_depth=max_depth)

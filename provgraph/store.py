@@ -33,6 +33,7 @@ from __future__ import annotations
 
 import contextlib
 import errno
+import importlib
 import io
 import itertools
 import os
@@ -1220,8 +1221,18 @@ def sparql_quads(quads: Iterable[Quad]) -> list[tuple[str, str | None]]:
 
 _ENDPOINT_OPENER: "Callable[[str, Path, str | None, str | None], ProvStore] | None" = None
 """``(query URL, originals folder, update URL, GSP URL) -> ProvStore``: set by :mod:`provgraph.remote` when it
-is imported (``provgraph/__init__`` imports it), so this module need not import the remote
-store that builds on it (no import cycle)."""
+is imported (:func:`open_store` imports it by name when first asked for an endpoint), so this
+module need not import the remote store that builds on it (no import cycle)."""
+
+_OPENER_MODULES = {"endpoint": "provgraph.remote", "http": "provgraph.serve.client",
+                   "https": "provgraph.serve.client"}
+"""The module that registers each opener when imported: :func:`open_store` loads it on first
+use, so neither ``import provgraph`` nor a command on an embedded store pays for the remote
+clients (issue 16, item 3; ``provgraph/__init__`` imported both before)."""
+
+
+def _load_opener(kind: str) -> None:
+    importlib.import_module(_OPENER_MODULES[kind])
 
 
 def register_endpoint_opener(
@@ -1273,7 +1284,9 @@ def open_store(path: str | os.PathLike[str] | None = None, *, memory: bool = Fal
     """
     endpoint = endpoint or os.environ.get("PROVGRAPH_ENDPOINT") or None
     if endpoint and not memory:
-        if _ENDPOINT_OPENER is None:  # pragma: no cover - provgraph/__init__ registers it
+        if _ENDPOINT_OPENER is None:
+            _load_opener("endpoint")
+        if _ENDPOINT_OPENER is None:  # pragma: no cover - provgraph.remote registers it
             raise StoreError("no remote store is registered (import provgraph.remote)")
         where = Path(path) if path is not None else default_store_path()
         return _ENDPOINT_OPENER(endpoint, where / "originals", update_endpoint, gsp_endpoint)
@@ -1284,6 +1297,8 @@ def open_store(path: str | os.PathLike[str] | None = None, *, memory: bool = Fal
     if isinstance(path, str) and path.startswith(("http://", "https://")):
         scheme = path.split(":", 1)[0]
         if scheme not in URL_OPENERS:
+            _load_opener(scheme)
+        if scheme not in URL_OPENERS:  # pragma: no cover - provgraph.serve.client registers it
             raise StoreError(f"{path}: no store client for {scheme}:// is loaded "
                              "(import provgraph.serve.client)")
         return URL_OPENERS[scheme](path)

@@ -20,10 +20,13 @@ from __future__ import annotations
 import importlib
 from collections.abc import Sequence
 from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
 from ..errors import ImportFailed, RecordError, UnsupportedFormat
-from ..store import ProvStore
-from ._common import ImportReport, ItemError, PayloadError, record
+
+if TYPE_CHECKING:
+    from ..store import ProvStore
+    from ._common import ImportReport, ItemError
 
 __all__ = ["FORMATS", "ImportReport", "ItemError", "detect", "import_file"]
 
@@ -41,6 +44,16 @@ FORMATS: dict[str, str] = {
             "(one run per trace: retrievals, exact prompts, generations)",
 }
 """Format name -> one-line description, in the order ``provgraph import --format`` lists them."""
+
+
+def __getattr__(name: str) -> Any:
+    """``ImportReport`` and ``ItemError``, imported on first use (PEP 562): the command line
+    reads :data:`FORMATS` without loading the store and the recorder (issue 16, item 3)."""
+    if name in ("ImportReport", "ItemError"):
+        from . import _common
+
+        return getattr(_common, name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
 def detect(data: bytes) -> str | None:
@@ -103,6 +116,8 @@ def import_file(store: ProvStore, fmt: str, data: bytes, name: str,
     if sources and fmt != "answer":
         raise RecordError(f"sources apply only to the answer format, not {fmt!r}: the {fmt} "
                           "payload carries its own documents")
+    from ._common import ImportReport, ItemError, PayloadError, record
+
     module = importlib.import_module(f"{__name__}.{fmt}")
     try:
         items, errors = module.parse(bytes(data), name, tuple(Path(s) for s in sources))

@@ -1,0 +1,182 @@
+"""Commands a user waits on, on the demo store (issue 16, items 2 and 3), against their floors.
+
+Builds the demo store (the reference pipeline of ``make demo``, 44,499 statements) in a
+temporary folder, or uses ``--store DIR``, and measures, each pair A B A B in the same
+run so that a change in the machine's load hits both sides alike:
+
+* ``exposure`` in-process: :func:`provgraph.analytics.exposure` against raw pyoxigraph
+  running the same ``queries/exposure.rq`` text (``Store.query(...,
+  use_default_graph_as_union=True)``, every solution read), on the same store. The
+  query's shape is what made it take 45-86 s here (32 s CPU); the row guards it.
+* ``provgraph --store DIR exposure`` as a command (target: under 1 s, item 2), against
+  ``python -c "import click, pyoxigraph"`` (the start-up floor every command pays).
+* start-up: ``provgraph --help`` against the same floor (target: at most 3x), and
+  ``provgraph --store DIR lineage CLAIM`` (target: under 0.15 s, item 3).
+
+Times are wall seconds (``time.perf_counter``) around the call or the child process;
+ratios are taken pair by pair and reported as median (min-max). The targets are stated
+for an idle machine; the load average before and after is in the notes.
+
+Run: ``python -m bench.bench_demo [--store DIR] [--pairs N]``; :func:`run` returns the
+rows for ``bench/__main__.py`` (part ``demo``).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+FLOOR = [sys.executable, "-c", "import click, pyoxigraph"]
+"""The start-up floor: the interpreter with the two libraries every command needs."""
+
+
+def _cli() -> list[str]:
+    script = Path(sys.executable).parent / "provgraph"
+    return [str(script)] if script.exists() else [sys.executable, "-m", "provgraph"]
+
+
+def _child(argv: list[str]) -> Callable[[], None]:
+    def call() -> None:
+        subprocess.run(argv, check=True, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL)
+    return call
+
+
+def _paired(a: Callable[[], Any], b: Callable[[], Any], pairs: int) -> dict[str, Any]:
+    """A B A B ... after one warm-up of each: medians, spreads and pair-by-pair ratios."""
+    a(), b()
+    ta: list[float] = []
+    tb: list[float] = []
+    for _ in range(pairs):
+        for fn, out in ((a, ta), (b, tb)):
+            t = time.perf_counter()
+            fn()
+            out.append(time.perf_counter() - t)
+    ratios = [x / y for x, y in zip(ta, tb)]
+    return {"a": _spread(ta), "b": _spread(tb), "ratio": _spread(ratios)}
+
+
+def _spread(xs: list[float]) -> dict[str, float]:
+    return {"min": min(xs), "median": statistics.median(xs), "max": max(xs), "n": len(xs)}
+
+
+def measure(store_dir: Path, *, pairs: int = 5) -> dict[str, Any]:
+    """Time the demo-store rows on the demo store at ``store_dir`` (see the module docstring).
+
+    Returns:
+        dict with ``exposure``, ``exposure_cli``, ``help`` and ``lineage_cli`` (each
+        ``a``, ``b`` and ``ratio`` spreads, seconds), ``rows`` (exposure rows from
+        provgraph and from the raw engine), ``claim`` and the load averages.
+    """
+    import pyoxigraph as ox
+
+    from provgraph import analytics
+    from provgraph.queries import QueryCatalog
+    from provgraph.store import EmbeddedStore
+
+    out: dict[str, Any] = {"load_before": os.getloadavg()[0]}
+    text = QueryCatalog().get("exposure").text
+    store = EmbeddedStore(store_dir, read_only=True)
+    raw = ox.Store.read_only(str(store_dir / "rdf"))
+    try:
+        claim = str(QueryCatalog().run(store, "claims")[0]["claim"])
+
+        def raw_exposure() -> int:
+            return sum(1 for _ in raw.query(text, use_default_graph_as_union=True))
+
+        out["rows"] = {"provgraph": len(analytics.exposure(store)), "raw": raw_exposure()}
+        out["exposure"] = _paired(lambda: analytics.exposure(store), raw_exposure, pairs)
+    finally:
+        store.close()
+        del raw
+    cli, where = _cli(), ["--store", str(store_dir)]
+    out["exposure_cli"] = _paired(_child([*cli, *where, "exposure"]), _child(FLOOR), pairs)
+    out["help"] = _paired(_child([*cli, "--help"]), _child(FLOOR), pairs)
+    out["lineage_cli"] = _paired(_child([*cli, *where, "lineage", claim]), _child(FLOOR), pairs)
+    out["claim"] = claim
+    out["load_after"] = os.getloadavg()[0]
+    return out
+
+
+def _row(measure: str, r: dict[str, Any], baseline: str, unit: str, target: str,
+         ok: bool | None, by_ratio: bool = False) -> dict[str, Any]:
+    scale = 1000.0 if unit == "ms" else 1.0
+    a, ratio = r["a"], r["ratio"]
+    return {"measure": f"{measure} (median; min-max {a['min'] * scale:.3g}-{a['max'] * scale:.3g} "
+                       f"{unit}; ratio {ratio['min']:.2f}-{ratio['max']:.2f}×, {a['n']} pairs)",
+            "value": round(a["median"] * scale, 4), "unit": unit, "baseline": baseline,
+            "baseline_value": round(r["b"]["median"] * scale, 4),
+            "ratio": round(ratio["median"], 4), "target": target, "ok": ok}
+
+
+def report_rows(m: dict[str, Any]) -> list[dict[str, Any]]:
+    """Rows in the ``bench/__main__.py`` hook format."""
+    floor = "`python -c 'import click, pyoxigraph'`"
+    return [
+        _row(f"exposure, in-process ({m['rows']['provgraph']} rows)", m["exposure"],
+             "raw pyoxigraph, same exposure.rq text", "ms", "≤ 1.5× raw",
+             m["exposure"]["ratio"]["median"] <= 1.5),
+        _row("`provgraph exposure`, whole command", m["exposure_cli"], floor, "s",
+             "< 1 s (idle machine)", m["exposure_cli"]["a"]["median"] < 1.0),
+        _row("`provgraph --help`", m["help"], floor, "s", "≤ 3× the floor",
+             m["help"]["ratio"]["median"] <= 3.0),
+        _row("`provgraph lineage CLAIM`, whole command", m["lineage_cli"], floor, "s",
+             "< 0.15 s (idle machine)", m["lineage_cli"]["a"]["median"] < 0.15),
+    ]
+
+
+def _notes(m: dict[str, Any], built_s: float | None) -> list[str]:
+    rows = m["rows"]
+    built = (f"built by `provgraph demo` in {built_s:.0f} s (untimed)" if built_s is not None
+             else "an existing demo store")
+    return [f"demo store: {built}; exposure rows provgraph {rows['provgraph']}, raw engine "
+            f"{rows['raw']} (equal: {'yes' if rows['provgraph'] == rows['raw'] else 'NO'}); "
+            f"lineage of {m['claim']}; load average {m['load_before']:.2f} -> "
+            f"{m['load_after']:.2f}",
+            "ratio = A / B pair by pair, median (min-max in the measure); commands are child "
+            "processes of this interpreter, their output discarded"]
+
+
+def run(quick: bool, store_dir: Path | None = None, pairs: int | None = None) -> dict[str, Any]:
+    """Build the demo store (unless ``store_dir`` names one) and measure (``bench/__main__.py``).
+
+    Args:
+        quick: 5 pairs per row instead of 11.
+        store_dir: an existing demo store to measure instead of building one.
+        pairs: pairs per row (overrides ``quick``).
+    """
+    n = pairs or (5 if quick else 11)
+    if store_dir is not None:
+        m = measure(store_dir, pairs=n)
+        return {"rows": report_rows(m), "notes": _notes(m, None), "results": m}
+    from provgraph.demo import run_demo
+
+    with tempfile.TemporaryDirectory(prefix="provgraph-bench-demo-") as tmp:
+        where = Path(tmp) / "demo"
+        t = time.perf_counter()
+        run_demo(where, quiet=True)
+        built = time.perf_counter() - t
+        m = measure(where, pairs=n)
+    return {"rows": report_rows(m), "notes": _notes(m, built), "results": m}
+
+
+def main(argv: list[str] | None = None) -> None:
+    """Command line: ``python -m bench.bench_demo [--store DIR] [--pairs N]`` (JSON to stdout)."""
+    p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    p.add_argument("--store", type=Path, help="an existing demo store (default: build one)")
+    p.add_argument("--pairs", type=int, default=11)
+    a = p.parse_args(argv)
+    json.dump(run(False, a.store, a.pairs), sys.stdout, indent=2, default=str)
+    sys.stdout.write("\n")
+
+
+if __name__ == "__main__":
+    main()
