@@ -22,6 +22,7 @@ PROV-Links (https://www.w3.org/TR/prov-links/) for ``mentionOf``.
 
 from __future__ import annotations
 
+from collections.abc import Collection
 from dataclasses import dataclass
 from typing import Literal as _Lit
 
@@ -30,7 +31,7 @@ from .vocab import OA, PG, PROV, RDF, RDFS
 
 __all__ = ["Kind", "Relation", "RELATIONS", "PROV_RELATIONS", "LINKS", "UPSTREAM", "DESCRIBING",
            "NOT_UPSTREAM", "DERIVATIONS", "CITES", "SHORTCUTS", "INVERSES", "BUNDLE_LEFT_OUT", "MENTION_OF",
-           "AS_IN_BUNDLE", "by_property", "by_qualified", "closure_path"]
+           "AS_IN_BUNDLE", "by_property", "by_qualified", "closure_path", "missing_argument"]
 
 Kind = _Lit["E", "A", "Ag"]
 """The PROV element kind of a relation's subject or object: entity, activity, agent."""
@@ -72,6 +73,12 @@ class Relation:
         cites: on the path from a claim to the snapshots it cites (``pg:citedSnapshot``).
         shortcut: a one-hop summary written at record time of a path that the
             upstream relations already hold (``pg:citedSnapshot``); not followed.
+        object_optional: PROV-DM makes the object optional (generation's activity,
+            usage's entity, start's and end's trigger, invalidation's activity,
+            association's agent), but then at least one of the id, the object, the
+            optional arguments (:attr:`roles`) and an attribute must be given (PROV-DM
+            §5.1, PROV-N §3.3). Every other PROV-DM relation's subject and object are
+            mandatory (:func:`missing_argument`).
     """
 
     name: str
@@ -91,6 +98,7 @@ class Relation:
     upstream: bool = False
     cites: bool = False
     shortcut: bool = False
+    object_optional: bool = False
 
 
 _T = (("time", PROV.atTime),)
@@ -111,10 +119,12 @@ PROV_RELATIONS: tuple[Relation, ...] = (
     Relation(name="wasGeneratedBy", property=PROV.wasGeneratedBy, record="Generation",
              subject_attr="entity", object_attr="activity", qualified=PROV.qualifiedGeneration,
              qualified_class=PROV.Generation, influencer=PROV.activity, roles=_T,
-             time_shortcut=PROV.generatedAtTime, subject="E", object="A", upstream=True),
+             time_shortcut=PROV.generatedAtTime, subject="E", object="A", upstream=True,
+             object_optional=True),
     Relation(name="used", property=PROV.used, record="Usage", subject_attr="activity",
              object_attr="entity", qualified=PROV.qualifiedUsage, qualified_class=PROV.Usage,
-             influencer=PROV.entity, roles=_T, subject="A", object="E", upstream=True),
+             influencer=PROV.entity, roles=_T, subject="A", object="E", upstream=True,
+             object_optional=True),
     Relation(name="wasInformedBy", property=PROV.wasInformedBy, record="Communication",
              subject_attr="informed", object_attr="informant",
              qualified=PROV.qualifiedCommunication, qualified_class=PROV.Communication,
@@ -122,17 +132,19 @@ PROV_RELATIONS: tuple[Relation, ...] = (
     Relation(name="wasStartedBy", property=PROV.wasStartedBy, record="Start",
              subject_attr="activity", object_attr="trigger", qualified=PROV.qualifiedStart,
              qualified_class=PROV.Start, influencer=PROV.entity,
-             roles=(("starter", PROV.hadActivity), *_T), subject="A", object="E", upstream=True),
+             roles=(("starter", PROV.hadActivity), *_T), subject="A", object="E", upstream=True,
+             object_optional=True),
     Relation(name="wasEndedBy", property=PROV.wasEndedBy, record="End",
              subject_attr="activity", object_attr="trigger", qualified=PROV.qualifiedEnd,
              qualified_class=PROV.End, influencer=PROV.entity,
-             roles=(("ender", PROV.hadActivity), *_T), subject="A", object="E", upstream=True),
+             roles=(("ender", PROV.hadActivity), *_T), subject="A", object="E", upstream=True,
+             object_optional=True),
     # an invalidation happens after the entity existed: downstream, never in a lineage
     Relation(name="wasInvalidatedBy", property=PROV.wasInvalidatedBy, record="Invalidation",
              subject_attr="entity", object_attr="activity",
              qualified=PROV.qualifiedInvalidation, qualified_class=PROV.Invalidation,
              influencer=PROV.activity, roles=_T, time_shortcut=PROV.invalidatedAtTime,
-             subject="E", object="A"),
+             subject="E", object="A", object_optional=True),
     _derivation("wasDerivedFrom", PROV.wasDerivedFrom, PROV.qualifiedDerivation,
                 PROV.Derivation, None, cites=True),
     _derivation("wasRevisionOf", PROV.wasRevisionOf, PROV.qualifiedRevision, PROV.Revision,
@@ -148,7 +160,8 @@ PROV_RELATIONS: tuple[Relation, ...] = (
     Relation(name="wasAssociatedWith", property=PROV.wasAssociatedWith, record="Association",
              subject_attr="activity", object_attr="agent", qualified=PROV.qualifiedAssociation,
              qualified_class=PROV.Association, influencer=PROV.agent,
-             roles=(("plan", PROV.hadPlan),), subject="A", object="Ag", upstream=True),
+             roles=(("plan", PROV.hadPlan),), subject="A", object="Ag", upstream=True,
+             object_optional=True),
     Relation(name="actedOnBehalfOf", property=PROV.actedOnBehalfOf, record="Delegation",
              subject_attr="delegate", object_attr="responsible",
              qualified=PROV.qualifiedDelegation, qualified_class=PROV.Delegation,
@@ -265,3 +278,44 @@ def closure_path(props: tuple[IRI, ...] = UPSTREAM) -> str:
         '(<http://www.w3.org/ns/prov#used>)'
     """
     return "(" + "|".join(f"<{p}>" for p in props) + ")"
+
+
+def missing_argument(rel: Relation, given: Collection[str], attributes: bool,
+                     identified: bool = False) -> str | None:
+    """What a record of ``rel`` lacks that PROV-DM requires, or ``None`` when nothing.
+
+    The one rule every PROV format's import applies (PROV-N, PROV-JSON, PROV-XML through
+    :mod:`provgraph.io.provo`, and a PROV-O qualified node): the subject and, unless
+    :attr:`Relation.object_optional`, the object are mandatory; a relation whose object
+    is optional needs at least one of its id, the object, its optional arguments and
+    an attribute (PROV-DM §5.1.3 for generation; PROV-N §3.3.1: "wasGeneratedBy(e2, -, -)
+    ... [is] not valid ... since at least one of id, a, t, or attributes must be
+    present").
+
+    Args:
+        rel: a row of :data:`PROV_RELATIONS`.
+        given: the PROV-DM names of the formal arguments present (``"informed"``,
+            ``"time"``); the record's id does not count.
+        attributes: whether the record has any attribute.
+        identified: whether the record has an id (a PROV-O qualified node that is an IRI).
+
+    Returns:
+        A phrase naming PROV-DM's argument(s), e.g. ``"no informant"`` or ``"no id,
+        no activity, no time and no attribute"``, for the caller's message.
+
+    Example:
+        >>> missing_argument(by_property(PROV.wasInformedBy), {"informed"}, False)
+        'no informant'
+        >>> missing_argument(by_property(PROV.wasGeneratedBy), {"entity"}, False)
+        'no id, no activity, no time and no attribute'
+        >>> missing_argument(by_property(PROV.wasGeneratedBy), {"entity", "time"}, False) is None
+        True
+    """
+    for attr in (rel.subject_attr, None if rel.object_optional else rel.object_attr):
+        if attr is not None and attr not in given:
+            return f"no {attr}"
+    if rel.object_optional:
+        optional = [a for a in (rel.object_attr, *(r for r, _ in rel.roles)) if a is not None]
+        if not (attributes or identified or any(a in given for a in optional)):
+            return "no id, no " + ", no ".join(optional) + " and no attribute"
+    return None

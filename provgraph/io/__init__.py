@@ -244,7 +244,10 @@ def read(data: bytes, format: str = "auto", *, name: str = "<input>",
     Raises:
         UnsupportedFormat: unknown or write-only format.
         SerializationError: the document does not parse, is refused (DTD,
-            remote JSON-LD context) or has no PROV-O form; nothing is returned.
+            remote JSON-LD context) or has no PROV-O form, or a relation lacks an
+            argument PROV-DM requires (a ``-`` where the informant belongs, a qualified
+            node without its ``prov:agent``: :func:`provgraph.relations.missing_argument`);
+            nothing is returned.
     """
     from . import provo
 
@@ -288,6 +291,7 @@ def read(data: bytes, format: str = "auto", *, name: str = "<input>",
         count = len(quads)
         reader = f"{fmt} parsed by pyoxigraph"
     quads = list(dict.fromkeys(quads))
+    provo.missing_in_qualified(quads, name)
     quads, inferred = provo.complete(quads)
     return ReadResult(fmt, reader, quads, count, inferred, warnings, document)
 

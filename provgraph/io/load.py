@@ -19,7 +19,8 @@ It refuses, with a message naming the input and what to do:
 * input that holds statements but yields none to store (never a silent success);
 * RDF without a single PROV term (``foreign_vocabulary.ttl``): not a PROV document;
 * anything :func:`provgraph.io.read` refuses (syntax errors, DTDs, remote JSON-LD
-  contexts, records with a ``-`` where PROV-DM needs an identifier).
+  contexts, records with a ``-`` where PROV-DM needs an identifier, PROV-O qualified
+  nodes without their ``prov:entity``/``activity``/``agent``).
 
 Documents read through the ``prov`` package are also checked for PROV-CONSTRAINTS
 key conflicts between records that share an id

@@ -35,8 +35,14 @@ Mapping rules (W3C PROV-O §3 and §4.1, "PROV-DM to PROV-O"):
   PROV-DM both records are written again, so the PROV-CONSTRAINTS conflict
   between them stays visible (``provgraph validate``, constraint 23).
 * A record missing a mandatory argument (the ``-`` marker where PROV-DM needs an
-  identifier, e.g. ``hadMember(ex:c, -)``) has no PROV-O form:
-  :class:`~provgraph.errors.SerializationError` names it.
+  identifier, e.g. ``hadMember(ex:c, -)``, ``wasInformedBy(a, -)``,
+  ``actedOnBehalfOf(ag, -, -)``), or a relation whose object is optional given with
+  nothing else (``used(a, -, -)``, ``wasGeneratedBy(e, -, -)``) has no PROV-O form:
+  :class:`~provgraph.errors.SerializationError` names the record and PROV-DM's
+  argument, and the import stores nothing. The rule is
+  :func:`provgraph.relations.missing_argument`, derived from the relation table;
+  :func:`missing_in_qualified` applies it to PROV-O qualified nodes (issue 15: such
+  records used to be dropped without a word, or stored with no agent).
 
 Back from quads, the same rules run in reverse. RDF resources that are neither a
 PROV element nor a qualified influence node (a Web Annotation selector, a
@@ -105,13 +111,13 @@ from prov.model import ProvBundle, ProvDocument, ProvRecord
 from prov.model.records import canonical_xsd_datatype, parse_xsd_datetime
 
 from ..errors import SerializationError
-from ..relations import AS_IN_BUNDLE, MENTION_OF, PROV_RELATIONS, Relation
+from ..relations import AS_IN_BUNDLE, MENTION_OF, PROV_RELATIONS, Relation, by_qualified, missing_argument
 from ..terms import IRI, BNode, Literal, Quad, Term
 from ..vocab import PG, PROV, RDF, RDFS
 from .names import GENID, WELL_KNOWN_PREFIXES, QNames, prefixes_for
 
 __all__ = ["document_to_quads", "quads_to_document", "complete", "prefixes_for",
-           "imprecise_conflicts",
+           "imprecise_conflicts", "missing_in_qualified",
            "LexicalDateTime", "GENID", "PROV_TYPE_PROPERTY", "WELL_KNOWN_PREFIXES"]
 
 _P = "http://www.w3.org/ns/prov#"
@@ -204,6 +210,10 @@ _QUAL_TO_BINARY: dict[str, tuple[IRI, IRI, IRI]] = {
     rel.qualified: (rel.binary, rel.node_object, rel.cls)
     for rel in _RELS.values()}
 _QUAL_TO_BINARY.update({q: (b, PROV.entity, c) for c, (b, q, _) in _DERIVATION_KINDS.items()})
+# record type -> its row, for the mandatory-argument rule (relations.missing_argument)
+_ROW_OF: dict[QualifiedName, Relation] = {
+    _qn(r.record): r for r in PROV_RELATIONS
+    if r.record is not None and r.subtype is None and r.name != "asInBundle"}
 
 _ELEMENT_CLASSES = {
     PROV.Entity: PROV_ENTITY, PROV.Activity: PROV_ACTIVITY, PROV.Agent: PROV_AGENT}
@@ -370,6 +380,11 @@ class _Writer:
             raise SerializationError(f"{_describe(rec)}: no PROV-O mapping for {rtype}")
         sub = formal.get(rel.subject)
         _require(rec, rel.subject, sub)
+        why = missing_argument(_ROW_OF[rtype], {a.localpart for a, v in formal.items()
+                                                if v is not None}, bool(extra),
+                               rec.identifier is not None)
+        if why is not None:  # issue 15: was dropped without a word, or stored without it
+            _missing(rec, why, _ROW_OF[rtype])
         s = self.term(sub)
         obj = formal.get(rel.object)
         o = self.term(obj) if obj is not None else None
@@ -414,7 +429,63 @@ def _require(rec: ProvRecord, attr: QualifiedName, value: Any) -> None:
         raise SerializationError(
             f"{_describe(rec)} has no {attr.localpart} ('-' in a mandatory position); "
             "PROV-DM requires it, so the record has no PROV-O form and the document "
-            "is not valid PROV")
+            f"is not valid PROV. Give the {attr.localpart} (an identifier), or remove the record")
+
+
+def _missing(rec: ProvRecord, why: str, row: Relation) -> None:
+    """Refuse a relation record lacking what :func:`~provgraph.relations.missing_argument`
+    says PROV-DM requires (issue 15)."""
+    if why.startswith("no ") and "," not in why and " and " not in why:
+        _require(rec, _PROV_NS[why[3:]], None)
+    raise SerializationError(
+        f"{_describe(rec)} has {why} ('-' in every optional position); PROV-DM requires at "
+        f"least one of them for {row.name} (PROV-DM §5.1, PROV-N §3.3), so the record says nothing and the "
+        "document is not valid PROV. Give the "
+        + " or the ".join(a for a in (row.object_attr, *(r for r, _ in row.roles)) if a)
+        + " (or an id or an attribute), or remove the record")
+
+
+def missing_in_qualified(quads: Sequence[Quad], name: str = "<input>") -> None:
+    """Refuse a PROV-O qualified influence node that lacks what PROV-DM requires of its
+    relation (:func:`provgraph.relations.missing_argument`): ``prov:agent`` of a
+    ``prov:Attribution``, ``prov:activity`` of a ``prov:Communication``... (PROV-O §3.3),
+    or, for a relation whose object is optional (a ``prov:Generation``), every one of
+    its object, optional arguments and attributes. Graph by graph.
+
+    Raises:
+        SerializationError: names the node, the subject and relation it qualifies, the
+            missing PROV-O property (PROV-DM's argument) and the fix.
+    """
+    by_sg: dict[tuple[Any, Any], list[tuple[IRI, Term]]] = defaultdict(list)
+    for s, p, o, g in quads:
+        by_sg[(s, g)].append((p, o))
+    for s, p, o, g in quads:
+        row = by_qualified(p) if p.startswith(_P + "qualified") else None
+        if row is None or isinstance(o, Literal) or row.influencer is None:
+            continue
+        pos = by_sg.get((o, g), [])
+        given = {row.subject_attr or ""}
+        if any(pp == row.influencer for pp, _ in pos):
+            given.add(row.object_attr or "")
+        given.update(attr for attr, prop in row.roles if any(pp == prop for pp, _ in pos))
+        attributes = any(pp not in (RDF.type, row.influencer, *(q for _, q in row.roles))
+                         for pp, _ in pos)
+        why = missing_argument(row, given, attributes, identified=isinstance(o, IRI))
+        if why is None:
+            continue
+        where = f" in graph <{g}>" if g is not None else ""
+        node = f"_:{o}" if isinstance(o, BNode) else f"<{o}>"
+        if row.object_optional:
+            fix = (f"give it a {_n3(row.influencer)}, a time or another statement, or an IRI "
+                   f"instead of a blank node, or remove the {_n3(p)} statement")
+            rule = f"PROV-DM requires at least one of them for {row.name}"
+        else:
+            fix = f"give it a {_n3(row.influencer)}, or remove it and the {_n3(p)} statement"
+            rule = f"PROV-DM's {row.object_attr} of {row.name} is mandatory"
+        raise SerializationError(
+            f"{name}: the qualified node {node} ({_n3(s)} {_n3(p)} {node}{where}) has {why} "
+            f"({_n3(row.influencer)}); {rule}, so the relation is not valid PROV: {fix}; "
+            "nothing was stored")
 
 
 def _describe(rec: ProvRecord) -> str:
