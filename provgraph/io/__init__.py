@@ -264,7 +264,7 @@ def read(data: bytes, format: str = "auto", *, name: str = "<input>",
         read = {"prov-json": provjson.read, "provn": provn.read, "prov-xml": provxml.read}[fmt]
         got = read(data, name)
         document, warnings, count = got.document, got.warnings, got.record_count
-        quads = _mapped(document, graph, name)
+        quads = _mapped(document, graph, name, got.bundle_names)
         reader = f"{fmt} read by the prov package {_prov_version()}"
     elif fmt == "json-ld":
         from . import jsonld
@@ -296,11 +296,12 @@ def read(data: bytes, format: str = "auto", *, name: str = "<input>",
     return ReadResult(fmt, reader, quads, count, inferred, warnings, document)
 
 
-def _mapped(document: Any, graph: IRI | None, name: str) -> list[Quad]:
+def _mapped(document: Any, graph: IRI | None, name: str,
+            bundle_names: dict[str, str] | None = None) -> list[Quad]:
     from .provo import document_to_quads
 
     try:
-        return document_to_quads(document, graph)
+        return document_to_quads(document, graph, bundle_names=bundle_names)
     except SerializationError as exc:
         raise SerializationError(f"{name}: {exc}; nothing was stored") from exc
 

@@ -30,6 +30,9 @@ class ProvRead:
 
     document: ProvDocument
     warnings: list[str] = field(default_factory=list)
+    bundle_names: dict[str, str] = field(default_factory=dict)
+    """IRI the ``prov`` package gave a bundle -> IRI its document gives it
+    (:func:`provgraph.io.provn.bundle_names`); empty when they agree."""
 
     @property
     def record_count(self) -> int:

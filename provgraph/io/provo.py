@@ -92,7 +92,7 @@ from __future__ import annotations
 import datetime as _dt
 import uuid
 from collections import defaultdict
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from itertools import product
 from typing import Any
@@ -251,13 +251,17 @@ _PROP_TO_ATTR = {v: k for k, v in _ATTR_TO_PROP.items()}
 # prov -> quads
 
 
-def document_to_quads(doc: ProvDocument, graph: IRI | None = None) -> list[Quad]:
+def document_to_quads(doc: ProvDocument, graph: IRI | None = None, *,
+                      bundle_names: Mapping[str, str] | None = None) -> list[Quad]:
     """PROV-O quads for a :class:`prov.model.ProvDocument` (see the module docstring).
 
     Args:
         doc: the document, as ``prov.read`` returns it.
         graph: graph for the document's top-level records (``None``: the default
             graph). Each bundle goes to the named graph named by its id.
+        bundle_names: a bundle id IRI -> the IRI to name its graph instead (a PROV-N
+            bundle whose name the ``prov`` package resolved with the bundle's own
+            prefixes: :func:`provgraph.io.provn.bundle_names`).
 
     Returns:
         ``list[Quad]`` in record order; blank nodes get fresh labels on every call,
@@ -269,8 +273,11 @@ def document_to_quads(doc: ProvDocument, graph: IRI | None = None) -> list[Quad]
     """
     w = _Writer()
     w.bundle(doc, graph)
+    renamed = bundle_names or {}
     for b in doc.bundles:
-        w.bundle(b, w.term(b.identifier))  # type: ignore[arg-type]
+        uri = b.identifier.uri if b.identifier is not None else ""
+        w.bundle(b, IRI(renamed[uri]) if uri in renamed
+                 else w.term(b.identifier))  # type: ignore[arg-type]
     return w.out
 
 
