@@ -71,6 +71,12 @@ PROV_DM_NORMAL_FORM = {
     "trungdong-prov/jsonld/submission-example-3.jsonld", "trungdong-prov/rdf/attr_entity0.ttl",
 }
 EXPORTS = ("prov-json", "provn", "prov-xml", "trig", "nquads", "json-ld", "turtle", "rdf-xml")
+NO_PROV_XML = {
+    # identifiers whose local part is all digits (eprint:363608): PROV-N allows them, an
+    # xsd:QName does not, and no split of the IRI gives one (issue 15)
+    "provtoolbox/prov-n/issues/picaso-file.provn": "<http://eprints.soton.ac.uk/id/eprint/363608>",
+}
+"""Inputs PROV-XML cannot hold, with an identifier the refusal names."""
 
 
 def case_files() -> list[Path]:
@@ -154,6 +160,10 @@ def test_every_importable_case_round_trips_through_every_format():
         for fmt in EXPORTS:
             if not FORMATS[fmt].datasets and has_bundles:
                 with pytest.raises(UnsupportedFormat, match="named graph"):
+                    export(store, fmt, everything=True)
+                continue
+            if fmt == "prov-xml" and name in NO_PROV_XML:
+                with pytest.raises(SerializationError, match=re.escape(NO_PROV_XML[name])):
                     export(store, fmt, everything=True)
                 continue
             data = export(store, fmt, everything=True).data

@@ -59,3 +59,66 @@ def test_a_bundle_name_whose_prefix_only_the_bundle_declares_keeps_it_with_a_war
     assert store.named_graphs() == [IRI(INNER + "b")]
     assert any("line 2, column 9: the bundle name ex:b uses prefix 'ex', which only the "
                "bundle declares" in w for w in warnings), warnings
+
+
+_QNAME_STORE = b"""@prefix prov: <http://www.w3.org/ns/prov#> .
+<urn:uuid:0190f3c2-7a1b-7c3d-8e4f-0123456789ab> a prov:Entity ;
+    <http://example.org/terms/2nd-opinion> "kept" ;
+    prov:wasDerivedFrom <ni:///sha-256;3Uq0mGoKl2hXgj0hXbYcEd1pNqA> .
+<ni:///sha-256;3Uq0mGoKl2hXgj0hXbYcEd1pNqA> a prov:Entity .
+"""
+
+
+def test_prov_xml_writes_every_identifier_as_a_valid_qname():
+    """PROV-XML's prov:id/prov:ref are xsd:QName and attribute names are element names:
+    a local part starting with a digit (a UUID, a base64 digest) was written as is."""
+    import xml.etree.ElementTree as ET
+
+    from provgraph.io.bundle import export
+    from provgraph.io.names import NCNAME
+
+    store, _ = _stored(_QNAME_STORE, "turtle")
+    data = export(store, "prov-xml", everything=True).data
+    root = ET.fromstring(data)
+    names = [v for el in root.iter() for k, v in el.attrib.items()
+             if k in ("{http://www.w3.org/ns/prov#}id", "{http://www.w3.org/ns/prov#}ref")]
+    names += [el.tag.split("}")[1] for el in root.iter()]
+    assert len(names) > 6
+    for qname in names:
+        assert all(NCNAME.fullmatch(part) for part in qname.split(":")), qname
+    assert canon(pio.read(data, "prov-xml").quads) == canon(pio.read(_QNAME_STORE, "turtle").quads)
+
+
+@pytest.mark.parametrize("iri", ["http://example.org/page=4;", "http://example.org/report(v2)"])
+def test_prov_xml_export_names_an_identifier_it_cannot_write_and_the_formats_that_can(iri):
+    from provgraph.errors import SerializationError
+    from provgraph.io.bundle import export
+
+    store, _ = _stored(f"<{iri}> a <http://www.w3.org/ns/prov#Entity> .".encode(), "turtle")
+    with pytest.raises(SerializationError) as exc:
+        export(store, "prov-xml", everything=True)
+    assert f"PROV-XML cannot write 1 identifier(s): <{iri}>" in str(exc.value)
+    assert "Export as prov-json, provn, trig or nquads" in str(exc.value)
+    for fmt in ("prov-json", "provn", "trig", "nquads"):  # the formats offered can
+        data = export(store, fmt, everything=True).data
+        assert canon(pio.read(data, fmt).quads) == canon(store.quads())
+
+
+@pytest.mark.parametrize("head", [b'<?xml-stylesheet type="text/xsl" href="prov.xsl"?>\n',
+                                  b"<?foo bar?>\n", b"\xef\xbb\xbf<?pi?><!-- c -->\n"])
+def test_prov_xml_starting_with_a_processing_instruction_is_detected(head):
+    data = head + (b'<prov:document xmlns:prov="http://www.w3.org/ns/prov#" '
+                   b'xmlns:ex="http://example.org/"><prov:entity prov:id="ex:e"/></prov:document>')
+    assert pio.detect(data) == "prov-xml"
+    store, _ = _stored(data, "auto")
+    assert len(store) == 1
+
+
+def test_prov_xml_with_comments_outside_the_root_is_read():
+    """The prov package (3.2.3) raised AttributeError ('NoneType' object has no attribute
+    'remove') on a comment before or after the root element (found with the test above)."""
+    data = (b'<?xml version="1.0"?>\n<!-- exported\n by a tool -->\n<prov:document '
+            b'xmlns:prov="http://www.w3.org/ns/prov#" xmlns:ex="http://example.org/">'
+            b'<!-- inner --><prov:entity prov:id="ex:e"/></prov:document>\n<!-- end -->\n')
+    store, _ = _stored(data, "prov-xml")
+    assert len(store) == 1

@@ -126,7 +126,9 @@ def format_for_path(path: str | Path) -> str:
                             f"cannot tell the format of {path} from its extension; pass --format")
 
 
-_XML_START = re.compile(rb"<(\?xml|!--|!DOCTYPE|[A-Za-z_][\w.\-]*(:[A-Za-z_][\w.\-]*)?[\s/>])")
+_XML_START = re.compile(rb"<(\?[A-Za-z_]|!--|!DOCTYPE|[A-Za-z_][\w.\-]*(:[A-Za-z_][\w.\-]*)?[\s/>])")
+"""XML starts with a declaration or any other processing instruction (``<?xml-stylesheet``,
+``<?foo ...?>``: XML 1.0 §2.6; issue 15), a comment, a DOCTYPE or an element."""
 _PROVN_COMMENT = re.compile(rb"(//[^\n]*\n|/\*.*?\*/|\s+)", re.S)
 
 
@@ -353,7 +355,7 @@ def write(quads: list[Quad], format: str) -> bytes:
                                     "use trig, nquads or json-ld")
         return serialize_quads(quads, format, prefixes=provo.prefixes_for(quads)
                                if format in ("turtle", "trig") else None)
-    document = provo.quads_to_document(quads)
+    document = provo.quads_to_document(quads, xml=format == "prov-xml")
     if spec.kind == "prov":
         from . import provjson, provn, provxml
 

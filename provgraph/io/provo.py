@@ -507,27 +507,40 @@ def _describe(rec: ProvRecord) -> str:
 # quads -> prov
 
 
-def quads_to_document(quads: Iterable[Quad], *, bundle_graphs: bool = True) -> ProvDocument:
+def quads_to_document(quads: Iterable[Quad], *, bundle_graphs: bool = True,
+                      xml: bool = False) -> ProvDocument:
     """A :class:`prov.model.ProvDocument` holding ``quads`` (see the module docstring).
 
     Args:
         quads: PROV-O statements; those of the default graph become top-level
             records, those of each named graph a bundle named by the graph.
         bundle_graphs: ``False`` puts every statement at the top level.
+        xml: for PROV-XML, where every identifier and attribute name is an
+            ``xsd:QName``: local parts are XML NCNames (:func:`provgraph.io.names.xml_split`).
 
     Raises:
         SerializationError: a statement has no PROV-DM form the ``prov`` package
             accepts (for example an ``prov:atTime`` literal that is not an
-            ``xsd:dateTime``); the message names it.
+            ``xsd:dateTime``); the message names it. With ``xml=True``: an IRI has no
+            QName form (the message lists them and the formats that can hold them).
     """
     by_graph: dict[IRI | None, list[Quad]] = defaultdict(list)
     for q in quads:
         by_graph[q[3] if bundle_graphs else None].append(q)
     doc = ProvDocument()
-    names = QNames(doc)
+    names = QNames(doc, xml=xml)
     for g in sorted(by_graph, key=lambda x: "" if x is None else "~" + x):
         target: ProvBundle = doc if g is None else doc.bundle(names.qname(g))
         _Reader(target, names, by_graph[g], g).run()
+    if names.unwritable:
+        bad = sorted(set(names.unwritable))
+        raise SerializationError(
+            f"PROV-XML cannot write {len(bad)} identifier(s): "
+            + ", ".join(f"<{i}>" for i in bad[:5]) + (" ..." if len(bad) > 5 else "")
+            + ". PROV-XML writes every identifier and attribute name as an xsd:QName, whose "
+            "local part is an XML NCName, and no split of these IRIs gives one (an NCName "
+            "holds no ';', ')', '=' or ':' and does not start with a digit). Export as "
+            "prov-json, provn, trig or nquads, which hold any IRI")
     return doc
 
 

@@ -21,6 +21,7 @@ would read back as strings).
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 from defusedxml import DefusedXmlException
@@ -81,7 +82,34 @@ def read(data: bytes, name: str = "<input>") -> ProvRead:
         raise SerializationError(f"{name}: the XML root is {root.tag}, not prov:document "
                                  f"({PROV_NS}); not PROV-XML")
     _check_children(root, name)
-    return read_with_prov(data, "xml", "PROV-XML", name)
+    return read_with_prov(_without_outer_comments(data), "xml", "PROV-XML", name)
+
+
+_PROLOG_ITEM = re.compile(rb"\s+|<\?.*?\?>|<!--.*?-->", re.S)
+_EPILOG = re.compile(rb"(?:\s|<\?.*?\?>|<!--.*?-->)*\Z", re.S)
+
+
+def _without_outer_comments(data: bytes) -> bytes:
+    """``data`` with the comments before and after the root element blanked out (each
+    replaced by as many newlines as it spans, so line numbers hold): the ``prov``
+    package (3.2.3) fails on them with ``AttributeError: 'NoneType' object has no
+    attribute 'remove'`` (it removes every comment from its parent, and these have
+    none). Comments carry nothing PROV-XML reads."""
+    def blank(m: re.Match[bytes]) -> bytes:
+        text = m.group(0)
+        return b"\n" * text.count(b"\n") if text.startswith(b"<!--") else text
+
+    if b"<!--" not in data:
+        return data
+    start = 3 if data.startswith(b"\xef\xbb\xbf") else 0
+    pos, head = start, [data[:start]]
+    while (m := _PROLOG_ITEM.match(data, pos)) is not None and m.end() > pos:
+        head.append(blank(m))
+        pos = m.end()
+    tail = _EPILOG.search(data, pos)
+    end = tail.start() if tail is not None else len(data)
+    rest = data[end:]
+    return b"".join(head) + data[pos:end] + re.sub(rb"<!--.*?-->", blank, rest, flags=re.S)
 
 
 def _check_children(parent: Any, name: str) -> None:
