@@ -20,6 +20,28 @@ QUALIFIED_SLOT = {
 }
 
 
+PROV_PARSED = frozenset("http://www.w3.org/2001/XMLSchema#" + t for t in (
+    "int", "long", "integer", "double", "boolean", "dateTime"))
+"""Datatypes whose values the ``prov`` package (3.2.3) reads into Python objects
+(``prov.model.XSD_DATATYPE_PARSERS``): their lexical forms do not survive PROV-JSON,
+PROV-N or PROV-XML (``"1.0E0"^^xsd:double`` reads back as ``"1"``, ``"1"^^xsd:boolean``
+as ``"true"``, ``"+7"^^xsd:int`` as ``"7"``); datatypes and values do."""
+
+
+def prov_values(quads: Iterable[Quad]) -> list[Quad]:
+    """``quads`` with the literals of :data:`PROV_PARSED` datatypes in the canonical form
+    of their value (:func:`provgraph.xsd.canonical`), datatype kept: what a PROV-DM
+    format can be compared on."""
+    from provgraph.xsd import canonical
+
+    out = []
+    for s, p, o, g in quads:
+        if isinstance(o, Literal) and o.datatype in PROV_PARSED:
+            o = Literal(canonical(o).value, o.datatype)
+        out.append((s, p, o, g))
+    return out
+
+
 def canon(quads: Iterable[Quad]) -> str:
     """Canonical N-Quads (blank nodes canonicalized by pyoxigraph)."""
     return canonical_nquads(list(quads))

@@ -52,27 +52,16 @@ record back writes its statements without ``rdf:type prov:Entity``. Blank nodes
 become qualified names in the ``urn:provgraph:genid:`` namespace and turn back
 into fresh blank nodes on reading (RDF 1.1 §3.5 skolemization).
 
-Literal fidelity: values, datatypes, time zones and language tags survive;
-lexical forms are not preserved, for two reasons.
-
-* The embedded store (pyoxigraph 0.5.13) keeps XSD literals by value, in
-  canonical lexical form: ``"2024-01-01T10:00:16.000+01:00"^^xsd:dateTime`` is
-  stored as ``"2024-01-01T10:00:16+01:00"``, a ``+00:00`` offset as ``Z``,
-  ``"1.50"^^xsd:decimal`` as ``"1.5"``, ``"1.0E0"^^xsd:double`` as ``"1"``,
-  ``"01"^^xsd:int`` as ``"1"^^xsd:integer`` (every derived integer type becomes
-  ``xsd:integer``, ``xsd:dateTimeStamp`` becomes ``xsd:dateTime``), language tags
-  in lower case. This is an engine property: this module maps what a document
-  says; exports write what the store holds. Ill-typed literals and unknown
-  datatypes are stored verbatim (``provgraph validate`` reports the ill-typed).
-* The ``prov`` package parses PROV-JSON/PROV-N/PROV-XML values into Python
-  objects, written back with :meth:`datetime.datetime.isoformat`, ``repr`` and
-  ``str``: ``Z`` reads as ``+00:00``, fractions of a second are cut to
-  microseconds, doubles read with ``repr`` (full precision), integers and
-  booleans in canonical form; other datatypes keep their lexical form. Offsets
-  survive (``+01:00`` stays ``+01:00``; a time without a zone stays without one:
-  nothing is read in the process time zone), and so do empty strings and
-  language tags. When provgraph *writes* those formats it writes the lexical
-  form of ``xsd:dateTime`` values as stored (:class:`LexicalDateTime`).
+Literal fidelity: datatypes and lexical forms survive the store (issue 15: the store
+layer encodes what the engine would normalize, :mod:`provgraph._lexical`). The ``prov``
+package parses PROV-JSON/PROV-N/PROV-XML values of ``xsd:int``, ``long``, ``integer``,
+``double``, ``boolean`` and ``dateTime`` into Python objects, which this module writes
+in the engine's canonical form (:func:`provgraph._lexical.datetime_form`,
+:func:`~provgraph._lexical.double_form`): there the value survives, not the form
+(``Z`` for a zero offset, fractions of a second cut to microseconds); offsets other
+than zero, the absence of a time zone, empty strings and language tags survive. Other
+datatypes keep their lexical form. When provgraph *writes* those formats it writes the
+lexical form of ``xsd:dateTime`` values as stored (:class:`LexicalDateTime`).
 
 The claim-bundle digest is computed over one canonical form per value
 (:mod:`provgraph.xsd`), so it does not depend on the syntax a bundle is in.
@@ -110,6 +99,7 @@ from prov.model import Literal as ProvLiteral
 from prov.model import ProvBundle, ProvDocument, ProvRecord
 from prov.model.records import canonical_xsd_datatype, parse_xsd_datetime
 
+from .._lexical import datetime_form, double_form
 from ..errors import SerializationError
 from ..relations import AS_IN_BUNDLE, MENTION_OF, PROV_RELATIONS, Relation, by_qualified, missing_argument
 from ..terms import IRI, BNode, Literal, Quad, Term
@@ -315,10 +305,13 @@ class _Writer:
         if isinstance(v, int):
             dt = canonical_xsd_datatype(v)
             return Literal(str(v), dt.uri if dt is not None else _XSD + "integer")
-        if isinstance(v, float):
-            return Literal(_double_text(v), _XSD + "double")
+        if isinstance(v, float):  # the prov package holds a float: its lexical form is gone
+            return Literal(double_form(v), _XSD + "double")
         if isinstance(v, _dt.datetime):
-            return Literal(v.isoformat(), _XSD + "dateTime")
+            # LexicalDateTime remembers its form; a plain datetime (the prov package's
+            # reading) is written in the canonical form, as the engine used to keep it
+            return Literal(v.isoformat() if isinstance(v, LexicalDateTime)
+                           else datetime_form(v), _XSD + "dateTime")
         if isinstance(v, _dt.date):
             return Literal(v.isoformat(), _XSD + "date")
         if isinstance(v, _dt.time):
@@ -421,14 +414,6 @@ class _Writer:
         for prop, value in extras_set:
             self.add(node, prop, self.value(value) if prop == PROV.atTime else self.term(value), g)
         self.attrs(node, extra, g, skip_types=tuple(c for _, _, c in forms))
-
-
-def _double_text(v: float) -> str:
-    if v != v:
-        return "NaN"
-    if v in (float("inf"), float("-inf")):
-        return "INF" if v > 0 else "-INF"
-    return repr(v)
 
 
 def _require(rec: ProvRecord, attr: QualifiedName, value: Any) -> None:
