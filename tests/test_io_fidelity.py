@@ -122,3 +122,67 @@ def test_prov_xml_with_comments_outside_the_root_is_read():
             b'<!-- inner --><prov:entity prov:id="ex:e"/></prov:document>\n<!-- end -->\n')
     store, _ = _stored(data, "prov-xml")
     assert len(store) == 1
+
+
+# -- bug classes replayed from peer tools (issue 15) ---------------------------------
+# The trackers themselves were not reachable; these are the reports the `prov` package's
+# own test suite (3.2.3, prov/tests/*.py) cites by number, replayed against provgraph's
+# import, store and every export. Each document must come back equal in every format
+# (values, not forms, for the datatypes the prov package parses: io_helpers.PROV_PARSED).
+
+_PN = "document\n  prefix ex <http://example.org/>\n  {}\nendDocument\n"
+_TTL = ("@prefix prov: <http://www.w3.org/ns/prov#> . @prefix ex: <http://example.org/> .\n"
+        "@prefix xsd: <http://www.w3.org/2001/XMLSchema#> .\n{}")
+REPLAYS = [
+    pytest.param(_PN.format('entity(ex:e, [prov:label="", prov:value="", ex:a="", ex:b=""@en, '
+                            'ex:c="" %% xsd:string])'), "provn",
+                 id="prov-224-empty-strings-in-every-xml-shape"),
+    pytest.param(_PN.format("agent(ex:d)\n  actedOnBehalfOf(ex:d, ex:r1, ex:act)\n"
+                            "  actedOnBehalfOf(ex:d, ex:r2, ex:act)"), "provn",
+                 id="prov-226-two-delegations-one-delegate-and-activity"),
+    pytest.param(_PN.format('entity(ex:e, [ex:v="42" %% xsd:long, ex:w="5" %% xsd:int])'), "provn",
+                 id="prov-235-asserted-integer-datatype-kept"),
+    pytest.param(_PN.format("entity(ex:e, [ex:big=123456789000, ex:small=5])"), "provn",
+                 id="prov-249-256-out-of-int32-integers"),
+    pytest.param(_PN.format('entity(ex:e, [ex:v="aGVsbG8=" %% xsd:base64Binary])'), "provn",
+                 id="prov-288-base64binary"),
+    pytest.param(_TTL.format("<http://example.org/\uf900x> a prov:Entity ."), "turtle",
+                 id="prov-289-cjk-compatibility-ideograph-in-a-name"),
+    pytest.param(_TTL.format('ex:a a prov:Activity ; prov:qualifiedStart [ a prov:Start ; '
+                             'prov:entity ex:t ; prov:startedAtTime '
+                             '"2024-01-01T00:00:00Z"^^xsd:dateTime ] .'), "turtle",
+                 id="prov-299-startedAtTime-on-a-qualified-start"),
+    pytest.param(_TTL.format('ex:e a prov:Entity ; prov:atTime "2024-01-01T10:00:00+01:00"^^'
+                             "xsd:dateTime ; prov:generatedAtTime "
+                             '"2024-01-01T10:00:00.5Z"^^xsd:dateTime .'), "turtle",
+                 id="prov-xml-time-attributes-keep-their-type"),
+]
+
+
+@pytest.mark.parametrize("text,fmt", REPLAYS)
+def test_peer_tool_bug_classes_round_trip_through_every_format(text, fmt):
+    from provgraph.io.bundle import export
+
+    from .io_helpers import prov_values
+
+    store, _ = _stored(text.encode(), fmt)
+    original = list(store.quads())
+    for out in ("prov-json", "provn", "prov-xml", "trig", "nquads", "json-ld", "turtle"):
+        back = pio.read(export(store, out, everything=True).data, out).quads
+        assert canon(prov_values(back)) == canon(prov_values(original)), out
+
+
+def test_prov_294_a_local_part_ending_in_a_provn_metacharacter_round_trips():
+    """prov #294: a qualified name whose local part ends in a PROV-N metacharacter used
+    to be written but not read back. PROV-XML cannot name it (no NCName): refused."""
+    from provgraph.errors import SerializationError
+    from provgraph.io.bundle import export
+
+    store, _ = _stored(_PN.format("entity(ex:a\\=)\n  entity(ex:b\\;c)").encode(), "provn")
+    assert {q[0] for q in store.quads()} == {IRI("http://example.org/a="),
+                                             IRI("http://example.org/b;c")}
+    for out in ("prov-json", "provn", "trig", "nquads", "json-ld"):
+        back = pio.read(export(store, out, everything=True).data, out).quads
+        assert canon(back) == canon(store.quads()), out
+    with pytest.raises(SerializationError, match="PROV-XML cannot write 1 identifier"):
+        export(store, "prov-xml", everything=True)

@@ -126,6 +126,19 @@ def _check_children(parent: Any, name: str) -> None:
             _check_children(child, name)
 
 
+_UNTYPED_TIME = re.compile(
+    rb"<prov:((?!time>|startTime>|endTime>)[A-Za-z]*[Tt]ime[A-Za-z]*)>")
+
+
 def write(doc: ProvDocument) -> bytes:
-    """PROV-XML text of ``doc`` (UTF-8), every attribute with its ``xsi:type``."""
-    return write_with_prov(doc, "xml", "PROV-XML", force_types=True)
+    """PROV-XML text of ``doc`` (UTF-8), every attribute with its ``xsi:type``.
+
+    The ``prov`` package (3.2.3) writes no ``xsi:type`` for an ``xsd:dateTime``
+    attribute whose name is in the PROV namespace and contains "time"
+    (``prov:atTime`` or ``prov:startedAtTime`` given as attributes, as PROV-O from other
+    tools has them on qualified nodes, prov issue #299), taking it for a formal time,
+    and reads it back as a string: such elements get ``xsi:type="xsd:dateTime"``
+    here; the formal ``prov:time``, ``prov:startTime`` and ``prov:endTime`` need none.
+    """
+    data = write_with_prov(doc, "xml", "PROV-XML", force_types=True)
+    return _UNTYPED_TIME.sub(rb'<prov:\1 xsi:type="xsd:dateTime">', data)
