@@ -20,12 +20,13 @@ QUALIFIED_SLOT = {
 }
 
 
-PROV_PARSED = frozenset("http://www.w3.org/2001/XMLSchema#" + t for t in (
-    "int", "long", "integer", "double", "boolean", "dateTime"))
-"""Datatypes whose values the ``prov`` package (3.2.3) reads into Python objects
-(``prov.model.XSD_DATATYPE_PARSERS``): their lexical forms do not survive PROV-JSON,
-PROV-N or PROV-XML (``"1.0E0"^^xsd:double`` reads back as ``"1"``, ``"1"^^xsd:boolean``
-as ``"true"``, ``"+7"^^xsd:int`` as ``"7"``); datatypes and values do."""
+PROV_PARSED = frozenset({"http://www.w3.org/2001/XMLSchema#dateTime"})
+"""Datatypes whose lexical form a PROV-DM format (PROV-JSON, PROV-N, PROV-XML) may not
+keep: the times that are formal arguments (``wasGeneratedBy(e, a, T)``, an activity's
+start and end, ``prov:atTime`` of a qualified node) are read by the ``prov`` package
+(3.2.3) into Python ``datetime`` values (``+00:00`` comes back as ``Z``, a fraction of a
+second without trailing zeros, cut to microseconds). Attribute values keep their form
+in every datatype (issue 15: :data:`provgraph.io._prov.PARSED_TYPES`)."""
 
 
 def prov_values(quads: Iterable[Quad]) -> list[Quad]:

@@ -19,7 +19,8 @@ from typing import Any
 
 from prov.model import ProvDocument
 
-from ._prov import ProvRead, read_with_prov, write_with_prov
+from ._prov import (LEXICAL_XSD, PARSED_TYPES, ProvRead, lexical_prefix, read_with_prov,
+                    write_with_prov, written_prefix)
 
 __all__ = ["read", "write"]
 
@@ -37,10 +38,49 @@ def read(data: bytes, name: str = "<input>") -> ProvRead:
         SerializationError: not JSON, or JSON the ``prov`` package rejects as
             PROV-JSON (for example a typed value without ``"$"``).
     """
-    got = read_with_prov(data, "json", "PROV-JSON", name)
+    got = read_with_prov(_keep_forms(data), "json", "PROV-JSON", name)
     if b'"bundle"' in data:
         got.bundle_names.update(_bundle_names(json.loads(data)))
     return got
+
+
+def _keep_forms(data: bytes) -> bytes:
+    """``data`` with the typed values of :data:`~provgraph.io._prov.PARSED_TYPES`
+    (``{"$": "1.0E0", "type": "xsd:double"}``) retyped in
+    :data:`~provgraph.io._prov.LEXICAL_XSD`, so the ``prov`` package keeps their lexical
+    form (issue 15); unchanged when there are none or it is not a JSON object."""
+    if b'"xsd:' not in data:
+        return data
+    try:
+        doc = json.loads(data)
+    except ValueError:
+        return data  # the prov package reports it
+    if not isinstance(doc, dict):
+        return data
+    prefix = lexical_prefix(data.decode("utf-8", errors="replace"))
+    found = False
+
+    def walk(node: Any) -> None:
+        nonlocal found
+        if isinstance(node, dict):
+            kind = node.get("type")
+            if "$" in node and isinstance(kind, str) and kind.startswith("xsd:") \
+                    and kind[4:] in PARSED_TYPES:
+                node["type"] = f"{prefix}:{kind[4:]}"
+                found = True
+            for value in node.values():
+                walk(value)
+        elif isinstance(node, list):
+            for value in node:
+                walk(value)
+
+    walk(doc)
+    if not found:
+        return data
+    for scope in (doc, *(b for b in (doc.get("bundle") or {}).values() if isinstance(b, dict))):
+        if isinstance(scope.get("prefix", {}), dict):
+            scope.setdefault("prefix", {})[prefix] = LEXICAL_XSD
+    return json.dumps(doc).encode("utf-8")
 
 
 def _bundle_names(doc: Any) -> dict[str, str]:
@@ -62,5 +102,29 @@ def _bundle_names(doc: Any) -> dict[str, str]:
 
 
 def write(doc: ProvDocument) -> bytes:
-    """PROV-JSON text of ``doc`` (UTF-8, indented)."""
-    return write_with_prov(doc, "json", "PROV-JSON", indent=2)
+    """PROV-JSON text of ``doc`` (UTF-8, indented); values of
+    :data:`~provgraph.io._prov.PARSED_TYPES` keep their lexical form (issue 15)."""
+    data = write_with_prov(doc, "json", "PROV-JSON", indent=2)
+    prefix = written_prefix(doc)
+    if prefix is None:
+        return data
+    out = json.loads(data)
+
+    def walk(node: Any) -> None:
+        if isinstance(node, dict):
+            kind = node.get("type")
+            if "$" in node and isinstance(kind, str) and kind.startswith(prefix + ":"):
+                node["type"] = "xsd:" + kind[len(prefix) + 1:]
+            prefixes = node.get("prefix")
+            if isinstance(prefixes, dict) and prefixes.get(prefix) == LEXICAL_XSD:
+                del prefixes[prefix]
+                if not prefixes:
+                    del node["prefix"]
+            for value in node.values():
+                walk(value)
+        elif isinstance(node, list):
+            for value in node:
+                walk(value)
+
+    walk(out)
+    return json.dumps(out, indent=2, ensure_ascii=False).encode("utf-8")

@@ -18,9 +18,12 @@ the only one there is: it is used, with a warning.
 from __future__ import annotations
 
 from prov.model import ProvDocument
-from prov.serializers.provn_lexer import TokenKind, tokenize
+from prov.serializers.provn_lexer import Token, TokenKind, tokenize
 
-from ._prov import ProvRead, read_with_prov, write_with_prov
+import re
+
+from ._prov import (LEXICAL_XSD, PARSED_TYPES, ProvRead, lexical_prefix, read_with_prov,
+                    write_with_prov, written_prefix)
 
 __all__ = ["read", "write", "bundle_names"]
 
@@ -39,12 +42,51 @@ def read(data: bytes, name: str = "<input>") -> ProvRead:
         SerializationError: the text does not parse as PROV-N (line and column
             in the message) or holds a record the ``prov`` package rejects.
     """
-    got = read_with_prov(data, "provn", "PROV-N", name, profile="default")
+    got = read_with_prov(_keep_forms(data), "provn", "PROV-N", name, profile="default")
     if b"bundle" in data:
         names, warnings = bundle_names(data.decode("utf-8", errors="replace"))
         got.bundle_names.update(names)
         got.warnings += [f"{name}: {w}" for w in warnings]
     return got
+
+
+def _keep_forms(data: bytes) -> bytes:
+    """``data`` with each ``%% xsd:T`` of :data:`~provgraph.io._prov.PARSED_TYPES` written
+    in :data:`~provgraph.io._prov.LEXICAL_XSD` (declared right after ``document``, on its
+    line, so line numbers hold), so the ``prov`` package keeps the literal's lexical form
+    (issue 15). Unchanged when there is none, or when the text does not tokenize (the
+    package then reports the error on the text as given)."""
+    if b"%%" not in data:
+        return data
+    try:
+        text = data.decode("utf-8")
+        tokens = [t for t in tokenize(text) if t.kind is not TokenKind.EOF]
+    except Exception:  # noqa: BLE001 - the prov package reports it on the original
+        return data
+    starts = [0]
+    for line in text.splitlines(keepends=True):
+        starts.append(starts[-1] + len(line))
+
+    def offset(t: Token) -> int:
+        return starts[t.line - 1] + t.column - 1
+
+    prefix = lexical_prefix(text)
+    edits: list[tuple[int, int, str]] = []
+    for before, t in zip(tokens, tokens[1:]):
+        if before.kind is TokenKind.TYPED and t.kind is TokenKind.NAME \
+                and t.value[0] == "xsd" and t.value[1] in PARSED_TYPES:
+            edits.append((offset(t), offset(t) + len(t.text), f"{prefix}:{t.value[1]}"))
+    head = next((t for t in tokens if t.kind is TokenKind.NAME and t.value == ("", "document")),
+                None)
+    if not edits or head is None:
+        return data
+    edits.append((offset(head) + len(head.text), offset(head) + len(head.text),
+                  f" prefix {prefix} <{LEXICAL_XSD}>"))
+    for start, end, new in sorted(edits, reverse=True):
+        if text[start:end] not in (f"xsd:{new.split(':', 1)[-1]}", ""):
+            return data  # positions are not what they seem: leave the text alone
+        text = text[:start] + new + text[end:]
+    return text.encode("utf-8")
 
 
 def bundle_names(text: str) -> tuple[dict[str, str], list[str]]:
@@ -120,5 +162,13 @@ def bundle_names(text: str) -> tuple[dict[str, str], list[str]]:
 
 
 def write(doc: ProvDocument) -> bytes:
-    """PROV-N text of ``doc`` (UTF-8)."""
-    return write_with_prov(doc, "provn", "PROV-N")
+    """PROV-N text of ``doc`` (UTF-8); values of :data:`~provgraph.io._prov.PARSED_TYPES`
+    keep their lexical form (issue 15)."""
+    data = write_with_prov(doc, "provn", "PROV-N")
+    prefix = written_prefix(doc)
+    if prefix is None:
+        return data
+    p = prefix.encode()
+    data = re.sub(rb"\n[ \t]*prefix " + p + rb" <" + re.escape(LEXICAL_XSD.encode()) + rb">", b"",
+                  data)
+    return re.sub(rb"(\" %% )" + p + rb":", rb"\1xsd:", data)

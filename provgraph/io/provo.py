@@ -53,15 +53,16 @@ become qualified names in the ``urn:provgraph:genid:`` namespace and turn back
 into fresh blank nodes on reading (RDF 1.1 §3.5 skolemization).
 
 Literal fidelity: datatypes and lexical forms survive the store (issue 15: the store
-layer encodes what the engine would normalize, :mod:`provgraph._lexical`). The ``prov``
-package parses PROV-JSON/PROV-N/PROV-XML values of ``xsd:int``, ``long``, ``integer``,
-``double``, ``boolean`` and ``dateTime`` into Python objects, which this module writes
-in the engine's canonical form (:func:`provgraph._lexical.datetime_form`,
-:func:`~provgraph._lexical.double_form`): there the value survives, not the form
-(``Z`` for a zero offset, fractions of a second cut to microseconds); offsets other
-than zero, the absence of a time zone, empty strings and language tags survive. Other
-datatypes keep their lexical form. When provgraph *writes* those formats it writes the
-lexical form of ``xsd:dateTime`` values as stored (:class:`LexicalDateTime`).
+layer encodes what the engine would normalize, :mod:`provgraph._lexical`) and the
+PROV-DM formats: the ``prov`` package would parse attribute values of ``xsd:int``,
+``long``, ``integer``, ``double``, ``boolean`` and ``dateTime`` into Python objects, so
+their datatype is hidden from it (:data:`provgraph.io._prov.PARSED_TYPES`: each reader
+rewrites it, :meth:`_Reader.value` writes it so, each writer names it ``xsd:`` again).
+Formal times (``wasGeneratedBy(e, a, T)``, an activity's start and end) can only be
+``datetime`` values there: this module writes those it reads in the engine's
+canonical form (:func:`provgraph._lexical.datetime_form`; ``Z`` for a zero offset,
+fractions cut to microseconds), and writes the stored form when it writes a document
+(:class:`LexicalDateTime`).
 
 The claim-bundle digest is computed over one canonical form per value
 (:mod:`provgraph.xsd`), so it does not depend on the syntax a bundle is in.
@@ -99,7 +100,8 @@ from prov.model import Literal as ProvLiteral
 from prov.model import ProvBundle, ProvDocument, ProvRecord
 from prov.model.records import canonical_xsd_datatype, parse_xsd_datetime
 
-from .._lexical import datetime_form, double_form
+from .._lexical import datetime_form, decode_datatype, double_form
+from ._prov import LEXICAL_XSD, PARSED_TYPES
 from ..errors import SerializationError
 from ..relations import AS_IN_BUNDLE, MENTION_OF, PROV_RELATIONS, Relation, by_qualified, missing_argument
 from ..terms import IRI, BNode, Literal, Quad, Term
@@ -297,7 +299,8 @@ class _Writer:
             dt = v.datatype
             if dt is None or dt.uri == _XSD + "string":
                 return Literal(v.value)
-            return Literal(v.value, dt.uri)
+            # a datatype the reader hid from the prov package to keep the form (_prov)
+            return Literal(v.value, decode_datatype(dt.uri))
         if isinstance(v, Identifier):
             return Literal(v.uri, _XSD + "anyURI")
         if isinstance(v, bool):
@@ -559,6 +562,12 @@ class _Reader:
             parsed = LexicalDateTime.parse(term.value)
             if parsed is not None:
                 return parsed
+        if dt.startswith(_XSD) and dt[len(_XSD):] in PARSED_TYPES:
+            # the prov package would hold it as a Python value and write it back in its
+            # own form; a datatype it does not know keeps the form. The writers
+            # (provjson/provn/provxml) name it xsd: again (issue 15)
+            return ProvLiteral(term.value, self.names.namespace(LEXICAL_XSD, "pglexical")[
+                dt[len(_XSD):]])
         return ProvLiteral(term.value, self.qn(IRI(dt)))
 
     def time(self, s: Any, p: str, term: Term) -> Any:

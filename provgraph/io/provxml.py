@@ -29,7 +29,8 @@ from defusedxml import ElementTree as SafeET
 from prov.model import ProvDocument
 
 from ..errors import SerializationError
-from ._prov import ProvRead, read_with_prov, write_with_prov
+from ._prov import (LEXICAL_XSD, PARSED_TYPES, ProvRead, lexical_prefix, read_with_prov,
+                    write_with_prov, written_prefix)
 
 __all__ = ["read", "write", "screen", "PROV_NS"]
 
@@ -82,7 +83,37 @@ def read(data: bytes, name: str = "<input>") -> ProvRead:
         raise SerializationError(f"{name}: the XML root is {root.tag}, not prov:document "
                                  f"({PROV_NS}); not PROV-XML")
     _check_children(root, name)
-    return read_with_prov(_without_outer_comments(data), "xml", "PROV-XML", name)
+    return read_with_prov(_keep_forms(_without_outer_comments(data)), "xml", "PROV-XML", name)
+
+
+_XMLNS = re.compile(rb'xmlns:([A-Za-z_][\w.\-]*)\s*=\s*["\']([^"\']*)["\']')
+_ROOT = re.compile(rb"<([A-Za-z_][\w.\-]*:)?document\b")
+
+
+def _keep_forms(data: bytes) -> bytes:
+    """``data`` with each ``xsi:type`` of :data:`~provgraph.io._prov.PARSED_TYPES`
+    written in :data:`~provgraph.io._prov.LEXICAL_XSD` (declared on the root element), so
+    the ``prov`` package keeps the value's lexical form (issue 15). The prefixes of the
+    XML Schema and XML Schema instance namespaces are read from the document's
+    declarations."""
+    declared = _XMLNS.findall(data)
+    xsi = {p for p, uri in declared if uri == b"http://www.w3.org/2001/XMLSchema-instance"}
+    xsd = {p for p, uri in declared if uri.rstrip(b"#") == b"http://www.w3.org/2001/XMLSchema"}
+    root = _ROOT.search(data)
+    if not xsi or not xsd or root is None:
+        return data
+    prefix = lexical_prefix(data.decode("utf-8", errors="replace")).encode()
+    typed = re.compile(rb"\b(" + b"|".join(map(re.escape, sorted(xsi))) + rb"):type=([\"'])("
+                       + b"|".join(map(re.escape, sorted(xsd))) + rb"):("
+                       + b"|".join(t.encode() for t in sorted(PARSED_TYPES)) + rb")\2")
+    out, n = typed.subn(lambda m: m.group(1) + b":type=" + m.group(2) + prefix + b":"
+                        + m.group(4) + m.group(2), data)
+    if not n:
+        return data
+    at = _ROOT.search(out)
+    assert at is not None
+    return (out[:at.end()] + b" xmlns:" + prefix + b'="' + LEXICAL_XSD.encode() + b'"'
+            + out[at.end():])
 
 
 _PROLOG_ITEM = re.compile(rb"\s+|<\?.*?\?>|<!--.*?-->", re.S)
@@ -141,4 +172,11 @@ def write(doc: ProvDocument) -> bytes:
     here; the formal ``prov:time``, ``prov:startTime`` and ``prov:endTime`` need none.
     """
     data = write_with_prov(doc, "xml", "PROV-XML", force_types=True)
-    return _UNTYPED_TIME.sub(rb'<prov:\1 xsi:type="xsd:dateTime">', data)
+    data = _UNTYPED_TIME.sub(rb'<prov:\1 xsi:type="xsd:dateTime">', data)
+    prefix = written_prefix(doc)
+    if prefix is None:
+        return data
+    p = prefix.encode()
+    data = re.sub(rb'\s+xmlns:' + p + rb'="' + re.escape(LEXICAL_XSD.encode()) + rb'"', b"",
+                  data, count=1)
+    return re.sub(rb'(xsi:type=")' + p + rb":", rb"\1xsd:", data)
