@@ -273,5 +273,5 @@ def test_a_provn_syntax_error_keeps_its_line_after_the_datatypes_are_hidden():
     from provgraph.errors import SerializationError
 
     text = _IN_PROV_FORMATS["provn"].replace("endDocument", "entity(ex:x\nendDocument")
-    with pytest.raises(SerializationError, match="line 5, column 1: expected .\)., found .endDocument."):
+    with pytest.raises(SerializationError, match=r"line 5, column 1: expected .\)., found .endDocument."):
         import_document(EmbeddedStore(), text.encode(), "provn")
