@@ -186,3 +186,16 @@ def test_prov_294_a_local_part_ending_in_a_provn_metacharacter_round_trips():
         assert canon(back) == canon(store.quads()), out
     with pytest.raises(SerializationError, match="PROV-XML cannot write 1 identifier"):
         export(store, "prov-xml", everything=True)
+
+
+def test_no_export_names_provgraphs_private_datatypes():
+    """The PROV-DM formats hide xsd:int & co. from the prov package in a private namespace
+    (provgraph.io._prov.PARSED_TYPES); no file may mention it, the drawing included."""
+    from provgraph.io.bundle import export
+
+    store, _ = _stored(b'<http://example.org/e> a <http://www.w3.org/ns/prov#Entity> ; '
+                       b'<http://example.org/v> "007"^^<http://www.w3.org/2001/XMLSchema#int> , '
+                       b'"1.0E0"^^<http://www.w3.org/2001/XMLSchema#double> .', "turtle")
+    for fmt in ("prov-json", "provn", "prov-xml", "trig", "nquads", "json-ld", "turtle", "dot"):
+        data = export(store, fmt, everything=True).data
+        assert b"urn:provgraph:lexical" not in data and b"pglexical" not in data, fmt

@@ -355,7 +355,8 @@ def write(quads: list[Quad], format: str) -> bytes:
                                     "use trig, nquads or json-ld")
         return serialize_quads(quads, format, prefixes=provo.prefixes_for(quads)
                                if format in ("turtle", "trig") else None)
-    document = provo.quads_to_document(quads, xml=format == "prov-xml")
+    document = provo.quads_to_document(quads, xml=format == "prov-xml",
+                                       keep_forms=spec.kind == "prov")
     if spec.kind == "prov":
         from . import provjson, provn, provxml
 

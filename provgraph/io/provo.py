@@ -496,7 +496,7 @@ def _describe(rec: ProvRecord) -> str:
 
 
 def quads_to_document(quads: Iterable[Quad], *, bundle_graphs: bool = True,
-                      xml: bool = False) -> ProvDocument:
+                      xml: bool = False, keep_forms: bool = True) -> ProvDocument:
     """A :class:`prov.model.ProvDocument` holding ``quads`` (see the module docstring).
 
     Args:
@@ -505,6 +505,10 @@ def quads_to_document(quads: Iterable[Quad], *, bundle_graphs: bool = True,
         bundle_graphs: ``False`` puts every statement at the top level.
         xml: for PROV-XML, where every identifier and attribute name is an
             ``xsd:QName``: local parts are XML NCNames (:func:`provgraph.io.names.xml_split`).
+        keep_forms: values of :data:`provgraph.io._prov.PARSED_TYPES` get their
+            datatype in :data:`~provgraph.io._prov.LEXICAL_XSD`, which the PROV-JSON,
+            PROV-N and PROV-XML writers turn back into ``xsd:`` (``False`` for a drawing,
+            which shows the datatype as the package writes it).
 
     Raises:
         SerializationError: a statement has no PROV-DM form the ``prov`` package
@@ -519,7 +523,7 @@ def quads_to_document(quads: Iterable[Quad], *, bundle_graphs: bool = True,
     names = QNames(doc, xml=xml)
     for g in sorted(by_graph, key=lambda x: "" if x is None else "~" + x):
         target: ProvBundle = doc if g is None else doc.bundle(names.qname(g))
-        _Reader(target, names, by_graph[g], g).run()
+        _Reader(target, names, by_graph[g], g, keep_forms).run()
     if names.unwritable:
         bad = sorted(set(names.unwritable))
         raise SerializationError(
@@ -536,9 +540,10 @@ class _Reader:
     """Turns the triples of one graph into records of one bundle."""
 
     def __init__(self, bundle: ProvBundle, names: QNames, quads: list[Quad],
-                 graph: IRI | None = None) -> None:
+                 graph: IRI | None = None, keep_forms: bool = True) -> None:
         self.b = bundle
         self.graph = graph
+        self.keep_forms = keep_forms
         self.names = names
         self.triples = {(q[0], q[1], q[2]) for q in quads}
         self.by_subject: dict[Any, list[tuple[IRI, Term]]] = defaultdict(list)
@@ -562,7 +567,7 @@ class _Reader:
             parsed = LexicalDateTime.parse(term.value)
             if parsed is not None:
                 return parsed
-        if dt.startswith(_XSD) and dt[len(_XSD):] in PARSED_TYPES:
+        if self.keep_forms and dt.startswith(_XSD) and dt[len(_XSD):] in PARSED_TYPES:
             # the prov package would hold it as a Python value and write it back in its
             # own form; a datatype it does not know keeps the form. The writers
             # (provjson/provn/provxml) name it xsd: again (issue 15)
