@@ -199,3 +199,21 @@ def test_no_export_names_provgraphs_private_datatypes():
     for fmt in ("prov-json", "provn", "prov-xml", "trig", "nquads", "json-ld", "turtle", "dot"):
         data = export(store, fmt, everything=True).data
         assert b"urn:provgraph:lexical" not in data and b"pglexical" not in data, fmt
+
+
+@pytest.mark.parametrize("fmt", ["prov-json", "provn", "prov-xml"])
+def test_an_rdf_xsd_qname_literal_is_refused_by_the_prov_dm_formats_by_name(fmt):
+    """Found by the literal property test: "ex:foo"^^xsd:QName from RDF was exported to
+    PROV-XML as a file the importer then refused (the prov package cannot resolve 'ex'),
+    and "xsd:int"^^xsd:QName came back from PROV-JSON as an IRI."""
+    from provgraph.errors import SerializationError
+    from provgraph.io.bundle import export
+
+    store, _ = _stored(b'<http://example.org/e> a <http://www.w3.org/ns/prov#Entity> ; '
+                       b'<http://example.org/v> "ex:foo"^^<http://www.w3.org/2001/XMLSchema#QName> .',
+                       "turtle")
+    with pytest.raises(SerializationError, match=r'the literal "ex:foo"\^\^<http://www.w3.org/'
+                       r"2001/XMLSchema#QName> \(of <http://example.org/v>\) has no PROV-JSON"):
+        export(store, fmt, everything=True)
+    back = pio.read(export(store, "trig", everything=True).data, "trig").quads
+    assert canon(back) == canon(store.quads())

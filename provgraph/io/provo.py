@@ -567,6 +567,14 @@ class _Reader:
             parsed = LexicalDateTime.parse(term.value)
             if parsed is not None:
                 return parsed
+        if self.keep_forms and dt == _XSD + "QName":
+            where = f" in graph <{self.graph}>" if self.graph is not None else ""
+            raise SerializationError(
+                f"the literal {_n3(term)}{where} (of <{prop or 'prov:type'}>) has no PROV-JSON, "
+                "PROV-N or PROV-XML form: those formats read an xsd:QName value as a qualified "
+                "name against their own prefix declarations (the value would come back as an "
+                "IRI, or not at all), and an RDF literal carries none. Export in an RDF format "
+                "(trig, nquads, turtle, json-ld), which keeps it as it is")
         if self.keep_forms and dt.startswith(_XSD) and dt[len(_XSD):] in PARSED_TYPES:
             # the prov package would hold it as a Python value and write it back in its
             # own form; a datatype it does not know keeps the form. The writers
