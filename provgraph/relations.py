@@ -73,12 +73,12 @@ class Relation:
         cites: on the path from a claim to the snapshots it cites (``pg:citedSnapshot``).
         shortcut: a one-hop summary written at record time of a path that the
             upstream relations already hold (``pg:citedSnapshot``); not followed.
-        object_optional: PROV-DM makes the object optional (generation's activity,
-            usage's entity, start's and end's trigger, invalidation's activity,
-            association's agent), but then at least one of the id, the object, the
-            optional arguments (:attr:`roles`) and an attribute must be given (PROV-DM
-            §5.1, PROV-N §3.3). Every other PROV-DM relation's subject and object are
-            mandatory (:func:`missing_argument`).
+        object_expandable: the object argument may be ``-`` (PROV-CONSTRAINTS §5.1
+            Table 3, "expandable"): a generation's or invalidation's activity, a start's
+            or end's trigger, an association's agent; then at least one of the id, the
+            object, the optional arguments (:attr:`roles`) and an attribute must be
+            given (PROV-DM §5.1, PROV-N §3.3). Every other PROV-DM relation's subject
+            and object are mandatory (:func:`missing_argument`).
     """
 
     name: str
@@ -98,7 +98,7 @@ class Relation:
     upstream: bool = False
     cites: bool = False
     shortcut: bool = False
-    object_optional: bool = False
+    object_expandable: bool = False
 
 
 _T = (("time", PROV.atTime),)
@@ -120,11 +120,10 @@ PROV_RELATIONS: tuple[Relation, ...] = (
              subject_attr="entity", object_attr="activity", qualified=PROV.qualifiedGeneration,
              qualified_class=PROV.Generation, influencer=PROV.activity, roles=_T,
              time_shortcut=PROV.generatedAtTime, subject="E", object="A", upstream=True,
-             object_optional=True),
+             object_expandable=True),
     Relation(name="used", property=PROV.used, record="Usage", subject_attr="activity",
              object_attr="entity", qualified=PROV.qualifiedUsage, qualified_class=PROV.Usage,
-             influencer=PROV.entity, roles=_T, subject="A", object="E", upstream=True,
-             object_optional=True),
+             influencer=PROV.entity, roles=_T, subject="A", object="E", upstream=True),
     Relation(name="wasInformedBy", property=PROV.wasInformedBy, record="Communication",
              subject_attr="informed", object_attr="informant",
              qualified=PROV.qualifiedCommunication, qualified_class=PROV.Communication,
@@ -133,18 +132,18 @@ PROV_RELATIONS: tuple[Relation, ...] = (
              subject_attr="activity", object_attr="trigger", qualified=PROV.qualifiedStart,
              qualified_class=PROV.Start, influencer=PROV.entity,
              roles=(("starter", PROV.hadActivity), *_T), subject="A", object="E", upstream=True,
-             object_optional=True),
+             object_expandable=True),
     Relation(name="wasEndedBy", property=PROV.wasEndedBy, record="End",
              subject_attr="activity", object_attr="trigger", qualified=PROV.qualifiedEnd,
              qualified_class=PROV.End, influencer=PROV.entity,
              roles=(("ender", PROV.hadActivity), *_T), subject="A", object="E", upstream=True,
-             object_optional=True),
+             object_expandable=True),
     # an invalidation happens after the entity existed: downstream, never in a lineage
     Relation(name="wasInvalidatedBy", property=PROV.wasInvalidatedBy, record="Invalidation",
              subject_attr="entity", object_attr="activity",
              qualified=PROV.qualifiedInvalidation, qualified_class=PROV.Invalidation,
              influencer=PROV.activity, roles=_T, time_shortcut=PROV.invalidatedAtTime,
-             subject="E", object="A", object_optional=True),
+             subject="E", object="A", object_expandable=True),
     _derivation("wasDerivedFrom", PROV.wasDerivedFrom, PROV.qualifiedDerivation,
                 PROV.Derivation, None, cites=True),
     _derivation("wasRevisionOf", PROV.wasRevisionOf, PROV.qualifiedRevision, PROV.Revision,
@@ -161,7 +160,7 @@ PROV_RELATIONS: tuple[Relation, ...] = (
              subject_attr="activity", object_attr="agent", qualified=PROV.qualifiedAssociation,
              qualified_class=PROV.Association, influencer=PROV.agent,
              roles=(("plan", PROV.hadPlan),), subject="A", object="Ag", upstream=True,
-             object_optional=True),
+             object_expandable=True),
     Relation(name="actedOnBehalfOf", property=PROV.actedOnBehalfOf, record="Delegation",
              subject_attr="delegate", object_attr="responsible",
              qualified=PROV.qualifiedDelegation, qualified_class=PROV.Delegation,
@@ -286,8 +285,8 @@ def missing_argument(rel: Relation, given: Collection[str], attributes: bool,
 
     The one rule every PROV format's import applies (PROV-N, PROV-JSON, PROV-XML through
     :mod:`provgraph.io.provo`, and a PROV-O qualified node): the subject and, unless
-    :attr:`Relation.object_optional`, the object are mandatory; a relation whose object
-    is optional needs at least one of its id, the object, its optional arguments and
+    :attr:`Relation.object_expandable`, the object are mandatory; a relation whose object
+    may be ``-`` needs at least one of its id, the object, its optional arguments and
     an attribute (PROV-DM §5.1.3 for generation; PROV-N §3.3.1: "wasGeneratedBy(e2, -, -)
     ... [is] not valid ... since at least one of id, a, t, or attributes must be
     present").
@@ -311,10 +310,10 @@ def missing_argument(rel: Relation, given: Collection[str], attributes: bool,
         >>> missing_argument(by_property(PROV.wasGeneratedBy), {"entity", "time"}, False) is None
         True
     """
-    for attr in (rel.subject_attr, None if rel.object_optional else rel.object_attr):
+    for attr in (rel.subject_attr, None if rel.object_expandable else rel.object_attr):
         if attr is not None and attr not in given:
             return f"no {attr}"
-    if rel.object_optional:
+    if rel.object_expandable:
         optional = [a for a in (rel.object_attr, *(r for r, _ in rel.roles)) if a is not None]
         if not (attributes or identified or any(a in given for a in optional)):
             return "no id, no " + ", no ".join(optional) + " and no attribute"

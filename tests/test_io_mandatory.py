@@ -6,7 +6,8 @@ The documents are built from the one relation table (:mod:`provgraph.relations`)
 PROV-N record has its subject and a ``-`` in every other position; PROV-JSON and
 PROV-XML are the same document written by the ``prov`` package; the PROV-O form is a
 qualified node without its ``prov:entity``/``activity``/``agent``/``influencer`` (and,
-for a relation whose object is optional, without anything else either). Each document
+for a relation whose object may be ``-``, PROV-CONSTRAINTS §5.1 Table 3's "expandable",
+without anything else either). Each document
 also holds a valid record, ``entity(ex:x)``: before issue 15 the bad record was then
 dropped without a word (or, with an id, stored with no agent).
 
@@ -82,14 +83,14 @@ def test_prov_dm_formats_refuse_a_missing_mandatory_argument(rel, fmt):
     keyword = _PROVN_KEYWORD.get(rel.name, rel.name)
     assert f"{keyword}(ex:s, " in message, "the message quotes the record"
     assert "or remove the record" in message, "the message says how to fix it"
-    if rel.object_optional:
+    if rel.object_expandable:
         assert all(f"no {r}" in message for r, _ in rel.roles), message
         assert "no id" in message
         assert "no attribute" in message
 
 
 @pytest.mark.parametrize("fmt", ["provn", "prov-json", "prov-xml"])
-@pytest.mark.parametrize("rel", [r for r in _QUALIFIED_ROWS if not r.object_optional],
+@pytest.mark.parametrize("rel", [r for r in _QUALIFIED_ROWS if not r.object_expandable],
                          ids=lambda r: r.name)
 def test_a_relation_with_an_id_is_not_stored_without_its_object(rel, fmt):
     """``wasAttributedTo(ex:id; ex:e, -)`` used to be stored as a qualified node with no
@@ -122,14 +123,13 @@ def test_prov_o_refuses_a_qualified_node_without_its_object(rel, fmt):
     "wasGeneratedBy(ex:s, -, 2024-01-01T00:00:00Z)",
     "wasGeneratedBy(ex:s, -, -, [ex:note='kept'])",
     "wasGeneratedBy(ex:g; ex:s, -, -)",  # the id counts (PROV-N §3.3.1; ProvToolbox derivation1)
-    "used(ex:s, -, 2024-01-01T00:00:00Z)",
     "wasStartedBy(ex:s, -, ex:starter, -)",
     "wasEndedBy(ex:s, -, -, 2024-01-01T00:00:00Z)",
     "wasInvalidatedBy(ex:s, -, 2024-01-01T00:00:00Z)",
     "wasAssociatedWith(ex:s, -, ex:plan)",
     "actedOnBehalfOf(ex:s, ex:r, -)",
 ])
-def test_an_optional_object_with_another_argument_is_still_imported(text):
+def test_an_expandable_object_with_another_argument_is_still_imported(text):
     store = EmbeddedStore()
     report = import_document(store, (f"document\n prefix ex <http://example.org/>\n {text}\n"
                                       "endDocument").encode(), "provn")
@@ -146,3 +146,12 @@ def test_prov_o_optional_object_with_a_time_or_an_id_is_imported(node):
                             "@prefix xsd: <http://www.w3.org/2001/XMLSchema#> .\n"
                             f"<urn:e> prov:qualifiedGeneration {node} .").encode(), "turtle")
     assert len(store) > 0
+
+
+def test_a_usage_needs_its_entity_even_with_a_time():
+    """A usage's entity is not expandable (PROV-CONSTRAINTS §5.1 Table 3), unlike a
+    generation's activity: used(a, -, t) is refused as used(a, -, -) is."""
+    message = _refused(b"document\n prefix ex <http://example.org/>\n"
+                       b" used(ex:a, -, 2024-01-01T00:00:00Z)\nendDocument\n", "provn")
+    assert "used(ex:a, -, 2024-01-01T00:00:00+00:00) has no entity ('-' in a mandatory " \
+           "position)" in message, message

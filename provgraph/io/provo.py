@@ -36,8 +36,8 @@ Mapping rules (W3C PROV-O §3 and §4.1, "PROV-DM to PROV-O"):
   between them stays visible (``provgraph validate``, constraint 23).
 * A record missing a mandatory argument (the ``-`` marker where PROV-DM needs an
   identifier, e.g. ``hadMember(ex:c, -)``, ``wasInformedBy(a, -)``,
-  ``actedOnBehalfOf(ag, -, -)``), or a relation whose object is optional given with
-  nothing else (``used(a, -, -)``, ``wasGeneratedBy(e, -, -)``) has no PROV-O form:
+  ``actedOnBehalfOf(ag, -, -)``, ``used(a, -, -)``), or a relation whose object may be
+  ``-`` given with nothing else (``wasGeneratedBy(e, -, -)``) has no PROV-O form:
   :class:`~provgraph.errors.SerializationError` names the record and PROV-DM's
   argument, and the import stores nothing. The rule is
   :func:`provgraph.relations.missing_argument`, derived from the relation table;
@@ -470,7 +470,7 @@ def missing_in_qualified(quads: Sequence[Quad], name: str = "<input>") -> None:
             continue
         where = f" in graph <{g}>" if g is not None else ""
         node = f"_:{o}" if isinstance(o, BNode) else f"<{o}>"
-        if row.object_optional:
+        if row.object_expandable:
             fix = (f"give it a {_n3(row.influencer)}, a time or another statement, or an IRI "
                    f"instead of a blank node, or remove the {_n3(p)} statement")
             rule = f"PROV-DM requires at least one of them for {row.name}"
