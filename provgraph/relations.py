@@ -22,6 +22,7 @@ PROV-Links (https://www.w3.org/TR/prov-links/) for ``mentionOf``.
 
 from __future__ import annotations
 
+from collections.abc import Collection
 from dataclasses import dataclass
 from typing import Literal as _Lit
 
@@ -30,7 +31,7 @@ from .vocab import OA, PG, PROV, RDF, RDFS
 
 __all__ = ["Kind", "Relation", "RELATIONS", "PROV_RELATIONS", "LINKS", "UPSTREAM", "DESCRIBING",
            "NOT_UPSTREAM", "DERIVATIONS", "CITES", "SHORTCUTS", "INVERSES", "BUNDLE_LEFT_OUT", "MENTION_OF",
-           "AS_IN_BUNDLE", "by_property", "by_qualified", "closure_path"]
+           "AS_IN_BUNDLE", "by_property", "by_qualified", "closure_path", "missing_argument"]
 
 Kind = _Lit["E", "A", "Ag"]
 """The PROV element kind of a relation's subject or object: entity, activity, agent."""
@@ -75,8 +76,11 @@ class Relation:
         object_expandable: the object argument may be the placeholder ``-``, read as
             "some unknown one" (PROV-CONSTRAINTS §5.1 Table 3, "expandable"):
             a generation's or invalidation's activity, a start's or end's trigger, an
-            association's agent. Every other PROV-DM object argument is mandatory, so
-            a qualified node without it is invalid (:mod:`provgraph.validate`).
+            association's agent; then at least one of the id, the object, the optional
+            arguments (:attr:`roles`) and an attribute must be given (PROV-DM §5.1,
+            PROV-N §3.3). Every other PROV-DM object argument is mandatory, so a
+            qualified node without it is invalid (:mod:`provgraph.validate`), and an
+            import refuses the record (:func:`missing_argument`).
         non_expandable: formal attributes (names from :attr:`roles`) whose ``-`` means
             "none", not "unknown" (PROV-CONSTRAINTS §5.1 Table 3): an association's
             plan, a delegation's activity. Such a ``-`` does not merge with a value under
@@ -285,3 +289,44 @@ def closure_path(props: tuple[IRI, ...] = UPSTREAM) -> str:
         '(<http://www.w3.org/ns/prov#used>)'
     """
     return "(" + "|".join(f"<{p}>" for p in props) + ")"
+
+
+def missing_argument(rel: Relation, given: Collection[str], attributes: bool,
+                     identified: bool = False) -> str | None:
+    """What a record of ``rel`` lacks that PROV-DM requires, or ``None`` when nothing.
+
+    The one rule every PROV format's import applies (PROV-N, PROV-JSON, PROV-XML through
+    :mod:`provgraph.io.provo`, and a PROV-O qualified node): the subject and, unless
+    :attr:`Relation.object_expandable`, the object are mandatory; a relation whose object
+    may be ``-`` needs at least one of its id, the object, its optional arguments and
+    an attribute (PROV-DM §5.1.3 for generation; PROV-N §3.3.1: "wasGeneratedBy(e2, -, -)
+    ... [is] not valid ... since at least one of id, a, t, or attributes must be
+    present").
+
+    Args:
+        rel: a row of :data:`PROV_RELATIONS`.
+        given: the PROV-DM names of the formal arguments present (``"informed"``,
+            ``"time"``); the record's id does not count.
+        attributes: whether the record has any attribute.
+        identified: whether the record has an id (a PROV-O qualified node that is an IRI).
+
+    Returns:
+        A phrase naming PROV-DM's argument(s), e.g. ``"no informant"`` or ``"no id,
+        no activity, no time and no attribute"``, for the caller's message.
+
+    Example:
+        >>> missing_argument(by_property(PROV.wasInformedBy), {"informed"}, False)
+        'no informant'
+        >>> missing_argument(by_property(PROV.wasGeneratedBy), {"entity"}, False)
+        'no id, no activity, no time and no attribute'
+        >>> missing_argument(by_property(PROV.wasGeneratedBy), {"entity", "time"}, False) is None
+        True
+    """
+    for attr in (rel.subject_attr, None if rel.object_expandable else rel.object_attr):
+        if attr is not None and attr not in given:
+            return f"no {attr}"
+    if rel.object_expandable:
+        optional = [a for a in (rel.object_attr, *(r for r, _ in rel.roles)) if a is not None]
+        if not (attributes or identified or any(a in given for a in optional)):
+            return "no id, no " + ", no ".join(optional) + " and no attribute"
+    return None

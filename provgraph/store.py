@@ -15,10 +15,14 @@ SPARQL queries see the *union of all graphs* as their default graph (the
 SPARQL 1.1 Protocol equivalent is listing every graph as a
 ``default-graph-uri``); ``GRAPH ?g { ... }`` still addresses one graph.
 
-Literals: the engine keeps every literal's value, datatype, time zone and
-language tag, and writes XSD literals in their canonical lexical form
-(``"1.50"^^xsd:decimal`` reads back as ``"1.5"``, ``".120+02:00"`` as ``".12+02:00"``;
-doubles keep full precision). Literals of unknown datatypes are kept verbatim.
+Literals: every literal reads back with its datatype and lexical form as written
+(issue 15). The engine alone would keep XSD literals by value in canonical form
+(``"7"^^xsd:int`` as ``"7"^^xsd:integer``, ``"1.50"^^xsd:decimal`` as ``"1.5"``, ``+00:00``
+as ``Z``), so a literal it would change is stored as a literal of a provgraph-private
+datatype and decoded on every read (:mod:`provgraph._lexical`, with the trade-off:
+SPARQL does not compare such a literal by value). Language tags read back in lower
+case (RDF 1.1 §3.3: tags are case-insensitive). :meth:`EmbeddedStore.bulk_load` and
+SPARQL Update text go straight to the engine and keep its canonical forms.
 
 On-disk layout of a store at ``PATH``::
 
@@ -52,6 +56,7 @@ from ._sparql_messages import short_syntax_message
 from .originals import BlobStore, Originals
 from ._writer_lock import clear_note, lock_timeout as _lock_timeout, open_exclusive
 from .terms import IRI, BNode, Literal, Quad, Term
+from ._lexical import LEXICAL, encode_datatype, engine_keeps
 
 _T = TypeVar("_T")
 
@@ -490,6 +495,33 @@ def _to_ox(term: Term) -> Any:
     raise TypeError(f"not an RDF term: {term!r}")
 
 
+def _to_store(term: Term) -> Any:
+    """``term`` as the store holds it: :func:`_to_ox`, except that a literal the engine
+    would change is encoded (:mod:`provgraph._lexical`). Every path that writes to the
+    store or matches stored terms goes through it; serializing, parsing and query
+    bindings (compared by value) do not."""
+    if type(term) is Literal and term.datatype and not term.language \
+            and not engine_keeps(term.value, term.datatype):
+        return ox.Literal(term.value, datatype=_named(encode_datatype(term.datatype)))
+    return _to_ox(term)
+
+
+def engine_form(literal: Literal) -> Literal:
+    """What the engine alone (pyoxigraph 0.5.13, without provgraph's encoding) stores for
+    ``literal``: the measurement behind :func:`provgraph._lexical.engine_keeps`.
+
+    Example:
+        >>> engine_form(Literal("7", "http://www.w3.org/2001/XMLSchema#int"))
+        Literal(value='7', datatype='http://www.w3.org/2001/XMLSchema#integer', language=None)
+    """
+    scratch = ox.Store()
+    s = ox.NamedNode("urn:provgraph:scratch")
+    with _map_errors("literal"):
+        scratch.add(ox.Quad(s, s, _to_ox(literal)))
+        got = next(iter(scratch.quads_for_pattern(s, None, None))).object
+    return _from_ox(got, raw=True)  # type: ignore[return-value]
+
+
 def _with_values(sparql: str, name: str, terms: Sequence[IRI | Literal]) -> str:
     """``sparql`` with a trailing ``VALUES ?name { ... }`` clause (SPARQL 1.1 §10.2.2);
     each term written by pyoxigraph in N-Triples syntax, which SPARQL accepts."""
@@ -500,7 +532,7 @@ def _with_values(sparql: str, name: str, terms: Sequence[IRI | Literal]) -> str:
         if not isinstance(t, (IRI, Literal)):
             raise TypeError(f"values: {t!r} is not an IRI or a literal (VALUES admits no "
                             "blank node)")
-        written.append(str(_to_ox(t)))
+        written.append(str(_to_store(t)))
     return f"{sparql}\nVALUES ?{name} {{ {' '.join(written)} }}\n"
 
 
@@ -547,7 +579,9 @@ _XSD_STRING = "http://www.w3.org/2001/XMLSchema#string"
 _LANG_STRING = "http://www.w3.org/1999/02/22-rdf-syntax-ns#langString"
 
 
-def _from_ox(term: Any) -> Term:
+def _from_ox(term: Any, raw: bool = False) -> Term:
+    """A pyoxigraph term as a :mod:`provgraph.terms` term; a stored literal of a private
+    datatype is decoded (:mod:`provgraph._lexical`) unless ``raw`` (parsed documents)."""
     cls = type(term)
     if cls is ox.NamedNode:
         return IRI(term.value)
@@ -555,6 +589,8 @@ def _from_ox(term: Any) -> Term:
         dt = term.datatype.value
         if term.language:
             return Literal(term.value, None, term.language)
+        if not raw and dt.startswith(LEXICAL):
+            dt = dt[len(LEXICAL):]
         return Literal(term.value, None if dt == _XSD_STRING else dt)
     if cls is ox.BlankNode:
         return BNode(term.value)
@@ -575,15 +611,17 @@ _DEFAULT_GRAPH_OX = ox.DefaultGraph()
 _MISSING = object()
 
 
-def _quad_to_ox(q: Quad) -> ox.Quad:
+def _quad_to_ox(q: Quad, obj_ox: Any = None) -> ox.Quad:
     # The write hot path (issue 8 profile): exact-type fast paths for the common IRI and
     # plain/typed Literal terms; everything else goes through _to_ox, so results are identical.
     s, p, o, g = q[0], q[1], q[2], q[3]
     to = type(o)
-    if to is IRI:
+    if obj_ox is not None:
+        obj = obj_ox
+    elif to is IRI:
         obj = _named(o)
     elif to is Literal and not o.language:  # type: ignore[union-attr]  # (type() is: no narrowing)
-        obj = (ox.Literal(o.value, datatype=_named(o.datatype))  # type: ignore[union-attr,assignment]
+        obj = (ox.Literal(o.value, datatype=_named(o.datatype))  # type: ignore[union-attr]
                if o.datatype else ox.Literal(o.value))  # type: ignore[union-attr]
     else:
         obj = _to_ox(o)
@@ -593,8 +631,17 @@ def _quad_to_ox(q: Quad) -> ox.Quad:
                    _DEFAULT_GRAPH_OX if g is None else (_named(g) if type(g) is IRI else _to_ox(g)))
 
 
-def _quad_from_ox(q: ox.Quad) -> Quad:
-    return (_from_ox(q.subject), _from_ox(q.predicate), _from_ox(q.object),  # type: ignore[return-value]
+def _quad_to_store(q: Quad) -> ox.Quad:
+    """:func:`_quad_to_ox` for the store: the object through :func:`_to_store`."""
+    o = q[2]
+    if type(o) is Literal and o.datatype and not o.language \
+            and not engine_keeps(o.value, o.datatype):
+        return _quad_to_ox(q, _to_store(o))
+    return _quad_to_ox(q)
+
+
+def _quad_from_ox(q: ox.Quad, raw: bool = False) -> Quad:
+    return (_from_ox(q.subject), _from_ox(q.predicate), _from_ox(q.object, raw),  # type: ignore[return-value]
             _graph_from_ox(q.graph_name))
 
 
@@ -624,7 +671,7 @@ def parse_rdf(data: bytes | str, format: str, *, base_iri: str | None = None,
         # default-graph quads to ``graph`` here.
         parsed = ox.parse(data.encode() if isinstance(data, str) else data, fmt,
                           base_iri=base_iri)
-        out = [_quad_from_ox(q) for q in parsed]
+        out = [_quad_from_ox(q, raw=True) for q in parsed]
     if graph is not None:
         out = [(s, p, o, graph if g is None else g) for s, p, o, g in out]
     return out
@@ -786,12 +833,12 @@ class EmbeddedStore(ProvStore):
     # writing
     def add(self, quads: Iterable[Quad]) -> None:
         with _map_errors(f"store {self.location}"):
-            self._store.extend(_quad_to_ox(q) for q in quads)  # one transaction; no list
+            self._store.extend(_quad_to_store(q) for q in quads)  # one transaction; no list
         self._wrote(len(quads) if isinstance(quads, Sized) else _FLUSH_STATEMENTS // 10)
 
     def bulk_add(self, quads: Iterable[Quad]) -> None:
         with _map_errors(f"store {self.location}"):
-            self._store.bulk_extend(_quad_to_ox(q) for q in quads)
+            self._store.bulk_extend(_quad_to_store(q) for q in quads)
 
     def add_native(self, quads: Iterable[Any], *, bulk: bool = False) -> None:
         """Insert already-built pyoxigraph quads (for benchmarks comparing the raw engine)."""
@@ -800,7 +847,7 @@ class EmbeddedStore(ProvStore):
 
     def remove(self, quads: Iterable[Quad]) -> None:
         with _map_errors(f"store {self.location}"):  # an invalid term is a StoreError too
-            oxq = [_quad_to_ox(q) for q in quads]
+            oxq = [_quad_to_store(q) for q in quads]
         if not oxq:
             return
         with _map_errors(f"store {self.location}"):
@@ -812,8 +859,8 @@ class EmbeddedStore(ProvStore):
     def replace(self, remove: Iterable[Quad], add: Iterable[Quad]) -> None:
         """Remove and add in one SPARQL 1.1 Update (one transaction): a failure stores nothing."""
         with _map_errors(f"store {self.location}"):  # an invalid term is a StoreError too
-            rm = [_quad_to_ox(q) for q in remove]
-            ad = [_quad_to_ox(q) for q in add]
+            rm = [_quad_to_store(q) for q in remove]
+            ad = [_quad_to_store(q) for q in add]
         if not rm:
             if ad:
                 with _map_errors(f"store {self.location}"):
@@ -838,13 +885,14 @@ class EmbeddedStore(ProvStore):
         if not isinstance(data, bytes):
             data = data.read()
         before = len(self._store)
-        kwargs: dict[str, Any] = {"format": fmt, "base_iri": base_iri}
-        if fmt not in (ox.RdfFormat.TRIG, ox.RdfFormat.N_QUADS, ox.RdfFormat.JSON_LD):
-            kwargs["to_graph"] = _graph_to_ox(graph)
-        elif graph is not None and fmt is ox.RdfFormat.JSON_LD:
-            kwargs["to_graph"] = _graph_to_ox(graph)
+        # parsed, then stored through the literal encoding (issue 15): the engine's own
+        # load() would keep "7"^^xsd:int as "7"^^xsd:integer
+        quads = parse_rdf(data, format, base_iri=base_iri,
+                          graph=graph if fmt is not ox.RdfFormat.JSON_LD or graph else None)
+        if fmt in (ox.RdfFormat.TRIG, ox.RdfFormat.N_QUADS) and graph is not None:
+            quads = parse_rdf(data, format, base_iri=base_iri)
         with _map_errors(f"{format} input"):
-            self._store.load(io.BytesIO(data), **kwargs)
+            self._store.extend(_quad_to_store(q) for q in quads)
         added = len(self._store) - before
         self._wrote(added)
         return added
@@ -961,7 +1009,7 @@ class EmbeddedStore(ProvStore):
             it = self._store.quads_for_pattern(
                 None if subject is None else _to_ox(subject),
                 None if predicate is None else _to_ox(predicate),
-                None if object is None else _to_ox(object),
+                None if object is None else _to_store(object),
                 g,
             )
             # The read hot path (exports, closures): terms the pattern fixes are not
@@ -1065,15 +1113,16 @@ class EmbeddedStore(ProvStore):
         if graph is ANY_GRAPH and format not in DATASET_FORMATS:
             raise UnsupportedFormat(format, sorted(DATASET_FORMATS),
                                     "a whole dataset needs a dataset format; or pick one graph")
-        kwargs: dict[str, Any] = {"format": fmt}
-        if graph is not ANY_GRAPH:
-            kwargs["from_graph"] = _graph_to_ox(graph)
-        if prefixes:
-            kwargs["prefixes"] = dict(prefixes)
+        # through quads(), which decodes stored literals (issue 15), not the engine's dump
+        quads = self.quads(graph=graph)
+        if format in DATASET_FORMATS:
+            items: Any = (_quad_to_ox(q) for q in quads)
+        else:
+            items = (ox.Triple(_to_ox(q[0]), _to_ox(q[1]), _to_ox(q[2])) for q in quads)
         with _map_errors(f"{format} output"):
             if output is None:
-                return self._store.dump(**kwargs)
-            self._store.dump(output, **kwargs)
+                return ox.serialize(items, format=fmt, prefixes=dict(prefixes or {}) or None)
+            ox.serialize(items, output, format=fmt, prefixes=dict(prefixes or {}) or None)
         return None
 
     def named_graphs(self) -> list[IRI]:

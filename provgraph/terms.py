@@ -8,9 +8,8 @@ module builds statements from these small, immutable types:
 * :class:`BNode` - a blank node with a local label (RDF 1.1 §3.4).
 * :class:`Literal` - lexical form, datatype IRI and optional language tag
   (RDF 1.1 §3.3). A :class:`Literal` holds its lexical form exactly as given
-  (provgraph never re-serialises one through a Python value), but the embedded
-  store keeps XSD literals in canonical form: ``"1.50"^^xsd:decimal`` reads back
-  from it as ``"1.5"`` (see "Literal fidelity" in :mod:`provgraph.io.provo`).
+  (provgraph never re-serialises one through a Python value), and the store gives
+  it back so (:mod:`provgraph._lexical`; "Literal fidelity" in the README).
 * :data:`Quad` - ``(subject, predicate, object, graph)``; ``graph`` is an
   :class:`IRI` or ``None`` for the default graph.
 """
@@ -144,9 +143,12 @@ def lit(value: Any) -> Literal:
     """Build a :class:`Literal` from a Python value with the natural XSD datatype.
 
     Accepts ``str`` (xsd:string), ``bool`` (xsd:boolean), ``int`` (xsd:integer),
-    ``float`` (xsd:double, written with ``repr`` so it keeps full precision),
-    timezone-aware ``datetime`` (xsd:dateTime, ISO 8601 with offset), and
-    ``dict``/``list`` (rdf:JSON, keys sorted so equal values give equal literals).
+    ``float`` (xsd:double: the shortest decimal that reads back as the value, positional:
+    ``1``, ``0.5``, ``0.0000001``), timezone-aware ``datetime`` (xsd:dateTime, ISO 8601
+    with offset, ``Z`` for UTC, no trailing zeros in the fraction), and
+    ``dict``/``list`` (rdf:JSON, keys sorted so equal values give equal literals). The
+    numeric and time forms are the canonical ones the store keeps natively, so SPARQL
+    compares what provgraph records by value (:mod:`provgraph._lexical`).
 
     Raises:
         ValueError: for a naive ``datetime`` (a time without a zone is ambiguous
@@ -159,7 +161,9 @@ def lit(value: Any) -> Literal:
     if isinstance(value, int):
         return Literal(str(value), XSD + "integer")
     if isinstance(value, float):
-        return Literal(repr(value), XSD + "double")
+        from ._lexical import double_form
+
+        return Literal(double_form(value), XSD + "double")
     if isinstance(value, str):
         return Literal(value)
     if isinstance(value, _dt.datetime):
@@ -168,7 +172,9 @@ def lit(value: Any) -> Literal:
                 f"naive datetime {value.isoformat()!r}: pass a timezone-aware datetime "
                 "(for example datetime.now(timezone.utc))"
             )
-        return Literal(value.isoformat(), XSD + "dateTime")
+        from ._lexical import datetime_form
+
+        return Literal(datetime_form(value), XSD + "dateTime")
     if isinstance(value, (dict, list)):
         return Literal(
             json.dumps(value, sort_keys=True, ensure_ascii=False, separators=(",", ":")),

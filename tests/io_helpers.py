@@ -20,6 +20,29 @@ QUALIFIED_SLOT = {
 }
 
 
+PROV_PARSED = frozenset({"http://www.w3.org/2001/XMLSchema#dateTime"})
+"""Datatypes whose lexical form a PROV-DM format (PROV-JSON, PROV-N, PROV-XML) may not
+keep: the times that are formal arguments (``wasGeneratedBy(e, a, T)``, an activity's
+start and end, ``prov:atTime`` of a qualified node) are read by the ``prov`` package
+(3.2.3) into Python ``datetime`` values (``+00:00`` comes back as ``Z``, a fraction of a
+second without trailing zeros, cut to microseconds). Attribute values keep their form
+in every datatype (issue 15: :data:`provgraph.io._prov.PARSED_TYPES`)."""
+
+
+def prov_values(quads: Iterable[Quad]) -> list[Quad]:
+    """``quads`` with the literals of :data:`PROV_PARSED` datatypes in the canonical form
+    of their value (:func:`provgraph.xsd.canonical`), datatype kept: what a PROV-DM
+    format can be compared on."""
+    from provgraph.xsd import canonical
+
+    out = []
+    for s, p, o, g in quads:
+        if isinstance(o, Literal) and o.datatype in PROV_PARSED:
+            o = Literal(canonical(o).value, o.datatype)
+        out.append((s, p, o, g))
+    return out
+
+
 def canon(quads: Iterable[Quad]) -> str:
     """Canonical N-Quads (blank nodes canonicalized by pyoxigraph)."""
     return canonical_nquads(list(quads))

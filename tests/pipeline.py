@@ -18,7 +18,7 @@ from provgraph.model import Hit
 
 UTC = dt.timezone.utc
 T0 = dt.datetime(2026, 3, 1, 9, 0, 0, tzinfo=UTC)
-RUN = "urn:uuid:01900000-0000-7000-8000-000000000001"
+RUN = "urn:uuid:01900000-0000-7000-8000-00000000000a"
 
 POLICY_V1 = ("# Inspection policy\n\nThe inspection interval is not specified.\n"
              "Boilers are inspected by a certified engineer.\n")

@@ -18,7 +18,7 @@ from provgraph.vocab import PG, PROV
 
 from . import pipeline
 
-RUN2 = "urn:uuid:01900000-0000-7000-8000-000000000002"
+RUN2 = "urn:uuid:01900000-0000-7000-8000-00000000000b"
 
 
 def iri(name: str) -> str:

@@ -20,7 +20,7 @@ from provgraph.store import EmbeddedStore
 from provgraph.validate import validate
 
 from .conftest import shared_cases
-from .io_helpers import canon, prov_normal_form
+from .io_helpers import canon, prov_normal_form, prov_values
 
 pytestmark = pytest.mark.shared
 
@@ -72,6 +72,12 @@ PROV_DM_NORMAL_FORM = {
     "trungdong-prov/jsonld/submission-example-3.jsonld", "trungdong-prov/rdf/attr_entity0.ttl",
 }
 EXPORTS = ("prov-json", "provn", "prov-xml", "trig", "nquads", "json-ld", "turtle", "rdf-xml")
+NO_PROV_XML = {
+    # identifiers whose local part is all digits (eprint:363608): PROV-N allows them, an
+    # xsd:QName does not, and no split of the IRI gives one (issue 15)
+    "provtoolbox/prov-n/issues/picaso-file.provn": "<http://eprints.soton.ac.uk/id/eprint/363608>",
+}
+"""Inputs PROV-XML cannot hold, with an identifier the refusal names."""
 
 
 def case_files() -> list[Path]:
@@ -157,12 +163,19 @@ def test_every_importable_case_round_trips_through_every_format():
                 with pytest.raises(UnsupportedFormat, match="named graph"):
                     export(store, fmt, everything=True)
                 continue
+            if fmt == "prov-xml" and name in NO_PROV_XML:
+                with pytest.raises(SerializationError, match=re.escape(NO_PROV_XML[name])):
+                    export(store, fmt, everything=True)
+                continue
             data = export(store, fmt, everything=True).data
             again = EmbeddedStore()
             import_document(again, data, fmt, name=f"{name} as {fmt}")
             back = list(again.quads())
             if FORMATS[fmt].kind == "prov" and name in PROV_DM_NORMAL_FORM:
-                assert prov_normal_form(back) == prov_normal_form(original), (name, fmt)
+                assert prov_normal_form(prov_values(back)) == \
+                    prov_normal_form(prov_values(original)), (name, fmt)
+            elif FORMATS[fmt].kind == "prov":  # values, not forms (io_helpers.PROV_PARSED)
+                assert canon(prov_values(back)) == canon(prov_values(original)), (name, fmt)
             else:
                 assert canon(back) == canon(original), (name, fmt)
             if fmt == "prov-json":

@@ -42,7 +42,8 @@ def test_import_is_all_or_nothing(runner, tmp_path):
     assert res.exit_code == 1
     assert res.stderr == ("Error: <stdin>: hadMember(ex:data, -) has no entity ('-' in a mandatory "
                           "position); PROV-DM requires it, so the record has no PROV-O form and "
-                          "the document is not valid PROV; nothing was stored\n")
+                          "the document is not valid PROV. Give the entity (an identifier), or "
+                          "remove the record; nothing was stored\n")
     s = EmbeddedStore(store)
     assert len(s) == 0
     s.close()

@@ -127,7 +127,9 @@ def format_for_path(path: str | Path) -> str:
                             f"cannot tell the format of {path} from its extension; pass --format")
 
 
-_XML_START = re.compile(rb"<(\?xml|!--|!DOCTYPE|[A-Za-z_][\w.\-]*(:[A-Za-z_][\w.\-]*)?[\s/>])")
+_XML_START = re.compile(rb"<(\?[A-Za-z_]|!--|!DOCTYPE|[A-Za-z_][\w.\-]*(:[A-Za-z_][\w.\-]*)?[\s/>])")
+"""XML starts with a declaration or any other processing instruction (``<?xml-stylesheet``,
+``<?foo ...?>``: XML 1.0 §2.6; issue 15), a comment, a DOCTYPE or an element."""
 _PROVN_COMMENT = re.compile(rb"(//[^\n]*\n|/\*.*?\*/|\s+)", re.S)
 
 
@@ -245,7 +247,10 @@ def read(data: bytes, format: str = "auto", *, name: str = "<input>",
     Raises:
         UnsupportedFormat: unknown or write-only format.
         SerializationError: the document does not parse, is refused (DTD,
-            remote JSON-LD context) or has no PROV-O form; nothing is returned.
+            remote JSON-LD context) or has no PROV-O form, or a relation lacks an
+            argument PROV-DM requires (a ``-`` where the informant belongs, a qualified
+            node without its ``prov:agent``: :func:`provgraph.relations.missing_argument`);
+            nothing is returned.
     """
     from . import provo
 
@@ -262,7 +267,7 @@ def read(data: bytes, format: str = "auto", *, name: str = "<input>",
         read = {"prov-json": provjson.read, "provn": provn.read, "prov-xml": provxml.read}[fmt]
         got = read(data, name)
         document, warnings, count = got.document, got.warnings, got.record_count
-        quads = _mapped(document, graph, name)
+        quads = _mapped(document, graph, name, got.bundle_names)
         reader = f"{fmt} read by the prov package {_prov_version()}"
     elif fmt == "json-ld":
         from . import jsonld
@@ -289,15 +294,17 @@ def read(data: bytes, format: str = "auto", *, name: str = "<input>",
         count = len(quads)
         reader = f"{fmt} parsed by pyoxigraph"
     quads = list(dict.fromkeys(quads))
+    provo.missing_in_qualified(quads, name)
     quads, inferred = provo.complete(quads)
     return ReadResult(fmt, reader, quads, count, inferred, warnings, document)
 
 
-def _mapped(document: Any, graph: IRI | None, name: str) -> list[Quad]:
+def _mapped(document: Any, graph: IRI | None, name: str,
+            bundle_names: dict[str, str] | None = None) -> list[Quad]:
     from .provo import document_to_quads
 
     try:
-        return document_to_quads(document, graph)
+        return document_to_quads(document, graph, bundle_names=bundle_names)
     except SerializationError as exc:
         raise SerializationError(f"{name}: {exc}; nothing was stored") from exc
 
@@ -349,7 +356,8 @@ def write(quads: list[Quad], format: str) -> bytes:
                                     "use trig, nquads or json-ld")
         return serialize_quads(quads, format, prefixes=provo.prefixes_for(quads)
                                if format in ("turtle", "trig") else None)
-    document = provo.quads_to_document(quads)
+    document = provo.quads_to_document(quads, xml=format == "prov-xml",
+                                       keep_forms=spec.kind == "prov")
     if spec.kind == "prov":
         from . import provjson, provn, provxml
 

@@ -16,13 +16,46 @@ from dataclasses import dataclass, field
 import prov
 from prov.model import ProvDocument
 
+from .._lexical import LEXICAL
 from ..limits import check_xml_depth, json_depth_error
 from ..errors import SerializationError
 
-__all__ = ["ProvRead", "read_with_prov", "write_with_prov", "PROV_VERSION"]
+__all__ = ["ProvRead", "read_with_prov", "write_with_prov", "PROV_VERSION", "PARSED_TYPES",
+           "LEXICAL_XSD", "lexical_prefix", "written_prefix"]
 
 PROV_VERSION = prov.__version__
 """Version of the ``prov`` package doing the reading and writing."""
+
+PARSED_TYPES = frozenset({"int", "long", "integer", "double", "boolean", "dateTime"})
+"""XSD datatypes (local names) whose attribute values the ``prov`` package reads into
+Python objects (``prov.model.XSD_DATATYPE_PARSERS``), losing their lexical form
+(``"1.0E0"^^xsd:double`` becomes ``1.0``). Each format's reader rewrites them, before
+the package sees the document, to the same local name in :data:`LEXICAL_XSD`, which the
+package keeps as a typed literal with its form; :mod:`provgraph.io.provo` maps that
+back to the XSD datatype (issue 15)."""
+
+LEXICAL_XSD = LEXICAL + "http://www.w3.org/2001/XMLSchema#"
+"""The namespace of those datatypes while the ``prov`` package holds them."""
+
+
+def written_prefix(doc: ProvDocument) -> str | None:
+    """The prefix ``doc`` declares for :data:`LEXICAL_XSD` (the PROV-O mapping gives it
+    values of :data:`PARSED_TYPES` to keep their form), or ``None``: each writer turns
+    it back into ``xsd`` in what it writes."""
+    for bundle in (doc, *doc.bundles):
+        for ns in bundle.namespaces:
+            if ns.uri == LEXICAL_XSD:
+                return str(ns.prefix)
+    return None
+
+
+def lexical_prefix(text: str) -> str:
+    """A prefix name for :data:`LEXICAL_XSD` that ``text`` does not use."""
+    name, n = "pglexical", 1
+    while name in text:
+        n += 1
+        name = f"pglexical{n}"
+    return name
 
 
 @dataclass
@@ -31,6 +64,9 @@ class ProvRead:
 
     document: ProvDocument
     warnings: list[str] = field(default_factory=list)
+    bundle_names: dict[str, str] = field(default_factory=dict)
+    """IRI the ``prov`` package gave a bundle -> IRI its document gives it
+    (:func:`provgraph.io.provn.bundle_names`); empty when they agree."""
 
     @property
     def record_count(self) -> int:

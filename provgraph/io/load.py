@@ -19,7 +19,8 @@ It refuses, with a message naming the input and what to do:
 * input that holds statements but yields none to store (never a silent success);
 * RDF without a single PROV term (``foreign_vocabulary.ttl``): not a PROV document;
 * anything :func:`provgraph.io.read` refuses (syntax errors, DTDs, remote JSON-LD
-  contexts, records with a ``-`` where PROV-DM needs an identifier).
+  contexts, records with a ``-`` where PROV-DM needs an identifier, PROV-O qualified
+  nodes without their ``prov:entity``/``activity``/``agent``).
 
 Documents read through the ``prov`` package are also checked for PROV-CONSTRAINTS
 key conflicts between records that share an id
@@ -78,14 +79,9 @@ class ImportReport:
             included).
         new: how many statements the store grew by: fewer than ``stored`` when some
             were already there (importing a document twice adds nothing the second
-            time) or when literals differ only in lexical form. The embedded store
-            (pyoxigraph 0.5.13) keeps XSD literals by value in canonical lexical
-            form, not as written: ``"01"^^xsd:int`` and ``"1"^^xsd:integer`` are one
-            statement there, ``"2024-01-01T00:00:00+00:00"`` is kept as
-            ``"2024-01-01T00:00:00Z"`` and ``"…16.000+01:00"`` as ``"…16+01:00"``
-            (the value, offsets other than zero, non-zero fractions and the absence
-            of a time zone are kept; see "Literal fidelity" in
-            :mod:`provgraph.io.provo`).
+            time). Literals keep their datatype and lexical form (``"01"^^xsd:int`` and
+            ``"1"^^xsd:integer`` are two statements; see "Literal fidelity" in the
+            README and :mod:`provgraph._lexical`).
         inferred: of ``stored``, those added as PROV-O entailments
             (:func:`provgraph.io.provo.complete`).
         graphs: the named graphs written to (``None`` stands for the default graph).

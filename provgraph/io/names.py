@@ -16,7 +16,8 @@ from prov.model import ProvDocument
 
 from ..terms import IRI, BNode, Quad
 
-__all__ = ["GENID", "WELL_KNOWN_PREFIXES", "QNames", "split_iri", "prefixes_for"]
+__all__ = ["GENID", "WELL_KNOWN_PREFIXES", "QNames", "split_iri", "prefixes_for", "xml_split",
+           "NCNAME"]
 
 GENID = "urn:provgraph:genid:"
 """Namespace of the qualified names that stand for blank nodes in PROV-DM documents."""
@@ -32,14 +33,55 @@ WELL_KNOWN_PREFIXES = {
 """Prefixes provgraph writes for well-known namespaces (Turtle, PROV-N, PROV-JSON)."""
 
 
-class QNames:
-    """Mints prov QualifiedNames for IRIs, registering readable prefixes."""
+_NAME_START = ("A-Z_a-z\u00C0-\u00D6\u00D8-\u00F6\u00F8-\u02FF\u0370-\u037D\u037F-\u1FFF"
+               "\u200C-\u200D\u2070-\u218F\u2C00-\u2FEF\u3001-\uD7FF\uF900-\uFDCF"
+               "\uFDF0-\uFFFD\U00010000-\U000EFFFF")
+_NAME_CHAR = _NAME_START + "\\-.0-9\u00B7\u0300-\u036F\u203F-\u2040"
+NCNAME = re.compile(f"[{_NAME_START}][{_NAME_CHAR}]*")
+"""An XML NCName (Namespaces in XML 1.0 §3, XML 1.0 §2.3): a QName's local part and prefix."""
+_NCNAME_SUFFIX = re.compile(f"[{_NAME_START}][{_NAME_CHAR}]*$")
 
-    def __init__(self, doc: ProvDocument) -> None:
+
+def xml_split(iri: str) -> tuple[str, str] | None:
+    """Split an IRI into a namespace and an NCName local part, as PROV-XML needs for every
+    ``prov:id``/``prov:ref`` (``xsd:QName``) and attribute element name; ``None`` when no
+    split gives one (the IRI ends in a character no NCName holds, as in
+    ``http://example.org/page=4;``).
+
+    :func:`split_iri`'s split when its local part is an NCName; otherwise the longest
+    NCName suffix (``urn:uuid:0190f3c2-...`` -> ``urn:uuid:0190`` + ``f3c2-...``).
+
+    Example:
+        >>> xml_split("http://example.org/report-v2")
+        ('http://example.org/', 'report-v2')
+        >>> xml_split("urn:x:1a"), xml_split("http://example.org/report(v2)")
+        (('urn:x:1', 'a'), None)
+    """
+    ns, local, _ = split_iri(iri)
+    if local and NCNAME.fullmatch(local):
+        return ns, local
+    m = _NCNAME_SUFFIX.search(iri[iri.rfind(":") + 1:] if ":" in iri else iri)
+    if m is None:
+        return None
+    cut = len(iri) - len(m.group(0))
+    return iri[:cut], iri[cut:]
+
+
+class QNames:
+    """Mints prov QualifiedNames for IRIs, registering readable prefixes.
+
+    With ``xml=True`` every local part is an XML NCName (:func:`xml_split`), as
+    PROV-XML needs; an IRI without one is collected in :attr:`unwritable` (and gets
+    the usual split, so the caller can name them all before refusing).
+    """
+
+    def __init__(self, doc: ProvDocument, *, xml: bool = False) -> None:
         self.doc = doc
         self.by_uri: dict[str, Namespace] = {}
         self.used: set[str] = set()
         self._bnodes: dict[str, str] = {}
+        self.xml = xml
+        self.unwritable: list[str] = []
 
     def namespace(self, uri: str, prefix_hint: str) -> Namespace:
         ns = self.by_uri.get(uri)
@@ -60,6 +102,13 @@ class QNames:
             return self.namespace(GENID, "genid")[label]
         iri = str(term)
         ns_uri, local, hint = split_iri(iri)
+        if self.xml and not NCNAME.fullmatch(local):
+            got = xml_split(iri)
+            if got is None:
+                self.unwritable.append(iri)
+            else:
+                ns_uri, local = got
+                hint = split_iri(ns_uri + "x")[2]
         return self.namespace(ns_uri, hint)[local]
 
 

@@ -5,27 +5,126 @@ PROV-JSON has no ``wasRevisionOf``/``wasQuotedFrom``/``hadPrimarySource`` keys:
 they are ``wasDerivedFrom`` records typed ``prov:Revision``/``prov:Quotation``/
 ``prov:PrimarySource``, which :mod:`provgraph.io.provo` maps to the PROV-O
 binary property and its qualified form.
+
+A bundle's name is a key of the document's ``"bundle"`` object, so it is resolved
+with the document's ``"prefix"`` declarations, not the bundle's own (which apply to
+its content); the ``prov`` package (3.2) uses the bundle's, so its statements landed
+in another named graph (issue 15, as in PROV-N: :mod:`provgraph.io.provn`).
 """
 
 from __future__ import annotations
 
+import json
+from typing import Any
+
 from prov.model import ProvDocument
 
-from ._prov import ProvRead, read_with_prov, write_with_prov
+from ._prov import (LEXICAL_XSD, PARSED_TYPES, ProvRead, lexical_prefix, read_with_prov,
+                    write_with_prov, written_prefix)
 
 __all__ = ["read", "write"]
+
+_PREDECLARED = {"prov": "http://www.w3.org/ns/prov#", "xsd": "http://www.w3.org/2001/XMLSchema#"}
 
 
 def read(data: bytes, name: str = "<input>") -> ProvRead:
     """Read a PROV-JSON document.
 
+    Returns:
+        :class:`~provgraph.io._prov.ProvRead`; its ``bundle_names`` maps the IRI the
+        ``prov`` package gave a bundle to the one the document gives it.
+
     Raises:
         SerializationError: not JSON, or JSON the ``prov`` package rejects as
             PROV-JSON (for example a typed value without ``"$"``).
     """
-    return read_with_prov(data, "json", "PROV-JSON", name)
+    got = read_with_prov(_keep_forms(data), "json", "PROV-JSON", name)
+    if b'"bundle"' in data:
+        got.bundle_names.update(_bundle_names(json.loads(data)))
+    return got
+
+
+def _keep_forms(data: bytes) -> bytes:
+    """``data`` with the typed values of :data:`~provgraph.io._prov.PARSED_TYPES`
+    (``{"$": "1.0E0", "type": "xsd:double"}``) retyped in
+    :data:`~provgraph.io._prov.LEXICAL_XSD`, so the ``prov`` package keeps their lexical
+    form (issue 15); unchanged when there are none or it is not a JSON object."""
+    if b'"xsd:' not in data:
+        return data
+    try:
+        doc = json.loads(data)
+    except ValueError:
+        return data  # the prov package reports it
+    if not isinstance(doc, dict):
+        return data
+    prefix = lexical_prefix(data.decode("utf-8", errors="replace"))
+    found = False
+
+    def walk(node: Any) -> None:
+        nonlocal found
+        if isinstance(node, dict):
+            kind = node.get("type")
+            if "$" in node and isinstance(kind, str) and kind.startswith("xsd:") \
+                    and kind[4:] in PARSED_TYPES:
+                node["type"] = f"{prefix}:{kind[4:]}"
+                found = True
+            for value in node.values():
+                walk(value)
+        elif isinstance(node, list):
+            for value in node:
+                walk(value)
+
+    walk(doc)
+    if not found:
+        return data
+    for scope in (doc, *(b for b in (doc.get("bundle") or {}).values() if isinstance(b, dict))):
+        if isinstance(scope.get("prefix", {}), dict):
+            scope.setdefault("prefix", {})[prefix] = LEXICAL_XSD
+    return json.dumps(doc).encode("utf-8")
+
+
+def _bundle_names(doc: Any) -> dict[str, str]:
+    """``{IRI with the bundle's own prefixes: IRI with the document's}`` for each bundle
+    whose name uses a prefix (or ``"default"``) the bundle redeclares."""
+    if not isinstance(doc, dict) or not isinstance(doc.get("bundle"), dict):
+        return {}
+    outer = {**_PREDECLARED, **(doc.get("prefix") or {})}
+    names: dict[str, str] = {}
+    for key, body in doc["bundle"].items():
+        inner = body.get("prefix") if isinstance(body, dict) else None
+        if not isinstance(inner, dict):
+            continue
+        prefix, _, local = key.partition(":") if ":" in key else ("default", "", key)
+        if prefix in inner and isinstance(outer.get(prefix), str) \
+                and isinstance(inner[prefix], str) and outer[prefix] != inner[prefix]:
+            names[inner[prefix] + local] = outer[prefix] + local
+    return names
 
 
 def write(doc: ProvDocument) -> bytes:
-    """PROV-JSON text of ``doc`` (UTF-8, indented)."""
-    return write_with_prov(doc, "json", "PROV-JSON", indent=2)
+    """PROV-JSON text of ``doc`` (UTF-8, indented); values of
+    :data:`~provgraph.io._prov.PARSED_TYPES` keep their lexical form (issue 15)."""
+    data = write_with_prov(doc, "json", "PROV-JSON", indent=2)
+    prefix = written_prefix(doc)
+    if prefix is None:
+        return data
+    out = json.loads(data)
+
+    def walk(node: Any) -> None:
+        if isinstance(node, dict):
+            kind = node.get("type")
+            if "$" in node and isinstance(kind, str) and kind.startswith(prefix + ":"):
+                node["type"] = "xsd:" + kind[len(prefix) + 1:]
+            prefixes = node.get("prefix")
+            if isinstance(prefixes, dict) and prefixes.get(prefix) == LEXICAL_XSD:
+                del prefixes[prefix]
+                if not prefixes:
+                    del node["prefix"]
+            for value in node.values():
+                walk(value)
+        elif isinstance(node, list):
+            for value in node:
+                walk(value)
+
+    walk(out)
+    return json.dumps(out, indent=2, ensure_ascii=False).encode("utf-8")

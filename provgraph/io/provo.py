@@ -35,8 +35,14 @@ Mapping rules (W3C PROV-O §3 and §4.1, "PROV-DM to PROV-O"):
   PROV-DM both records are written again, so the PROV-CONSTRAINTS conflict
   between them stays visible (``provgraph validate``, constraint 23).
 * A record missing a mandatory argument (the ``-`` marker where PROV-DM needs an
-  identifier, e.g. ``hadMember(ex:c, -)``) has no PROV-O form:
-  :class:`~provgraph.errors.SerializationError` names it.
+  identifier, e.g. ``hadMember(ex:c, -)``, ``wasInformedBy(a, -)``,
+  ``actedOnBehalfOf(ag, -, -)``, ``used(a, -, -)``), or a relation whose object may be
+  ``-`` given with nothing else (``wasGeneratedBy(e, -, -)``) has no PROV-O form:
+  :class:`~provgraph.errors.SerializationError` names the record and PROV-DM's
+  argument, and the import stores nothing. The rule is
+  :func:`provgraph.relations.missing_argument`, derived from the relation table;
+  :func:`missing_in_qualified` applies it to PROV-O qualified nodes (issue 15: such
+  records used to be dropped without a word, or stored with no agent).
 
 Back from quads, the same rules run in reverse. RDF resources that are neither a
 PROV element nor a qualified influence node (a Web Annotation selector, a
@@ -46,27 +52,17 @@ record back writes its statements without ``rdf:type prov:Entity``. Blank nodes
 become qualified names in the ``urn:provgraph:genid:`` namespace and turn back
 into fresh blank nodes on reading (RDF 1.1 §3.5 skolemization).
 
-Literal fidelity: values, datatypes, time zones and language tags survive;
-lexical forms are not preserved, for two reasons.
-
-* The embedded store (pyoxigraph 0.5.13) keeps XSD literals by value, in
-  canonical lexical form: ``"2024-01-01T10:00:16.000+01:00"^^xsd:dateTime`` is
-  stored as ``"2024-01-01T10:00:16+01:00"``, a ``+00:00`` offset as ``Z``,
-  ``"1.50"^^xsd:decimal`` as ``"1.5"``, ``"1.0E0"^^xsd:double`` as ``"1"``,
-  ``"01"^^xsd:int`` as ``"1"^^xsd:integer`` (every derived integer type becomes
-  ``xsd:integer``, ``xsd:dateTimeStamp`` becomes ``xsd:dateTime``), language tags
-  in lower case. This is an engine property: this module maps what a document
-  says; exports write what the store holds. Ill-typed literals and unknown
-  datatypes are stored verbatim (``provgraph validate`` reports the ill-typed).
-* The ``prov`` package parses PROV-JSON/PROV-N/PROV-XML values into Python
-  objects, written back with :meth:`datetime.datetime.isoformat`, ``repr`` and
-  ``str``: ``Z`` reads as ``+00:00``, fractions of a second are cut to
-  microseconds, doubles read with ``repr`` (full precision), integers and
-  booleans in canonical form; other datatypes keep their lexical form. Offsets
-  survive (``+01:00`` stays ``+01:00``; a time without a zone stays without one:
-  nothing is read in the process time zone), and so do empty strings and
-  language tags. When provgraph *writes* those formats it writes the lexical
-  form of ``xsd:dateTime`` values as stored (:class:`LexicalDateTime`).
+Literal fidelity: datatypes and lexical forms survive the store (issue 15: the store
+layer encodes what the engine would normalize, :mod:`provgraph._lexical`) and the
+PROV-DM formats: the ``prov`` package would parse attribute values of ``xsd:int``,
+``long``, ``integer``, ``double``, ``boolean`` and ``dateTime`` into Python objects, so
+their datatype is hidden from it (:data:`provgraph.io._prov.PARSED_TYPES`: each reader
+rewrites it, :meth:`_Reader.value` writes it so, each writer names it ``xsd:`` again).
+Formal times (``wasGeneratedBy(e, a, T)``, an activity's start and end) can only be
+``datetime`` values there: this module writes those it reads in the engine's
+canonical form (:func:`provgraph._lexical.datetime_form`; ``Z`` for a zero offset,
+fractions cut to microseconds), and writes the stored form when it writes a document
+(:class:`LexicalDateTime`).
 
 The claim-bundle digest is computed over one canonical form per value
 (:mod:`provgraph.xsd`), so it does not depend on the syntax a bundle is in.
@@ -86,7 +82,7 @@ from __future__ import annotations
 import datetime as _dt
 import uuid
 from collections import defaultdict
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from itertools import product
 from typing import Any
@@ -104,14 +100,16 @@ from prov.model import Literal as ProvLiteral
 from prov.model import ProvBundle, ProvDocument, ProvRecord
 from prov.model.records import canonical_xsd_datatype, parse_xsd_datetime
 
+from .._lexical import datetime_form, decode_datatype, double_form
+from ._prov import LEXICAL_XSD, PARSED_TYPES
 from ..errors import SerializationError
-from ..relations import AS_IN_BUNDLE, MENTION_OF, PROV_RELATIONS, Relation
+from ..relations import AS_IN_BUNDLE, MENTION_OF, PROV_RELATIONS, Relation, by_qualified, missing_argument
 from ..terms import IRI, BNode, Literal, Quad, Term
 from ..vocab import PG, PROV, RDF, RDFS
 from .names import GENID, WELL_KNOWN_PREFIXES, QNames, prefixes_for
 
 __all__ = ["document_to_quads", "quads_to_document", "complete", "prefixes_for",
-           "imprecise_conflicts",
+           "imprecise_conflicts", "missing_in_qualified",
            "LexicalDateTime", "GENID", "PROV_TYPE_PROPERTY", "WELL_KNOWN_PREFIXES"]
 
 _P = "http://www.w3.org/ns/prov#"
@@ -204,6 +202,10 @@ _QUAL_TO_BINARY: dict[str, tuple[IRI, IRI, IRI]] = {
     rel.qualified: (rel.binary, rel.node_object, rel.cls)
     for rel in _RELS.values()}
 _QUAL_TO_BINARY.update({q: (b, PROV.entity, c) for c, (b, q, _) in _DERIVATION_KINDS.items()})
+# record type -> its row, for the mandatory-argument rule (relations.missing_argument)
+_ROW_OF: dict[QualifiedName, Relation] = {
+    _qn(r.record): r for r in PROV_RELATIONS
+    if r.record is not None and r.subtype is None and r.name != "asInBundle"}
 
 _ELEMENT_CLASSES = {
     PROV.Entity: PROV_ENTITY, PROV.Activity: PROV_ACTIVITY, PROV.Agent: PROV_AGENT}
@@ -241,13 +243,17 @@ _PROP_TO_ATTR = {v: k for k, v in _ATTR_TO_PROP.items()}
 # prov -> quads
 
 
-def document_to_quads(doc: ProvDocument, graph: IRI | None = None) -> list[Quad]:
+def document_to_quads(doc: ProvDocument, graph: IRI | None = None, *,
+                      bundle_names: Mapping[str, str] | None = None) -> list[Quad]:
     """PROV-O quads for a :class:`prov.model.ProvDocument` (see the module docstring).
 
     Args:
         doc: the document, as ``prov.read`` returns it.
         graph: graph for the document's top-level records (``None``: the default
             graph). Each bundle goes to the named graph named by its id.
+        bundle_names: a bundle id IRI -> the IRI to name its graph instead (a PROV-N
+            bundle whose name the ``prov`` package resolved with the bundle's own
+            prefixes: :func:`provgraph.io.provn.bundle_names`).
 
     Returns:
         ``list[Quad]`` in record order; blank nodes get fresh labels on every call,
@@ -259,8 +265,11 @@ def document_to_quads(doc: ProvDocument, graph: IRI | None = None) -> list[Quad]
     """
     w = _Writer()
     w.bundle(doc, graph)
+    renamed = bundle_names or {}
     for b in doc.bundles:
-        w.bundle(b, w.term(b.identifier))  # type: ignore[arg-type]
+        uri = b.identifier.uri if b.identifier is not None else ""
+        w.bundle(b, IRI(renamed[uri]) if uri in renamed
+                 else w.term(b.identifier))  # type: ignore[arg-type]
     return w.out
 
 
@@ -290,7 +299,8 @@ class _Writer:
             dt = v.datatype
             if dt is None or dt.uri == _XSD + "string":
                 return Literal(v.value)
-            return Literal(v.value, dt.uri)
+            # a datatype the reader hid from the prov package to keep the form (_prov)
+            return Literal(v.value, decode_datatype(dt.uri))
         if isinstance(v, Identifier):
             return Literal(v.uri, _XSD + "anyURI")
         if isinstance(v, bool):
@@ -298,10 +308,13 @@ class _Writer:
         if isinstance(v, int):
             dt = canonical_xsd_datatype(v)
             return Literal(str(v), dt.uri if dt is not None else _XSD + "integer")
-        if isinstance(v, float):
-            return Literal(_double_text(v), _XSD + "double")
+        if isinstance(v, float):  # the prov package holds a float: its lexical form is gone
+            return Literal(double_form(v), _XSD + "double")
         if isinstance(v, _dt.datetime):
-            return Literal(v.isoformat(), _XSD + "dateTime")
+            # LexicalDateTime remembers its form; a plain datetime (the prov package's
+            # reading) is written in the canonical form, as the engine used to keep it
+            return Literal(v.isoformat() if isinstance(v, LexicalDateTime)
+                           else datetime_form(v), _XSD + "dateTime")
         if isinstance(v, _dt.date):
             return Literal(v.isoformat(), _XSD + "date")
         if isinstance(v, _dt.time):
@@ -370,6 +383,11 @@ class _Writer:
             raise SerializationError(f"{_describe(rec)}: no PROV-O mapping for {rtype}")
         sub = formal.get(rel.subject)
         _require(rec, rel.subject, sub)
+        why = missing_argument(_ROW_OF[rtype], {a.localpart for a, v in formal.items()
+                                                if v is not None}, bool(extra),
+                               rec.identifier is not None)
+        if why is not None:  # issue 15: was dropped without a word, or stored without it
+            _missing(rec, why, _ROW_OF[rtype])
         s = self.term(sub)
         obj = formal.get(rel.object)
         o = self.term(obj) if obj is not None else None
@@ -401,20 +419,68 @@ class _Writer:
         self.attrs(node, extra, g, skip_types=tuple(c for _, _, c in forms))
 
 
-def _double_text(v: float) -> str:
-    if v != v:
-        return "NaN"
-    if v in (float("inf"), float("-inf")):
-        return "INF" if v > 0 else "-INF"
-    return repr(v)
-
-
 def _require(rec: ProvRecord, attr: QualifiedName, value: Any) -> None:
     if value is None:
         raise SerializationError(
             f"{_describe(rec)} has no {attr.localpart} ('-' in a mandatory position); "
             "PROV-DM requires it, so the record has no PROV-O form and the document "
-            "is not valid PROV")
+            f"is not valid PROV. Give the {attr.localpart} (an identifier), or remove the record")
+
+
+def _missing(rec: ProvRecord, why: str, row: Relation) -> None:
+    """Refuse a relation record lacking what :func:`~provgraph.relations.missing_argument`
+    says PROV-DM requires (issue 15)."""
+    if why.startswith("no ") and "," not in why and " and " not in why:
+        _require(rec, _PROV_NS[why[3:]], None)
+    raise SerializationError(
+        f"{_describe(rec)} has {why} ('-' in every optional position); PROV-DM requires at "
+        f"least one of them for {row.name} (PROV-DM §5.1, PROV-N §3.3), so the record says nothing and the "
+        "document is not valid PROV. Give the "
+        + " or the ".join(a for a in (row.object_attr, *(r for r, _ in row.roles)) if a)
+        + " (or an id or an attribute), or remove the record")
+
+
+def missing_in_qualified(quads: Sequence[Quad], name: str = "<input>") -> None:
+    """Refuse a PROV-O qualified influence node that lacks what PROV-DM requires of its
+    relation (:func:`provgraph.relations.missing_argument`): ``prov:agent`` of a
+    ``prov:Attribution``, ``prov:activity`` of a ``prov:Communication``... (PROV-O §3.3),
+    or, for a relation whose object is optional (a ``prov:Generation``), every one of
+    its object, optional arguments and attributes. Graph by graph.
+
+    Raises:
+        SerializationError: names the node, the subject and relation it qualifies, the
+            missing PROV-O property (PROV-DM's argument) and the fix.
+    """
+    by_sg: dict[tuple[Any, Any], list[tuple[IRI, Term]]] = defaultdict(list)
+    for s, p, o, g in quads:
+        by_sg[(s, g)].append((p, o))
+    for s, p, o, g in quads:
+        row = by_qualified(p) if p.startswith(_P + "qualified") else None
+        if row is None or isinstance(o, Literal) or row.influencer is None:
+            continue
+        pos = by_sg.get((o, g), [])
+        given = {row.subject_attr or ""}
+        if any(pp == row.influencer for pp, _ in pos):
+            given.add(row.object_attr or "")
+        given.update(attr for attr, prop in row.roles if any(pp == prop for pp, _ in pos))
+        attributes = any(pp not in (RDF.type, row.influencer, *(q for _, q in row.roles))
+                         for pp, _ in pos)
+        why = missing_argument(row, given, attributes, identified=isinstance(o, IRI))
+        if why is None:
+            continue
+        where = f" in graph <{g}>" if g is not None else ""
+        node = f"_:{o}" if isinstance(o, BNode) else f"<{o}>"
+        if row.object_expandable:
+            fix = (f"give it a {_n3(row.influencer)}, a time or another statement, or an IRI "
+                   f"instead of a blank node, or remove the {_n3(p)} statement")
+            rule = f"PROV-DM requires at least one of them for {row.name}"
+        else:
+            fix = f"give it a {_n3(row.influencer)}, or remove it and the {_n3(p)} statement"
+            rule = f"PROV-DM's {row.object_attr} of {row.name} is mandatory"
+        raise SerializationError(
+            f"{name}: the qualified node {node} ({_n3(s)} {_n3(p)} {node}{where}) has {why} "
+            f"({_n3(row.influencer)}); {rule}, so the relation is not valid PROV: {fix}; "
+            "nothing was stored")
 
 
 def _describe(rec: ProvRecord) -> str:
@@ -429,27 +495,44 @@ def _describe(rec: ProvRecord) -> str:
 # quads -> prov
 
 
-def quads_to_document(quads: Iterable[Quad], *, bundle_graphs: bool = True) -> ProvDocument:
+def quads_to_document(quads: Iterable[Quad], *, bundle_graphs: bool = True,
+                      xml: bool = False, keep_forms: bool = True) -> ProvDocument:
     """A :class:`prov.model.ProvDocument` holding ``quads`` (see the module docstring).
 
     Args:
         quads: PROV-O statements; those of the default graph become top-level
             records, those of each named graph a bundle named by the graph.
         bundle_graphs: ``False`` puts every statement at the top level.
+        xml: for PROV-XML, where every identifier and attribute name is an
+            ``xsd:QName``: local parts are XML NCNames (:func:`provgraph.io.names.xml_split`).
+        keep_forms: values of :data:`provgraph.io._prov.PARSED_TYPES` get their
+            datatype in :data:`~provgraph.io._prov.LEXICAL_XSD`, which the PROV-JSON,
+            PROV-N and PROV-XML writers turn back into ``xsd:`` (``False`` for a drawing,
+            which shows the datatype as the package writes it).
 
     Raises:
         SerializationError: a statement has no PROV-DM form the ``prov`` package
             accepts (for example an ``prov:atTime`` literal that is not an
-            ``xsd:dateTime``); the message names it.
+            ``xsd:dateTime``); the message names it. With ``xml=True``: an IRI has no
+            QName form (the message lists them and the formats that can hold them).
     """
     by_graph: dict[IRI | None, list[Quad]] = defaultdict(list)
     for q in quads:
         by_graph[q[3] if bundle_graphs else None].append(q)
     doc = ProvDocument()
-    names = QNames(doc)
+    names = QNames(doc, xml=xml)
     for g in sorted(by_graph, key=lambda x: "" if x is None else "~" + x):
         target: ProvBundle = doc if g is None else doc.bundle(names.qname(g))
-        _Reader(target, names, by_graph[g], g).run()
+        _Reader(target, names, by_graph[g], g, keep_forms).run()
+    if names.unwritable:
+        bad = sorted(set(names.unwritable))
+        raise SerializationError(
+            f"PROV-XML cannot write {len(bad)} identifier(s): "
+            + ", ".join(f"<{i}>" for i in bad[:5]) + (" ..." if len(bad) > 5 else "")
+            + ". PROV-XML writes every identifier and attribute name as an xsd:QName, whose "
+            "local part is an XML NCName, and no split of these IRIs gives one (an NCName "
+            "holds no ';', ')', '=' or ':' and does not start with a digit). Export as "
+            "prov-json, provn, trig or nquads, which hold any IRI")
     return doc
 
 
@@ -457,9 +540,10 @@ class _Reader:
     """Turns the triples of one graph into records of one bundle."""
 
     def __init__(self, bundle: ProvBundle, names: QNames, quads: list[Quad],
-                 graph: IRI | None = None) -> None:
+                 graph: IRI | None = None, keep_forms: bool = True) -> None:
         self.b = bundle
         self.graph = graph
+        self.keep_forms = keep_forms
         self.names = names
         self.triples = {(q[0], q[1], q[2]) for q in quads}
         self.by_subject: dict[Any, list[tuple[IRI, Term]]] = defaultdict(list)
@@ -483,6 +567,20 @@ class _Reader:
             parsed = LexicalDateTime.parse(term.value)
             if parsed is not None:
                 return parsed
+        if self.keep_forms and dt == _XSD + "QName":
+            where = f" in graph <{self.graph}>" if self.graph is not None else ""
+            raise SerializationError(
+                f"the literal {_n3(term)}{where} (of <{prop or 'prov:type'}>) has no PROV-JSON, "
+                "PROV-N or PROV-XML form: those formats read an xsd:QName value as a qualified "
+                "name against their own prefix declarations (the value would come back as an "
+                "IRI, or not at all), and an RDF literal carries none. Export in an RDF format "
+                "(trig, nquads, turtle, json-ld), which keeps it as it is")
+        if self.keep_forms and dt.startswith(_XSD) and dt[len(_XSD):] in PARSED_TYPES:
+            # the prov package would hold it as a Python value and write it back in its
+            # own form; a datatype it does not know keeps the form. The writers
+            # (provjson/provn/provxml) name it xsd: again (issue 15)
+            return ProvLiteral(term.value, self.names.namespace(LEXICAL_XSD, "pglexical")[
+                dt[len(_XSD):]])
         return ProvLiteral(term.value, self.qn(IRI(dt)))
 
     def time(self, s: Any, p: str, term: Term) -> Any:

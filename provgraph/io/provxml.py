@@ -21,6 +21,7 @@ would read back as strings).
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 from defusedxml import DefusedXmlException
@@ -29,7 +30,8 @@ from prov.model import ProvDocument
 
 from ..limits import check_xml_depth
 from ..errors import SerializationError
-from ._prov import ProvRead, read_with_prov, write_with_prov
+from ._prov import (LEXICAL_XSD, PARSED_TYPES, ProvRead, lexical_prefix, read_with_prov,
+                    write_with_prov, written_prefix)
 
 __all__ = ["read", "write", "screen", "PROV_NS"]
 
@@ -85,7 +87,64 @@ def read(data: bytes, name: str = "<input>") -> ProvRead:
         raise SerializationError(f"{name}: the XML root is {root.tag}, not prov:document "
                                  f"({PROV_NS}); not PROV-XML")
     _check_children(root, name)
-    return read_with_prov(data, "xml", "PROV-XML", name)
+    return read_with_prov(_keep_forms(_without_outer_comments(data)), "xml", "PROV-XML", name)
+
+
+_XMLNS = re.compile(rb'xmlns:([A-Za-z_][\w.\-]*)\s*=\s*["\']([^"\']*)["\']')
+_ROOT = re.compile(rb"<([A-Za-z_][\w.\-]*:)?document\b")
+
+
+def _keep_forms(data: bytes) -> bytes:
+    """``data`` with each ``xsi:type`` of :data:`~provgraph.io._prov.PARSED_TYPES`
+    written in :data:`~provgraph.io._prov.LEXICAL_XSD` (declared on the root element), so
+    the ``prov`` package keeps the value's lexical form (issue 15). The prefixes of the
+    XML Schema and XML Schema instance namespaces are read from the document's
+    declarations."""
+    declared = _XMLNS.findall(data)
+    xsi = {p for p, uri in declared if uri == b"http://www.w3.org/2001/XMLSchema-instance"}
+    xsd = {p for p, uri in declared if uri.rstrip(b"#") == b"http://www.w3.org/2001/XMLSchema"}
+    root = _ROOT.search(data)
+    if not xsi or not xsd or root is None:
+        return data
+    prefix = lexical_prefix(data.decode("utf-8", errors="replace")).encode()
+    typed = re.compile(rb"\b(" + b"|".join(map(re.escape, sorted(xsi))) + rb"):type=([\"'])("
+                       + b"|".join(map(re.escape, sorted(xsd))) + rb"):("
+                       + b"|".join(t.encode() for t in sorted(PARSED_TYPES)) + rb")\2")
+    out, n = typed.subn(lambda m: m.group(1) + b":type=" + m.group(2) + prefix + b":"
+                        + m.group(4) + m.group(2), data)
+    if not n:
+        return data
+    at = _ROOT.search(out)
+    assert at is not None
+    return (out[:at.end()] + b" xmlns:" + prefix + b'="' + LEXICAL_XSD.encode() + b'"'
+            + out[at.end():])
+
+
+_PROLOG_ITEM = re.compile(rb"\s+|<\?.*?\?>|<!--.*?-->", re.S)
+_EPILOG = re.compile(rb"(?:\s|<\?.*?\?>|<!--.*?-->)*\Z", re.S)
+
+
+def _without_outer_comments(data: bytes) -> bytes:
+    """``data`` with the comments before and after the root element blanked out (each
+    replaced by as many newlines as it spans, so line numbers hold): the ``prov``
+    package (3.2.3) fails on them with ``AttributeError: 'NoneType' object has no
+    attribute 'remove'`` (it removes every comment from its parent, and these have
+    none). Comments carry nothing PROV-XML reads."""
+    def blank(m: re.Match[bytes]) -> bytes:
+        text = m.group(0)
+        return b"\n" * text.count(b"\n") if text.startswith(b"<!--") else text
+
+    if b"<!--" not in data:
+        return data
+    start = 3 if data.startswith(b"\xef\xbb\xbf") else 0
+    pos, head = start, [data[:start]]
+    while (m := _PROLOG_ITEM.match(data, pos)) is not None and m.end() > pos:
+        head.append(blank(m))
+        pos = m.end()
+    tail = _EPILOG.search(data, pos)
+    end = tail.start() if tail is not None else len(data)
+    rest = data[end:]
+    return b"".join(head) + data[pos:end] + re.sub(rb"<!--.*?-->", blank, rest, flags=re.S)
 
 
 def _check_children(parent: Any, name: str) -> None:
@@ -102,6 +161,26 @@ def _check_children(parent: Any, name: str) -> None:
             _check_children(child, name)
 
 
+_UNTYPED_TIME = re.compile(
+    rb"<prov:((?!time>|startTime>|endTime>)[A-Za-z]*[Tt]ime[A-Za-z]*)>")
+
+
 def write(doc: ProvDocument) -> bytes:
-    """PROV-XML text of ``doc`` (UTF-8), every attribute with its ``xsi:type``."""
-    return write_with_prov(doc, "xml", "PROV-XML", force_types=True)
+    """PROV-XML text of ``doc`` (UTF-8), every attribute with its ``xsi:type``.
+
+    The ``prov`` package (3.2.3) writes no ``xsi:type`` for an ``xsd:dateTime``
+    attribute whose name is in the PROV namespace and contains "time"
+    (``prov:atTime`` or ``prov:startedAtTime`` given as attributes, as PROV-O from other
+    tools has them on qualified nodes, prov issue #299), taking it for a formal time,
+    and reads it back as a string: such elements get ``xsi:type="xsd:dateTime"``
+    here; the formal ``prov:time``, ``prov:startTime`` and ``prov:endTime`` need none.
+    """
+    data = write_with_prov(doc, "xml", "PROV-XML", force_types=True)
+    data = _UNTYPED_TIME.sub(rb'<prov:\1 xsi:type="xsd:dateTime">', data)
+    prefix = written_prefix(doc)
+    if prefix is None:
+        return data
+    p = prefix.encode()
+    data = re.sub(rb'\s+xmlns:' + p + rb'="' + re.escape(LEXICAL_XSD.encode()) + rb'"', b"",
+                  data, count=1)
+    return re.sub(rb'(xsi:type=")' + p + rb":", rb"\1xsd:", data)
