@@ -52,7 +52,6 @@ Engine deviations handled here, each with a test (Virtuoso 7.2.5):
 
 from __future__ import annotations
 
-import decimal
 import json
 import os
 import urllib.parse
@@ -62,6 +61,7 @@ from pathlib import Path
 from typing import IO, Any
 
 from . import _sparql_text as text
+from ._lexical import double_form
 from ._sparql_http import HttpClient, Response
 from .errors import QueryError, QuerySyntaxError, StoreError, UnsupportedFormat
 from .originals import BlobStore, Originals
@@ -790,19 +790,13 @@ _FLOATS = frozenset({_XSD + "double", _XSD + "float"})
 
 
 def _canonical_double(value: str) -> str:
-    """An ``xsd:double`` in the form the embedded store writes (shortest round trip,
-    positional: ``1``, ``0.5``, ``0.0000001``), so engines that keep ``1.0`` or write
-    ``1.0E-7`` (Virtuoso) give the same rows."""
+    """An ``xsd:double`` in the form the embedded store writes
+    (:func:`provgraph._lexical.double_form`), so engines that keep ``1.0`` or write
+    ``1.0E-7`` (Virtuoso) give the same rows; a value that is not a number is kept."""
     try:
-        f = float(value)
+        return double_form(float(value))
     except ValueError:
         return value
-    if f != f or f in (float("inf"), float("-inf")):
-        return {"nan": "NaN", "inf": "INF", "-inf": "-INF"}[repr(f)]
-    text = format(decimal.Decimal(repr(f)), "f")
-    if "." in text:
-        text = text.rstrip("0").rstrip(".")
-    return text
 
 
 def _key(t: Term | None) -> str:

@@ -383,8 +383,7 @@ class _Writer:
             raise SerializationError(f"{_describe(rec)}: no PROV-O mapping for {rtype}")
         sub = formal.get(rel.subject)
         _require(rec, rel.subject, sub)
-        why = missing_argument(_ROW_OF[rtype], {a.localpart for a, v in formal.items()
-                                                if v is not None}, bool(extra),
+        why = missing_argument(_ROW_OF[rtype], _given(rec, rtype), bool(extra),
                                rec.identifier is not None)
         if why is not None:  # issue 15: was dropped without a word, or stored without it
             _missing(rec, why, _ROW_OF[rtype])
@@ -425,6 +424,19 @@ def _require(rec: ProvRecord, attr: QualifiedName, value: Any) -> None:
             f"{_describe(rec)} has no {attr.localpart} ('-' in a mandatory position); "
             "PROV-DM requires it, so the record has no PROV-O form and the document "
             f"is not valid PROV. Give the {attr.localpart} (an identifier), or remove the record")
+
+
+def _given(rec: ProvRecord, rtype: Any) -> set[str]:
+    """The PROV-DM names of the formal arguments ``rec`` gives, with those given by the
+    other records of its type under the same id in its bundle: they are one relation
+    (PROV-CONSTRAINTS §5.1, key constraints 22-27 merge them), so a ``-`` in one record
+    is filled by the other's value (ProvToolbox's unification cases
+    ``delegation-success3/4``, ``usage-success2``)."""
+    records = [rec]
+    if rec.identifier is not None and rec.bundle is not None:
+        records += [r for r in rec.bundle.get_record(rec.identifier)
+                    if r is not rec and r.get_type() == rtype]
+    return {a.localpart for r in records for a, v in r.formal_attributes if v is not None}
 
 
 def _missing(rec: ProvRecord, why: str, row: Relation) -> None:
