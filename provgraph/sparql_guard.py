@@ -27,6 +27,7 @@ than 20 obfuscations against a local listener and checks that no connection is m
 from __future__ import annotations
 
 import sys
+import threading
 from typing import Any
 
 from .errors import QueryRefused, QuerySyntaxError
@@ -76,6 +77,13 @@ def _names(tree: Any) -> set[str]:
     return out
 
 
+_PARSER_LOCK = threading.Lock()
+"""rdflib's SPARQL parser (pyparsing parse actions) and the recursion limit set around it
+are not thread-safe: ``provgraph serve`` answers requests in threads, and concurrent
+parses failed with "Param.postParse2() missing 1 required positional argument"
+(tests/test_concurrency.py). One parse at a time; a parse takes milliseconds."""
+
+
 def _parse(text: str, update: bool) -> Any:
     """The parse tree of ``text``, or the ``ParseException`` that stopped the parser."""
     from pyparsing import ParseException
@@ -116,9 +124,15 @@ def check_untrusted(text: str, source: str = "<text>", *, update: bool = False) 
         raise QueryRefused(source, "depth", f"{source}: the SPARQL text nests brackets deeper "
                            f"than {MAX_QUERY_DEPTH} levels; provgraph refuses it unchecked. "
                            "Flatten the query")
+    checked = text.replace("\r", "\n")
+    with _PARSER_LOCK:
+        _check_parsed(checked, source, update)
+
+
+def _check_parsed(checked: str, source: str, update: bool) -> None:
+    """:func:`check_untrusted` after the depth check, under :data:`_PARSER_LOCK`."""
     from pyparsing import ParseException
 
-    checked = text.replace("\r", "\n")
     limit = sys.getrecursionlimit()
     sys.setrecursionlimit(max(limit, 20_000))
     try:

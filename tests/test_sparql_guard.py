@@ -180,3 +180,24 @@ def test_deep_nesting_is_refused_before_parsing():
 def test_every_bundled_query_passes_the_gate():
     for path in sorted(Path(data_dir("queries")).glob("*.rq")):
         check_untrusted(path.read_text(encoding="utf-8"), str(path))
+
+
+def test_checks_from_many_threads_at_once_agree(tmp_path):
+    """provgraph serve checks each request in its own thread; rdflib's parser is not
+    thread-safe ("Param.postParse2() missing 1 required positional argument", every read
+    through serve failed in the concurrency run)."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    query = ("PREFIX pg: <https://w3id.org/provgraph/ns#> SELECT ?c (COUNT(*) AS ?n) "
+             "WHERE { GRAPH ?g { ?c a pg:Claim ; pg:text ?t FILTER(STRLEN(?t) > 3) } } GROUP BY ?c")
+
+    def check(i: int) -> str:
+        try:
+            check_untrusted(query, f"q{i}")
+            return "ok"
+        except Exception as exc:  # any failure is the defect
+            return f"{type(exc).__name__}: {exc}"
+
+    with ThreadPoolExecutor(8) as pool:
+        results = list(pool.map(check, range(400)))
+    assert set(results) == {"ok"}, sorted(set(results))[:3]
