@@ -29,8 +29,19 @@ from provgraph.io.load import import_document
 from provgraph.store import EmbeddedStore
 from provgraph.validate import validate
 
+from .conftest import SHARED_CASES, shared_cases
+
 ROOT = Path(__file__).parent / "prov_constraints"
 FORMATS = {".xml": "prov-xml", ".provx": "prov-xml", ".json": "prov-json", ".provn": "provn"}
+
+SHARED_DIRS = {
+    "provtoolbox-provn": ("prov/provtoolbox/validate", True),
+    "w3c": ("prov/trungdong-prov/unification/constraints", False),
+    "trungdong-prov": ("prov/trungdong-prov/unification", False),
+}
+"""Case directories (as named in the case ids) whose files are read from ../shared/cases
+(the subdirectory, and whether its subdirectories count), not committed here; the
+committed ``trungdong-prov/`` files are the ones the shared folder does not have."""
 
 W3C_SUITE: dict[str, bool] = {
     line.split()[0]: line.split()[1] == "PASS"
@@ -99,12 +110,29 @@ def expected_valid(rel: str) -> bool:
     raise AssertionError(f"{rel}: no expected verdict")
 
 
-def case_files() -> list[str]:
-    return sorted(p.relative_to(ROOT).as_posix() for p in ROOT.rglob("*")
-                  if p.suffix in FORMATS and p.is_file())
+def case_files() -> dict[str, Path]:
+    """Every case file by case id (``provtoolbox/unification/usage-fail1.xml``): the
+    committed ones under ``tests/prov_constraints/`` and those of :data:`SHARED_DIRS` that
+    ../shared/cases holds (none when it is absent; :func:`_require_shared` says so)."""
+    files = {p.relative_to(ROOT).as_posix(): p for p in ROOT.rglob("*")
+             if p.suffix in FORMATS and p.is_file()}
+    for rel_dir, (sub, deep) in SHARED_DIRS.items():
+        base = SHARED_CASES / sub
+        if base.is_dir():
+            for p in base.rglob("*") if deep else base.glob("*"):
+                if p.suffix in FORMATS and p.is_file():
+                    files[f"{rel_dir}/{p.relative_to(base).as_posix()}"] = p
+    return dict(sorted(files.items()))
 
 
-CASES = [rel for rel in case_files() if rel not in NOT_RUN]
+def _require_shared() -> None:
+    """Skip (fail in CI) when the shared cases of :data:`SHARED_DIRS` are absent."""
+    for sub, _ in SHARED_DIRS.values():
+        shared_cases(sub)
+
+
+FILES = case_files()
+CASES = [rel for rel in FILES if rel not in NOT_RUN]
 
 W3C_CARRIED = {n: [rel for rel in CASES if _w3c_name(rel) == n] for n in W3C_SUITE}
 """Per W3C case, the files here that carry it (a ProvToolbox file it derives from, by name,
@@ -128,7 +156,7 @@ UNOBTAINABLE: dict[str, str] = {
 
 def verdict(rel: str) -> tuple[bool, list[str]]:
     """``(accepted, reasons)`` for one case file (see the module docstring)."""
-    path = ROOT / rel
+    path = FILES[rel]
     data = path.read_bytes()
     if path.stem.startswith("bundle-") and path.suffix == ".xml":
         data = BUNDLE_DIALECT.sub(rb"<\1prov:bundleContent", data)
@@ -156,12 +184,14 @@ def test_case_verdict(rel):
 
 @pytest.mark.parametrize("rel", sorted(NOT_RUN), ids=sorted(NOT_RUN))
 def test_files_that_are_not_their_case_are_refused_on_import(rel):
+    _require_shared()
     accepted, reasons = verdict(rel)
     assert not accepted and reasons[0].startswith("import refused:"), reasons
 
 
 def test_the_corpus_and_the_w3c_suite_are_all_accounted_for():
-    files = case_files()
+    _require_shared()
+    files = list(FILES)
     assert len(files) == 193 and set(NOT_RUN) <= set(files)
     assert set(READ_AS_VALID) <= set(files) and VALID_BY_UPSTREAM_TEST <= set(files)
     assert all(not Path(rel).stem.endswith(("-success", "-PASS")) for rel in READ_AS_VALID)
