@@ -40,6 +40,19 @@ def test_json_nested_100000_deep_is_an_error_line_at_every_entry_point(runner, t
     assert f"nested deeper than {MAX_JSON_DEPTH} levels" in res.stderr, res.stderr
 
 
+@pytest.mark.parametrize("key", ["entity", "bundle"])
+def test_deep_prov_json_with_typed_values_or_bundles_is_an_error_line(runner, tmp_path, key):
+    # the PROV-JSON reader's own passes (typed values kept in their lexical form, bundle
+    # names) parsed the text before the depth limit: a RecursionError traceback
+    value = '{"$": "1", "type": "xsd:int"}'
+    src = tmp_path / "deep.json"
+    src.write_text('{"%s": ' % key + "[" * 100_000 + value + "]" * 100_000 + "}")
+    res = runner.invoke(cli, ["--memory", "import", "--format", "prov-json", str(src)])
+    assert res.exit_code == 1, (res.output, res.exception)
+    assert res.stderr.startswith("Error: ") and "Traceback" not in res.stderr, res.stderr
+    assert f"nested deeper than {MAX_JSON_DEPTH} levels" in res.stderr, res.stderr
+
+
 def test_json_at_the_limit_is_read(runner, tmp_path):
     src = tmp_path / "ok.jsonl"
     src.write_text('{"event": "run", "label": "x", "config": ' + "[" * (MAX_JSON_DEPTH - 2)

@@ -15,10 +15,12 @@ in another named graph (issue 15, as in PROV-N: :mod:`provgraph.io.provn`).
 from __future__ import annotations
 
 import json
+from collections.abc import Iterator
 from typing import Any
 
 from prov.model import ProvDocument
 
+from ..limits import loads_json
 from ._prov import (LEXICAL_XSD, PARSED_TYPES, ProvRead, lexical_prefix, read_with_prov,
                     write_with_prov, written_prefix)
 
@@ -38,43 +40,48 @@ def read(data: bytes, name: str = "<input>") -> ProvRead:
         SerializationError: not JSON, or JSON the ``prov`` package rejects as
             PROV-JSON (for example a typed value without ``"$"``).
     """
-    got = read_with_prov(_keep_forms(data), "json", "PROV-JSON", name)
-    if b'"bundle"' in data:
-        got.bundle_names.update(_bundle_names(json.loads(data)))
+    if b'"xsd:' not in data and b'"bundle"' not in data:
+        return read_with_prov(data, "json", "PROV-JSON", name)
+    try:  # parsed once, under the depth limit, for the two fixes below
+        doc = loads_json(data)
+    except ValueError:
+        return read_with_prov(data, "json", "PROV-JSON", name)  # it reports the error
+    names = _bundle_names(doc)
+    got = read_with_prov(_keep_forms(data, doc), "json", "PROV-JSON", name)
+    got.bundle_names.update(names)
     return got
 
 
-def _keep_forms(data: bytes) -> bytes:
-    """``data`` with the typed values of :data:`~provgraph.io._prov.PARSED_TYPES`
-    (``{"$": "1.0E0", "type": "xsd:double"}``) retyped in
-    :data:`~provgraph.io._prov.LEXICAL_XSD`, so the ``prov`` package keeps their lexical
-    form (issue 15); unchanged when there are none or it is not a JSON object."""
-    if b'"xsd:' not in data:
-        return data
-    try:
-        doc = json.loads(data)
-    except ValueError:
-        return data  # the prov package reports it
-    if not isinstance(doc, dict):
+def _dicts(node: Any) -> Iterator[dict[str, Any]]:
+    """Every JSON object in ``node``, each before the objects inside it (a caller may
+    change an object's values while iterating: its children are read after)."""
+    if isinstance(node, dict):
+        yield node
+        children: Any = list(node.values())
+    elif isinstance(node, list):
+        children = node
+    else:
+        return
+    for child in children:
+        yield from _dicts(child)
+
+
+def _keep_forms(data: bytes, doc: Any) -> bytes:
+    """``data`` (parsed: ``doc``, changed in place) with the typed values of
+    :data:`~provgraph.io._prov.PARSED_TYPES` (``{"$": "1.0E0", "type": "xsd:double"}``)
+    retyped in :data:`~provgraph.io._prov.LEXICAL_XSD`, so the ``prov`` package keeps
+    their lexical form (issue 15); unchanged when there are none or it is not a JSON
+    object."""
+    if b'"xsd:' not in data or not isinstance(doc, dict):
         return data
     prefix = lexical_prefix(data.decode("utf-8", errors="replace"))
     found = False
-
-    def walk(node: Any) -> None:
-        nonlocal found
-        if isinstance(node, dict):
-            kind = node.get("type")
-            if "$" in node and isinstance(kind, str) and kind.startswith("xsd:") \
-                    and kind[4:] in PARSED_TYPES:
-                node["type"] = f"{prefix}:{kind[4:]}"
-                found = True
-            for value in node.values():
-                walk(value)
-        elif isinstance(node, list):
-            for value in node:
-                walk(value)
-
-    walk(doc)
+    for node in _dicts(doc):
+        kind = node.get("type")
+        if "$" in node and isinstance(kind, str) and kind.startswith("xsd:") \
+                and kind[4:] in PARSED_TYPES:
+            node["type"] = f"{prefix}:{kind[4:]}"
+            found = True
     if not found:
         return data
     for scope in (doc, *(b for b in (doc.get("bundle") or {}).values() if isinstance(b, dict))):
@@ -108,23 +115,14 @@ def write(doc: ProvDocument) -> bytes:
     prefix = written_prefix(doc)
     if prefix is None:
         return data
-    out = json.loads(data)
-
-    def walk(node: Any) -> None:
-        if isinstance(node, dict):
-            kind = node.get("type")
-            if "$" in node and isinstance(kind, str) and kind.startswith(prefix + ":"):
-                node["type"] = "xsd:" + kind[len(prefix) + 1:]
-            prefixes = node.get("prefix")
-            if isinstance(prefixes, dict) and prefixes.get(prefix) == LEXICAL_XSD:
-                del prefixes[prefix]
-                if not prefixes:
-                    del node["prefix"]
-            for value in node.values():
-                walk(value)
-        elif isinstance(node, list):
-            for value in node:
-                walk(value)
-
-    walk(out)
+    out = json.loads(data)  # the prov package's own output
+    for node in _dicts(out):
+        kind = node.get("type")
+        if "$" in node and isinstance(kind, str) and kind.startswith(prefix + ":"):
+            node["type"] = "xsd:" + kind[len(prefix) + 1:]
+        prefixes = node.get("prefix")
+        if isinstance(prefixes, dict) and prefixes.get(prefix) == LEXICAL_XSD:
+            del prefixes[prefix]
+            if not prefixes:
+                del node["prefix"]
     return json.dumps(out, indent=2, ensure_ascii=False).encode("utf-8")
