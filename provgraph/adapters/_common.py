@@ -63,12 +63,22 @@ class AdapterBase:
     user's application on it (Haystack); either way a recording failure is logged at
     once, kept, and raised by :meth:`check`, :meth:`close` or the end of a ``with``
     block. Subclasses set ``_framework`` and ``_log`` and define ``attach``/``detach``.
+
+    Args:
+        store: the store recorded into (ignored when ``recorder`` is given).
+        label: the run's label for a new Recorder.
+        recorder: record through this Recorder instead of a new one.
+        packages: the distributions whose versions a new Recorder notes on the run.
     """
 
     _framework = "the framework"
     _log = logging.getLogger(__name__)
 
-    def __init__(self) -> None:
+    def __init__(self, store: ProvStore, *, label: str, recorder: Recorder | None,
+                 packages: list[str]) -> None:
+        self.recorder = recorder or Recorder(store, label=label, packages=packages)
+        self.store = self.recorder.store
+        self._snapshots = Snapshots(self.recorder)
         self._lock = threading.RLock()
         self._failures: list[RecordError] = []
 

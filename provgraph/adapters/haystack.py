@@ -57,7 +57,7 @@ from ..recorder import Recorder
 from ..store import ProvStore
 from ..terms import IRI
 from ._common import (
-    import_framework, METADATA_KEY, AdapterBase, CitedSource, Piece, Snapshots, chunk_in, cite, metadata_value,
+    import_framework, METADATA_KEY, AdapterBase, CitedSource, Piece, chunk_in, cite, metadata_value,
     package_version, prompt_segments, record_claims, render_messages,
 )
 
@@ -166,12 +166,10 @@ class HaystackRecorder(AdapterBase):
 
     def __init__(self, store: ProvStore, *, label: str = "haystack", recorder: Recorder | None = None,
                  attach: bool = True) -> None:
-        super().__init__()
         self._tracing = import_framework(
             "haystack.tracing", framework="Haystack", package="haystack-ai", extra="haystack")
-        self.recorder = recorder or Recorder(store, label=label, packages=["provgraph", "haystack-ai"])
-        self.store = self.recorder.store
-        self._snapshots = Snapshots(self.recorder)
+        super().__init__(store, label=label, recorder=recorder,
+                         packages=["provgraph", "haystack-ai"])
         self._sources: dict[str, _Source] = {}     # converted document id -> its source
         self._chunks: dict[str, IRI] = {}          # split document id -> chunk IRI
         self._runs: dict[int, _Run] = {}           # id of a pipeline span -> its run

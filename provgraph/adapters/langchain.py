@@ -66,7 +66,7 @@ from ..recorder import Recorder
 from ..store import ProvStore
 from ..terms import IRI
 from ._common import (
-    import_framework, _QUOTED, _SENTENCE, AdapterBase, Piece, Snapshots, package_version, prompt_segments, render_messages,
+    import_framework, _QUOTED, _SENTENCE, AdapterBase, Piece, package_version, prompt_segments, render_messages,
 )
 
 __all__ = ["LangChainRecorder"]
@@ -140,19 +140,16 @@ class LangChainRecorder(AdapterBase):
 
     def __init__(self, store: ProvStore, *, label: str = "langchain", recorder: Recorder | None = None,
                  attach: bool = True) -> None:
-        super().__init__()
         self._callbacks = import_framework(
             "langchain_core.callbacks", framework="LangChain", package="langchain-core", extra="langchain")
-        self.recorder = recorder or Recorder(store, label=label, packages=[
+        super().__init__(store, label=label, recorder=recorder, packages=[
             "provgraph", "langchain-core", "langchain-community", "langchain-text-splitters"])
-        self.store = self.recorder.store
         self.handler: Any = _handler_type(self._callbacks)(self)
         """The ``BaseCallbackHandler`` that records (for ``config={"callbacks": [...]}``)."""
         self._parents: dict[UUID, UUID | None] = {}
         self._groups: dict[UUID, _Group] = {}          # top-level run id -> what it showed
         self._retrievals: dict[UUID, _Retrieval] = {}
         self._calls: dict[UUID, _Call] = {}
-        self._snapshots = Snapshots(self.recorder)
         self._files: dict[str, tuple[int, int, Any, str | None]] = {}  # path -> (mtime, size, snap, text)
         self._targets: dict[tuple[str, str, int | None], _Target] = {}
         self._aid_text: dict[str, IRI] = {}            # child text -> aid IRI (multi_vector)

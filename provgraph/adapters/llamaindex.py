@@ -54,7 +54,7 @@ from ..recorder import Recorder
 from ..store import ProvStore
 from ..terms import IRI
 from ._common import (
-    import_framework, METADATA_KEY, AdapterBase, CitedSource, Piece, Snapshots, aids_in, chunk_in, metadata_value,
+    import_framework, METADATA_KEY, AdapterBase, CitedSource, Piece, aids_in, chunk_in, metadata_value,
     package_version, prompt_segments, record_claims,
 )
 
@@ -153,12 +153,10 @@ class LlamaIndexRecorder(AdapterBase):
 
     def __init__(self, store: ProvStore, *, label: str = "llamaindex", recorder: Recorder | None = None,
                  dispatcher: Any = None, attach: bool = True) -> None:
-        super().__init__()
         self._inst = import_framework(
             "llama_index.core.instrumentation", framework="LlamaIndex", package="llama-index-core", extra="llamaindex")
-        self.recorder = recorder or Recorder(store, label=label, packages=[
+        super().__init__(store, label=label, recorder=recorder, packages=[
             "provgraph", "llama-index-core", "llama-index-instrumentation"])
-        self.store = self.recorder.store
         self._dispatcher = dispatcher if dispatcher is not None else self._inst.get_dispatcher()
         self._tls = threading.local()
         self._parents: dict[str, str | None] = {}
@@ -167,7 +165,6 @@ class LlamaIndexRecorder(AdapterBase):
         self._calls: dict[str, _Call] = {}                   # LLM span id -> call
         self._chunks: dict[str, IRI] = {}                    # node id -> chunk IRI
         self._chunk_text: dict[IRI, str] = {}
-        self._snapshots = Snapshots(self.recorder)
         self._newest = self._snapshots.newest                # document uri -> newest snapshot
         self.answers: list[IRI] = []
         """IRIs of the answers recorded so far, in order."""
