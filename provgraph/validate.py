@@ -17,18 +17,28 @@ PROV-CONSTRAINTS (https://www.w3.org/TR/prov-constraints/) constraint numbers:
   (C23 after C26), two different triggers or times.
 * **C28/C29 unique-startTime/-endTime** (§6.1): an activity whose start (end) times
   and the times of its starts (ends) are not one instant.
-* **C30, C36, C37 ordering**: start after end; an entity generated after it was
-  invalidated or used; compared on times where both are given (generation and
-  usage times, or the generating activity's start against the using or
-  invalidating activity's end). Times are compared as instants; a time without
-  a zone is compared only with another without one.
-* **C42 derivation acyclicity** (§6.2): a cycle of ``wasDerivedFrom`` /
-  ``wasRevisionOf`` / ``wasQuotedFrom`` / ``hadPrimarySource`` (C42
-  derivation-generation-generation-ordering: the source's generation strictly
-  precedes the derived entity's), also through ``specializationOf`` (C45
-  specialization-generation-ordering: the general entity's generation precedes the
-  specific one's), so ``wasDerivedFrom(e2, e1)`` with ``specializationOf(e1, e2)`` is
-  a generation that strictly precedes itself.
+* **C30-C49 event ordering** (§5.2, checked as §7 "Definition: valid" says): the
+  starts and ends of activities and the generations, usages and invalidations of
+  entities, ordered by *precedes* and *strictly precedes* after the inferences of §4
+  that add events (activity and entity events, Inference 7 and 8; a trigger's
+  generation by the starter or ender, 9 and 10; a derivation's generation and usage,
+  11; a delegation's associations, 14) and with the events the uniqueness constraints
+  make one instant (C24-C29, C31, C32, C39, C40) taken as one; a cycle through a
+  strictly-precedes edge is a violation, reported with its events, the constraint of
+  each edge and the statements behind it (:mod:`provgraph.ordering` owns the events and
+  edges, Constraints 30-49 one by one). Without time values only C42
+  derivation-generation-generation-ordering is strict: a cycle of ``wasDerivedFrom`` /
+  ``wasRevisionOf`` / ``wasQuotedFrom`` / ``hadPrimarySource``, also through
+  ``specializationOf`` (C45 specialization-generation-ordering), is reported as **C42
+  derivation acyclicity**; a cycle through other edges too under the most specific
+  constraint on it (C43 wasStartedBy-ordering when the trigger of an activity's start
+  is derived from what the activity generated).
+  **Time values** (an extension: PROV-CONSTRAINTS validity does not use them) order two
+  events strictly when both are given and differ, as instants (a zone-less time read
+  as UTC), so an activity that ends before it starts (C30), an entity used or
+  invalidated before it is generated (C37, C36), used after it is invalidated (C38),
+  two generations of one entity at different times (C39)... are violations; equal times
+  order nothing, and a time in a key conflict (C22-C29, reported as such) orders nothing.
 * **C51 impossible-unspecified-derivation-generation-use** (§6.4): a derivation
   with a generation or usage but no activity.
 * **C52 impossible-specialization-reflexive** (§6.4): ``specializationOf`` a resource
@@ -39,7 +49,8 @@ PROV-CONSTRAINTS (https://www.w3.org/TR/prov-constraints/) constraint numbers:
   ``prov:activity``, ``wasInfluencedBy(id; e, -)``...). Which objects may be left
   out is the relation table's ``object_expandable`` (:mod:`provgraph.relations`).
 * **C50 typing with C53, C54, C55, C56 disjointness**: an id that is an entity
-  and an activity (asserted, or inferred from the relations it takes part in),
+  and an activity (asserted, or inferred from the relations it takes part in,
+  ``prov:hadActivity`` included),
   an id that is both an element and a relation, one relation id used for two
   kinds of relation, a member of a ``prov:EmptyCollection``.
 
@@ -88,14 +99,15 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
-from .relations import DERIVATIONS, PROV_RELATIONS
+from .ordering import EventOrder, strongly_connected
+from .relations import PROV_RELATIONS
 from .store import ProvStore
 from .terms import IRI, XSD, BNode, Literal, Term
 from .vocab import GRAPH, PG, PROV, RDF, RDFS
 from .xsd import ill_typed, instant
 
 __all__ = ["ConstraintViolation", "AttributeWarning", "ValidationReport", "validate",
-           "check_graph", "check_attributes", "check_document"]
+           "check_graph", "check_attributes", "check_document", "event_order"]
 
 
 @dataclass(frozen=True)
@@ -279,7 +291,6 @@ def _has_zone(value: str) -> bool:
 
 # ---------------------------------------------------------------------------
 
-_DERIVATIONS = DERIVATIONS  # wasDerivedFrom and its subtypes (provgraph.relations)
 _ENTITY_CLASSES = {PROV.Entity, PROV.Plan, PROV.Bundle, PROV.Collection, PROV.EmptyCollection}
 _ELEMENT_CLASSES = _ENTITY_CLASSES | {PROV.Activity, PROV.Agent, PROV.Person,
                                       PROV.Organization, PROV.SoftwareAgent}
@@ -292,7 +303,10 @@ _POSITIONS: dict[str, tuple[str | None, str | None]] = {
     if r.record != "Mention" and (r.subject or r.object)}
 _POSITIONS.update({r.time_shortcut: (_TYPE[r.subject], None)
                    for r in PROV_RELATIONS if r.time_shortcut is not None})
-_POSITIONS.update({PROV.startedAtTime: ("A", None), PROV.endedAtTime: ("A", None)})
+_POSITIONS.update({PROV.startedAtTime: ("A", None), PROV.endedAtTime: ("A", None),
+                   # a start's starter, an end's ender, a derivation's and a delegation's
+                   # activity (C50; PROV-O's range of prov:hadActivity)
+                   PROV.hadActivity: (None, "A")})
 # qualified property -> (kind, subject type, slot on the node, slot type)
 _QUALIFIED: dict[str, tuple[str, str | None, IRI, str | None]] = {
     r.qualified: (str(r.record), _TYPE[r.subject], r.influencer, _TYPE[r.object])
@@ -329,13 +343,6 @@ def _st(s: Any, p: Any, o: Any) -> str:
 def _time(t: Term) -> _dt.datetime | None:
     # the one ordering rule (issue 15): provgraph.xsd.instant, a zone-less time read as UTC
     return instant(t) if isinstance(t, Literal) else None
-
-
-def _before(a: _dt.datetime, b: _dt.datetime) -> bool | None:
-    """``a < b``, or ``None`` when one has a zone and the other not."""
-    if (a.utcoffset() is None) != (b.utcoffset() is None):
-        return None
-    return a < b
 
 
 def _differ(values: Iterable[Term], times: bool = False) -> bool:
@@ -387,11 +394,7 @@ def _check(triples: Iterable[tuple[Any, Any, Any]], graph: IRI | None
     def v(constraint: str, message: str, *stmts: str) -> None:
         out.append(ConstraintViolation(constraint, message, tuple(stmts), g))
 
-    by_sp: dict[tuple[Any, Any], list[Any]] = defaultdict(list)
-    by_p: dict[Any, list[tuple[Any, Any]]] = defaultdict(list)
-    for s, p, o in ts:
-        by_sp[(s, p)].append(o)
-        by_p[p].append((s, o))
+    by_sp, by_p = _indexes(ts)
 
     # C22: activity start / end times
     for prop in (PROV.startedAtTime, PROV.endedAtTime):
@@ -477,13 +480,21 @@ def _check(triples: Iterable[tuple[Any, Any, Any]], graph: IRI | None
                   *(_st(n, PROV.atTime, t) for n in nodes for t in by_sp.get((n, PROV.atTime), [])))
 
     _starts_and_ends(by_sp, by_p, v)
-    _ordering(by_sp, by_p, v)
-    _acyclic(by_p, v)
+    typing: list[tuple[str, ...]] = []  # reported after the ordering, as before
+    kinds_of = _typing(ts, by_p, by_sp, node_kinds, lambda *args: typing.append(args))
+    # §5.2 ordering (C30-C49, C42 acyclicity among them); a time the key and uniqueness
+    # checks above found in conflict orders nothing
+    contested = {st for x in out if x.constraint.split()[0] in _UNIFYING for st in x.statements}
+    order = EventOrder.build(by_sp, by_p, kinds_of["E"], kinds_of["A"], contested)
+    for cycle in order.cycles():
+        v(cycle.constraint, cycle.message, *cycle.statements)
+    _specialization_cycles(by_p, v)
     for s, o in by_p.get(PROV.specializationOf, ()):
         if s == o:
             v("C52 impossible-specialization-reflexive",
               f"{_n3(s)} is a specialization of itself", _st(s, PROV.specializationOf, o))
-    kinds_of = _typing(ts, by_p, by_sp, node_kinds, v)
+    for args in typing:
+        v(*args)
     _literals(ts, v)
     return out, _attributes(by_p, node_kinds, kinds_of, g)
 
@@ -532,141 +543,77 @@ def _starts_and_ends(by_sp: Any, by_p: Any, v: Any) -> None:
                   f"{_n3(tprop)} give different times", *(st for _, st in own + events))
 
 
-def _event_times(by_sp: Any, by_p: Any, binary: Any,
-                 qualified: Any) -> dict[Any, list[tuple[_dt.datetime, str]]]:
-    """Per entity, the times of one kind of event (generation or invalidation) with the
-    statement giving each: the binary property (``prov:generatedAtTime``) and the
-    qualified node's ``prov:atTime``."""
-    out: dict[Any, list[tuple[_dt.datetime, str]]] = defaultdict(list)
-    for e, t in by_p.get(binary, ()):
-        if (tt := _time(t)) is not None:
-            out[e].append((tt, _st(e, binary, t)))
-    for e, node in by_p.get(qualified, ()):
-        for t in by_sp.get((node, PROV.atTime), []):
-            if (tt := _time(t)) is not None:
-                out[e].append((tt, _st(node, PROV.atTime, t)))
-    return out
+_UNIFYING = {"C22", "C23", "C24", "C25", "C26", "C27", "C28", "C29"}
+"""Key and uniqueness constraints: a conflict they report is a unification failure
+(PROV-CONSTRAINTS §6.1), whose values order no events."""
 
 
-def _gen_times(by_sp: Any, by_p: Any) -> dict[Any, list[tuple[_dt.datetime, str]]]:
-    return _event_times(by_sp, by_p, PROV.generatedAtTime, PROV.qualifiedGeneration)
+def _indexes(ts: Iterable[tuple[Any, Any, Any]]
+             ) -> tuple[dict[tuple[Any, Any], list[Any]], dict[Any, list[tuple[Any, Any]]]]:
+    """The statements by ``(subject, predicate)`` (objects) and by predicate (pairs)."""
+    by_sp: dict[tuple[Any, Any], list[Any]] = defaultdict(list)
+    by_p: dict[Any, list[tuple[Any, Any]]] = defaultdict(list)
+    for s, p, o in ts:
+        by_sp[(s, p)].append(o)
+        by_p[p].append((s, o))
+    return by_sp, by_p
 
 
-def _ordering(by_sp: Any, by_p: Any, v: Any) -> None:
-    starts = {s: (_time(o), _st(s, PROV.startedAtTime, o)) for s, o in by_p.get(PROV.startedAtTime, ())}
-    ends = {s: (_time(o), _st(s, PROV.endedAtTime, o)) for s, o in by_p.get(PROV.endedAtTime, ())}
-    for a, (st, sst) in starts.items():
-        en = ends.get(a)
-        if st and en and en[0] and _before(en[0], st):
-            v("C30 start-precedes-end", f"activity {_n3(a)} ends before it starts", sst, en[1])
-    gens = _gen_times(by_sp, by_p)
-    invs = _event_times(by_sp, by_p, PROV.invalidatedAtTime, PROV.qualifiedInvalidation)
-    uses: dict[Any, list[tuple[_dt.datetime, str]]] = defaultdict(list)
-    for a, node in by_p.get(PROV.qualifiedUsage, ()):
-        for e in by_sp.get((node, PROV.entity), []):
-            for t in by_sp.get((node, PROV.atTime), []):
-                if (tt := _time(t)) is not None:
-                    uses[e].append((tt, _st(node, PROV.atTime, t)))
-    for e, glist in gens.items():
-        for gt, gst in glist:
-            for it, ist in invs.get(e, ()):
-                if _before(it, gt):
-                    v("C36 generation-precedes-invalidation",
-                      f"{_n3(e)} is invalidated before it is generated", gst, ist)
-            for ut, ust in uses.get(e, ()):
-                if _before(ut, gt):
-                    v("C37 generation-precedes-usage", f"{_n3(e)} is used before it is generated",
-                      gst, ust)
-    # through activity times: start(generating activity) <= generation <= usage <= end(user)
-    for e, a1 in by_p.get(PROV.wasGeneratedBy, ()):
-        start = starts.get(a1)
-        if not start or start[0] is None:
+def event_order(triples: Iterable[tuple[Any, Any, Any]]) -> EventOrder:
+    """The events of one graph and their precedence (PROV-CONSTRAINTS §5.2, Constraints
+    30-49), as :func:`validate` orders them: see :mod:`provgraph.ordering`.
+
+    Args:
+        triples: ``(subject, predicate, object)`` terms of one graph.
+
+    Returns:
+        :class:`provgraph.ordering.EventOrder`: ``.cycles()`` are the ordering violations
+        (without the check that a time statement is in a key conflict, which
+        :func:`check_graph` does), ``.precedes(id1, id2)`` how two relations' events are
+        ordered.
+
+    Example:
+        >>> ex = "http://example.org/"
+        >>> order = event_order([(IRI(ex + "e2"), PROV.wasDerivedFrom, IRI(ex + "e1")),
+        ...                      (IRI(ex + "e1"), PROV.qualifiedGeneration, IRI(ex + "g1")),
+        ...                      (IRI(ex + "e2"), PROV.qualifiedGeneration, IRI(ex + "g2"))])
+        >>> order.precedes(IRI(ex + "g1"), IRI(ex + "g2"))
+        Precedence(strict=True, constraints=('C42 derivation-generation-generation-ordering',))
+        >>> order.precedes(IRI(ex + "g2"), IRI(ex + "g1")) is None
+        True
+    """
+    ts = sorted(set(triples), key=lambda t: tuple(_n3(x) for x in t))
+    by_sp, by_p = _indexes(ts)
+    kinds_of = _typing(ts, by_p, by_sp, {}, lambda *args: None)
+    return EventOrder.build(by_sp, by_p, kinds_of["E"], kinds_of["A"])
+
+
+def _specialization_cycles(by_p: Any, v: Any) -> None:
+    """C52 impossible-specialization-reflexive through a cycle: ``specializationOf`` is
+    transitive (Inference 19 specialization-transitive), so each resource of a cycle is
+    a specialization of itself."""
+    ids: dict[Any, int] = {}
+    pairs = [(s, o) for s, o in by_p.get(PROV.specializationOf, ())
+             if not isinstance(o, Literal) and s != o]  # s == o: reported on its own
+    for s, o in pairs:
+        ids.setdefault(s, len(ids))
+        ids.setdefault(o, len(ids))
+    succ: list[list[int]] = [[] for _ in ids]
+    for s, o in pairs:
+        succ[ids[s]].append(ids[o])
+    comp = strongly_connected(succ)
+    members: dict[int, list[Any]] = defaultdict(list)
+    for x, n in ids.items():
+        members[comp[n]].append(x)
+    for group in members.values():
+        if len(group) < 2:
             continue
-        for prop, num, what in ((PROV.used, "C37 generation-precedes-usage", "used"),):
-            for a2, e2 in by_p.get(prop, ()):
-                en = ends.get(a2)
-                if e2 == e and en and en[0] and _before(en[0], start[0]):
-                    v(num, f"{_n3(e)} is {what} by {_n3(a2)}, which ended before {_n3(a1)} "
-                      "that generated it started", _st(e, PROV.wasGeneratedBy, a1), start[1],
-                      _st(a2, prop, e), en[1])
-        for a3 in by_sp.get((e, PROV.wasInvalidatedBy), []):
-            en = ends.get(a3)
-            if en and en[0] and _before(en[0], start[0]):
-                v("C36 generation-precedes-invalidation",
-                  f"{_n3(e)} is invalidated by {_n3(a3)}, which ended before {_n3(a1)} "
-                  "that generated it started", _st(e, PROV.wasGeneratedBy, a1), start[1],
-                  _st(e, PROV.wasInvalidatedBy, a3), en[1])
-
-
-def _acyclic(by_p: Any, v: Any) -> None:
-    """Cycles of generation ordering (PROV-CONSTRAINTS §6.2): an edge from an entity to one
-    generated before it, strictly (C42 derivation-generation-generation-ordering) or not
-    (C45 specialization-generation-ordering: specializationOf(e2, e1) puts e1's generation
-    no later than e2's). A cycle through a strict edge is a generation that strictly
-    precedes itself; a cycle of specializations only is a specialization of itself
-    (Inference 19 specialization-transitive, C52)."""
-    edges: dict[Any, list[tuple[Any, str]]] = defaultdict(list)
-    strict: set[str] = set()
-    for p in _DERIVATIONS:
-        for s, o in by_p.get(p, ()):
-            if not isinstance(o, Literal):
-                edges[s].append((o, _st(s, p, o)))
-                strict.add(_st(s, p, o))
-    for s, o in by_p.get(PROV.specializationOf, ()):
-        if not isinstance(o, Literal) and s != o:  # s == o: reported as C52 on its own
-            edges[s].append((o, _st(s, PROV.specializationOf, o)))
-    # Tarjan's strongly connected components, iterative
-    index: dict[Any, int] = {}
-    low: dict[Any, int] = {}
-    on: set[Any] = set()
-    stack: list[Any] = []
-    counter = 0
-    for root in sorted(edges, key=_n3):
-        if root in index:
-            continue
-        work = [(root, iter(edges.get(root, ())))]
-        index[root] = low[root] = counter
-        counter += 1
-        stack.append(root)
-        on.add(root)
-        while work:
-            node, it = work[-1]
-            nxt = next(it, None)
-            if nxt is not None:
-                w = nxt[0]
-                if w not in index:
-                    index[w] = low[w] = counter
-                    counter += 1
-                    stack.append(w)
-                    on.add(w)
-                    work.append((w, iter(edges.get(w, ()))))
-                elif w in on:
-                    low[node] = min(low[node], index[w])
-                continue
-            work.pop()
-            if work:
-                low[work[-1][0]] = min(low[work[-1][0]], low[node])
-            if low[node] == index[node]:
-                comp = []
-                while True:
-                    w = stack.pop()
-                    on.discard(w)
-                    comp.append(w)
-                    if w == node:
-                        break
-                members = set(comp)
-                stmts = [st for m in sorted(members, key=_n3) for (o, st) in edges.get(m, ())
-                         if o in members]
-                names = ', '.join(_n3(m) for m in sorted(members, key=_n3))
-                if any(st in strict for st in stmts):
-                    through = (" and specialization (C45 specialization-generation-ordering)"
-                               if not all(st in strict for st in stmts) else "")
-                    v("C42 derivation acyclicity", f"derivation cycle through {names}{through}: "
-                      "a generation strictly precedes itself", *stmts)
-                elif len(comp) > 1:
-                    v("C52 impossible-specialization-reflexive", f"specialization cycle through "
-                      f"{names}: each is a specialization of itself (Inference 19 "
-                      "specialization-transitive)", *stmts)
+        inside = set(group)
+        names = ", ".join(_n3(m) for m in sorted(group, key=_n3))
+        v("C52 impossible-specialization-reflexive", f"specialization cycle through {names}: "
+          "each is a specialization of itself (Inference 19 specialization-transitive)",
+          *(_st(s, PROV.specializationOf, o) for s, o in sorted(pairs, key=lambda p: _n3(p[0]))
+            if s in inside and o in inside))
 
 
 def _typing(ts: list[tuple[Any, Any, Any]], by_p: Any, by_sp: Any,
