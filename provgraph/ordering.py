@@ -59,9 +59,16 @@ C47    wasAssociatedWith-ordering                  ``S(a) -> I(ag)``, ``G(ag) ->
                                                    ``S(a) -> E(ag)``, ``S(ag) -> E(a)``
 C48    wasAttributedTo-ordering                    ``G(ag) -> G(e)``, ``S(ag) -> G(e)``
 C49    actedOnBehalfOf-ordering                    ``G(ag1) -> I(ag2)``, ``S(ag1) -> E(ag2)``
+DM     invalidation-within-activity                ``S(a) -> I(e)``, ``I(e) -> E(a)`` (by a)
 =====  ==========================================  ==========================================
 
-C31, C32, C39 and C40 are the merged events above. An agent's events exist when it is
+C31, C32, C39 and C40 are the merged events above. The last row is PROV-DM's (§5.1.6 Start,
+§5.1.7 End: "any usage, generation, or invalidation involving an activity" follows its
+start and precedes its end), which PROV-CONSTRAINTS states for usage and generation only
+(C33, C34); it is reported as ``PROV-DM invalidation-within-activity``. It cannot change
+PROV-CONSTRAINTS validity (nothing leads back from an end or an invalidation to a
+generation, start or usage), only contradict time values, as provgraph's C36 time check
+did before this module. An agent's events exist when it is
 also an entity or an activity. Derivations include their subtypes (revision, quotation,
 primary source), which PROV-CONSTRAINTS reads as derivations.
 
@@ -114,9 +121,11 @@ CONSTRAINTS: dict[str, str] = {
 }
 """PROV-CONSTRAINTS §5.2's ordering constraints, number -> name."""
 
+_DM = "PROV-DM"
+_NAMES = {**CONSTRAINTS, _DM: "invalidation-within-activity"}
 # the constraint a cycle is reported under: the first of these on it
 _LABEL_ORDER = ("C35", "C38", "C41", "C43", "C44", "C46", "C47", "C48", "C49", "C45", "C37",
-                "C36", "C33", "C34", "C30", "C42", "C31", "C32", "C39", "C40")
+                "C36", "C33", "C34", "C30", _DM, "C42", "C31", "C32", "C39", "C40")
 # the constraint that makes all events of one kind of one resource one instant
 _SIMULTANEOUS = {"start": "C31", "end": "C32", "generation": "C39", "invalidation": "C40"}
 _INF9 = "Inference 9 wasStartedBy-inference"
@@ -424,6 +433,10 @@ class EventOrder:
 
     def _on_invalidation(self, r: _Rec, by_sp: Any) -> None:
         i = self._inv(r.subject)
+        # PROV-DM §5.1.6 and §5.1.7 (not a PROV-CONSTRAINTS constraint): an invalidation
+        # by an activity is within it; only time values can contradict these edges
+        self._edge(self._start(r.obj), i, _DM, r.stmts)
+        self._edge(i, self._end(r.obj), _DM, r.stmts)
         self._at(i, r.when)
         self._name(r.node, i)
 
@@ -619,7 +632,7 @@ class EventOrder:
                     strict = strict or state == (b, True)
         steps = self._steps(path)
         return Precedence(strict, tuple(s.code if s.code == _TIME else
-                                        f"{s.code} {CONSTRAINTS[s.code]}" for s in steps))
+                                        f"{s.code} {_NAMES[s.code]}" for s in steps))
 
     # -- explanations --------------------------------------------------------------------
 
@@ -705,6 +718,10 @@ class EventOrder:
                 entity, user = self._keys[steps[1].src][1], self._keys[steps[2].dst][1]
                 headline = (f"{entity.n3()} is used by {user.n3()}, which ended before "
                             f"{subject.n3()} that generated it started")
+            elif [s.code for s in steps] == ["C34", "C36", _DM, _TIME] and kind == "start":
+                entity, ender = self._keys[steps[1].src][1], self._keys[steps[2].dst][1]
+                headline = (f"{entity.n3()} is invalidated by {ender.n3()}, which ended before "
+                            f"{subject.n3()} that generated it started")
         elif kind in _SIMULTANEOUS:  # one event given two times (C31, C32, C39, C40)
             code = _SIMULTANEOUS[kind]
             headline = (f"the {kind}s of {subject.n3()} are one instant ({code} "
@@ -720,7 +737,7 @@ class EventOrder:
             if s.times is not None:
                 text += f"{which}is at {s.times[0]}, before {self._describe(s.dst)} at {s.times[1]}"
             else:
-                how = f"{s.code} {CONSTRAINTS[s.code]}" + (f", with {s.note}" if s.note else "")
+                how = f"{s.code} {_NAMES[s.code]}" + (f", with {s.note}" if s.note else "")
                 verb = "strictly precedes" if s.strict else "precedes"
                 text += f"{which}{verb} {self._describe(s.dst)} ({how})"
-        return Cycle(f"{code} {CONSTRAINTS[code]}", f"{headline}: {text}", statements)
+        return Cycle(f"{code} {_NAMES[code]}", f"{headline}: {text}", statements)

@@ -37,8 +37,11 @@ PROV-CONSTRAINTS (https://www.w3.org/TR/prov-constraints/) constraint numbers:
   events strictly when both are given and differ, as instants (a zone-less time read
   as UTC), so an activity that ends before it starts (C30), an entity used or
   invalidated before it is generated (C37, C36), used after it is invalidated (C38),
-  two generations of one entity at different times (C39)... are violations; equal times
-  order nothing, and a time in a key conflict (C22-C29, reported as such) orders nothing.
+  two generations of one entity at different times (C39)... are violations, and so is an
+  invalidation outside its activity (PROV-DM §5.1.6, §5.1.7, which PROV-CONSTRAINTS
+  states for usage and generation only: ``PROV-DM invalidation-within-activity``); equal
+  times order nothing, and a time in a key conflict (C22-C29, reported as such) orders
+  nothing.
 * **C51 impossible-unspecified-derivation-generation-use** (§6.4): a derivation
   with a generation or usage but no activity.
 * **C52 impossible-specialization-reflexive** (§6.4): ``specializationOf`` a resource

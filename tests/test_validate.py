@@ -38,6 +38,11 @@ CASES = [
      "wasGeneratedBy(ex:e, ex:a1, -)\nused(ex:a2, ex:e, -)",
      "C37 generation-precedes-usage", "<http://example.org/e> is used by <http://example.org/a2>, "
      "which ended before <http://example.org/a1> that generated it started"),
+    ("activity(ex:a1, 2024-01-02T00:00:00Z, -)\nactivity(ex:a3, -, 2024-01-01T00:00:00Z)\n"
+     "wasGeneratedBy(ex:e, ex:a1, -)\nwasInvalidatedBy(ex:e, ex:a3, -)",
+     "C36 generation-precedes-invalidation", "<http://example.org/e> is invalidated by "
+     "<http://example.org/a3>, which ended before <http://example.org/a1> that generated it "
+     "started"),
     ("wasDerivedFrom(ex:b, ex:a)\nwasDerivedFrom(ex:c, ex:b, [prov:type='prov:Revision'])\n"
      "wasDerivedFrom(ex:a, ex:c, [prov:type='prov:Quotation'])",
      "C42 derivation acyclicity", "derivation cycle through <http://example.org/a>, "

@@ -118,6 +118,9 @@ INVALID = [
      "C49 actedOnBehalfOf-ordering"),
     ("C49-activity", "activity(ex:ag1, T2, -)\nactivity(ex:ag2, -, T1)\n"
      "actedOnBehalfOf(ex:ag2, ex:ag1, -)", "C49 actedOnBehalfOf-ordering"),
+    # PROV-DM §5.1.7, not PROV-CONSTRAINTS: an invalidation precedes the end of its activity
+    ("PROV-DM-invalidation", "activity(ex:a, -, T1)\nwasInvalidatedBy(ex:e, ex:a, T2)",
+     "PROV-DM invalidation-within-activity"),
 ]
 
 
