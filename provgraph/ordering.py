@@ -68,9 +68,9 @@ start and precedes its end), which PROV-CONSTRAINTS states for usage and generat
 (C33, C34); it is reported as ``PROV-DM invalidation-within-activity``. It cannot change
 PROV-CONSTRAINTS validity (nothing leads back from an end or an invalidation to a
 generation, start or usage), only contradict time values, as provgraph's C36 time check
-did before this module. An agent's events exist when it is
-also an entity or an activity. Derivations include their subtypes (revision, quotation,
-primary source), which PROV-CONSTRAINTS reads as derivations.
+did before this module. An agent's events exist when it is also an entity or an activity.
+Derivations include their subtypes (revision, quotation, primary source), which
+PROV-CONSTRAINTS reads as derivations.
 
 **Time values** (an extension: PROV-CONSTRAINTS validity does not use them). Two events
 whose times are both given and differ are also ordered by them, strictly: a usage at
@@ -83,10 +83,10 @@ The times are one chain of anchor nodes in time order, so this stays linear.
 **Cycles.** One strongly connected component with a strict edge inside is one violation,
 explained by one cycle through that edge (the shortest way back): its events, the
 constraint (and inference) of each edge, the times compared, the statements. It is
-reported under the most specific constraint on it (the relation constraints before the
-life-cycle ones C36/C37/C33/C34/C30, then C42), a cycle of derivations and
-specializations only as ``C42 derivation acyclicity``, and one event given two times as
-its C31/C32/C39/C40.
+reported under the most specific constraint on it (first C35, C38, C41, C43, C44,
+C46-C49, then C45, then the life-cycle ones C37, C36, C33, C34, C30 and PROV-DM's, then
+C42), a cycle of derivations and specializations only as ``C42 derivation
+acyclicity``, and one event given two times as its C31/C32/C39/C40.
 
 Cost: one pass over the records, a sort of the timed events, Tarjan's algorithm and one
 breadth-first search per reported cycle: O(n log n) in the statements, no closure.
