@@ -9,6 +9,9 @@ engine changes (it may say "changed" for one it keeps: encoding is always exact)
 
 from __future__ import annotations
 
+import tempfile
+from pathlib import Path
+
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -205,6 +208,12 @@ def test_typed_literals_keep_datatype_and_form_through_import_store_and_every_ex
     import_document(store, _document(literals), "nquads")
     original = list(store.quads())
     assert {q[2] for q in original} - {IRI("http://www.w3.org/ns/prov#Entity")} == set(literals)
+    with tempfile.TemporaryDirectory() as tmp:  # the bulk path keeps them too
+        path = Path(tmp) / "doc.nq"
+        path.write_bytes(_document(literals))
+        bulk = EmbeddedStore()
+        bulk.bulk_load(path, "nquads")
+        assert canon(bulk.quads()) == canon(original), "bulk_load"
     for fmt in EXPORTS:
         if fmt not in PROV_DM:
             back = pio.read(export(store, fmt, everything=True).data, fmt).quads
