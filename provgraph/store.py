@@ -22,7 +22,8 @@ as ``Z``), so a literal it would change is stored as a literal of a provgraph-pr
 datatype and decoded on every read (:mod:`provgraph._lexical`, with the trade-off:
 SPARQL does not compare such a literal by value). Language tags read back in lower
 case (RDF 1.1 §3.3: tags are case-insensitive). :meth:`EmbeddedStore.bulk_load` applies the
-same encoding; SPARQL Update text goes straight to the engine and keeps its canonical forms.
+same encoding, and so does :meth:`EmbeddedStore.update` to ``INSERT DATA``/``DELETE DATA``
+(it refuses templates that would write a literal the engine changes).
 
 On-disk layout of a store at ``PATH``::
 
@@ -1185,6 +1186,49 @@ class EmbeddedStore(ProvStore):
         return self._read_retrying(run)
 
     def update(self, sparql: str, *, source: str = "<text>") -> None:
+        """Run a SPARQL 1.1 Update request in one transaction, literals kept as written.
+
+        The request is read first by rdflib's SPARQL 1.1 Update parser
+        (:func:`provgraph.sparql_guard.read_update`, which keeps lexical forms). When
+        every literal it writes is one the engine keeps, the text runs as given. When
+        one is not (``"007"^^xsd:int``, ``"2.0"^^xsd:decimal``: :mod:`provgraph._lexical`)
+        and every operation is ``INSERT DATA`` or ``DELETE DATA``, their data is
+        written back as update text with the store's encoding, so the data keeps its
+        datatype and lexical form, and ``DELETE DATA`` removes what :meth:`add` stored.
+
+        Raises:
+            QuerySyntaxError: the text does not parse (rdflib's, then the engine's
+                message, with ``source``).
+            QueryError: a ``DELETE``/``INSERT`` template or ``DELETE WHERE`` writes a
+                literal the engine would change, or such a literal is in ``INSERT
+                DATA``/``DELETE DATA`` beside another kind of operation: the engine
+                would write (or look for) its canonical form, so the request is
+                refused, naming the literal, and nothing is written. Literal constants
+                in a ``WHERE`` pattern are compared as in queries (by the engine's
+                value: the trade-off in :mod:`provgraph._lexical`).
+            QueryRefused: brackets nested deeper than
+                :data:`provgraph.sparql_guard.MAX_QUERY_DEPTH`.
+        """
+        from .sparql_guard import read_update
+
+        request = read_update(sparql, source)
+        changed = [(op, lit) for op, lit in request.written
+                   if lit.datatype and not lit.language and not engine_keeps(lit.value, lit.datatype)]
+        if changed and request.data is None:
+            op, lit = changed[0]
+            where = ("writes" if "INSERT" in op else "deletes")
+            raise QueryError(
+                f"{source}: the {op} {where} {lit.n3()}, which the engine would store as "
+                f"{engine_form(lit).n3()}; provgraph keeps a literal's form only through INSERT "
+                "DATA and DELETE DATA, sent in a request of their own. Send those operations "
+                "alone, or write the literal in the engine's form")
+        if changed:
+            parts = []
+            with _map_errors(f"store {self.location}"):  # an invalid term is a StoreError
+                for kind, quads in request.data or ():
+                    body = " ".join(_ntriples_quad(_quad_to_store(q)) for q in quads)
+                    parts.append(f"{kind} DATA {{ {body} }}")
+            sparql = " ;\n".join(parts)
         with _map_errors("update", query=True, source=source):
             self._store.update(sparql)
         self._wrote(_FLUSH_STATEMENTS // 10)

@@ -214,6 +214,9 @@ def test_typed_literals_keep_datatype_and_form_through_import_store_and_every_ex
         bulk = EmbeddedStore()
         bulk.bulk_load(path, "nquads")
         assert canon(bulk.quads()) == canon(original), "bulk_load"
+    updated = EmbeddedStore()  # and SPARQL Update's INSERT DATA
+    updated.update("INSERT DATA { " + _document(literals).decode() + " }")
+    assert canon(updated.quads()) == canon(original), "INSERT DATA"
     for fmt in EXPORTS:
         if fmt not in PROV_DM:
             back = pio.read(export(store, fmt, everything=True).data, fmt).quads
@@ -290,3 +293,73 @@ def test_a_provn_syntax_error_keeps_its_line_after_the_datatypes_are_hidden():
     text = _IN_PROV_FORMATS["provn"].replace("endDocument", "entity(ex:x\nendDocument")
     with pytest.raises(SerializationError, match=r"line 5, column 1: expected .\)., found .endDocument."):
         import_document(EmbeddedStore(), text.encode(), "provn")
+
+
+# -- SPARQL Update text (issue 15, literal fidelity b) --------------------------------------
+
+_UPDATE_PREFIX = f"PREFIX xsd: <{X}>\n"
+_CHANGED = [Literal("007", X + "int"), Literal("2.0", X + "decimal"), Literal("1.0E0", X + "double"),
+            Literal("2024-01-01T10:00:16.000+00:00", X + "dateTime"), Literal("1", X + "boolean")]
+
+
+def test_insert_data_keeps_datatype_and_lexical_form():
+    """INSERT DATA went to the engine as text, which stored "007"^^xsd:int as
+    "7"^^xsd:integer (failed before): provgraph reads the request with rdflib's SPARQL
+    1.1 Update parser and writes its data through the store's encoding."""
+    store = EmbeddedStore()
+    objects = ", ".join(o.n3() for o in _CHANGED)
+    store.update(_UPDATE_PREFIX + f"INSERT DATA {{ <urn:s> <urn:p> {objects}, 1.0E0, \"-07\"^^xsd:integer . "
+                 f"GRAPH <urn:g> {{ <urn:s> <urn:q> \"+5\"^^xsd:short }} }}")
+    got = {(q[1], q[2], q[3]) for q in store.quads()}
+    assert got == {(IRI("urn:p"), o, None) for o in _CHANGED} | {
+        (IRI("urn:p"), Literal("-07", X + "integer"), None),
+        (IRI("urn:q"), Literal("+5", X + "short"), IRI("urn:g"))}
+
+
+def test_delete_data_matches_the_stored_form():
+    """DELETE DATA of "007"^^xsd:int named "7"^^xsd:integer to the engine, which matched
+    nothing stored: the statement stayed (failed before)."""
+    store = EmbeddedStore()
+    store.add([(IRI("urn:s"), IRI("urn:p"), o, IRI("urn:g")) for o in _CHANGED])
+    store.update(_UPDATE_PREFIX + "DELETE DATA { GRAPH <urn:g> { <urn:s> <urn:p> "
+                 + ", ".join(o.n3() for o in _CHANGED[:3]) + " } }")
+    assert {q[2] for q in store.quads()} == set(_CHANGED[3:])
+
+
+@pytest.mark.parametrize("update", [
+    'INSERT { ?s <urn:q> "007"^^xsd:int } WHERE { ?s ?p ?o }',
+    'DELETE { ?s ?p "2.0"^^xsd:decimal } WHERE { ?s ?p ?o }',
+    'DELETE WHERE { ?s ?p "2.0"^^xsd:decimal }',
+    'INSERT DATA { <urn:s> <urn:q> "007"^^xsd:int } ; CLEAR SILENT GRAPH <urn:other>',
+], ids=["insert-template", "delete-template", "delete-where", "data-beside-other-operations"])
+def test_templates_the_engine_would_change_are_refused(update):
+    """A DELETE/INSERT template is written by the engine, which would store (or look for)
+    "007"^^xsd:int as "7"^^xsd:integer: refused by name, nothing written (the engine
+    changed the literal silently before)."""
+    from provgraph.errors import QueryError
+
+    store = EmbeddedStore()
+    store.add([(IRI("urn:s"), IRI("urn:p"), Literal("2.0", X + "decimal"), None)])
+    before = set(store.quads())
+    with pytest.raises(QueryError, match=r"my-update: .*(\"007\"|\"2\.0\")\^\^.*"
+                                         r"(INSERT DATA|DELETE DATA)"):
+        store.update(_UPDATE_PREFIX + update, source="my-update")
+    assert set(store.quads()) == before
+
+
+def test_a_bare_negative_decimal_is_refused_with_the_fix():
+    """rdflib's parser fails on -1.50 (RDFLib/rdflib#2962, a TypeError inside its parse
+    action): a syntax error that says to quote it, never a traceback."""
+    from provgraph.errors import QuerySyntaxError
+
+    with pytest.raises(QuerySyntaxError, match=r'in u\.ru.*write it quoted, as "-1\.50"'):
+        EmbeddedStore().update("INSERT DATA { <urn:s> <urn:p> -1.50 }", source="u.ru")
+
+
+def test_updates_in_the_engines_form_run_as_before():
+    store = EmbeddedStore()
+    store.update(_UPDATE_PREFIX + 'INSERT DATA { <urn:s> <urn:p> 7, "a"@en, "2024-01-01T10:00:00Z"^^xsd:dateTime }')
+    store.update(_UPDATE_PREFIX + 'DELETE { ?s <urn:p> 7 } INSERT { ?s <urn:p> 8 } WHERE { ?s <urn:p> 7 }')
+    assert {q[2] for q in store.quads()} == {
+        Literal("8", X + "integer"), Literal("a", None, "en"),
+        Literal("2024-01-01T10:00:00Z", X + "dateTime")}
