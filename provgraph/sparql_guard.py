@@ -134,6 +134,19 @@ def check_untrusted(text: str, source: str = "<text>", *, update: bool = False) 
         _check_parsed(checked, source, update)
 
 
+def _negative_decimal(exc: TypeError) -> str:
+    """The message for rdflib's ``TypeError`` on a bare negative decimal (``-1.50``): its
+    parser negates the literal's value, which ``Literal.__neg__`` does not support for
+    ``xsd:decimal`` (RDFLib/rdflib issue 2962)."""
+    import re
+
+    number = re.search(r"Literal\('([0-9.]+)'", str(exc))
+    shown = f"-{number.group(1)}" if number else "-1.50"
+    return (f"rdflib's SPARQL parser, which provgraph reads SPARQL with before the engine "
+            f"does, cannot read the bare negative decimal {shown} (RDFLib/rdflib issue 2962): "
+            f'write it quoted, as "{shown}"^^xsd:decimal')
+
+
 def _check_parsed(checked: str, source: str, update: bool) -> None:
     """:func:`check_untrusted` after the depth check, under :data:`_PARSER_LOCK`."""
     from pyparsing import ParseException
@@ -151,6 +164,8 @@ def _check_parsed(checked: str, source: str, update: bool) -> None:
     except RecursionError:
         raise QueryRefused(source, "depth", f"{source}: the SPARQL text is nested too deeply "
                            "to be checked; provgraph refuses it unchecked") from None
+    except TypeError as exc:  # rdflib's parser fails on a bare negative decimal
+        raise QuerySyntaxError(source, _negative_decimal(exc)) from exc
     finally:
         sys.setrecursionlimit(limit)
     if isinstance(got, ParseException):
@@ -275,9 +290,7 @@ def _translated_update(checked: str, source: str) -> Any:
         raise QueryRefused(source, "depth", f"{source}: the SPARQL text is nested too deeply "
                            "to be read; provgraph refuses it") from None
     except TypeError as exc:  # a bare negative decimal: rdflib negates its value and fails
-        raise QuerySyntaxError(source, f"rdflib's SPARQL parser cannot read a bare negative "
-                               f"decimal number ({exc}; RDFLib/rdflib issue 2962): write it "
-                               'quoted, as "-1.50"^^xsd:decimal') from exc
+        raise QuerySyntaxError(source, _negative_decimal(exc)) from exc
     except Exception as exc:  # rdflib raises plain Exception for an undeclared prefix
         raise QuerySyntaxError(source, str(exc)) from exc
     finally:
