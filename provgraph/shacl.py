@@ -193,7 +193,9 @@ def _to_rdflib(term: Term) -> Any:
             # a plain literal: rdflib tells Literal("a") from "a"^^xsd:string, and the
             # shapes' sh:in values are written plain
             return rdflib.Literal(term.value)
-        return rdflib.Literal(term.value, datatype=rdflib.URIRef(term.datatype))
+        # as stored: rdflib would write the canonical form of the value ("05" as "5",
+        # Z as +00:00), merging statements the store keeps apart (RDFLib/rdflib#3426)
+        return rdflib.Literal(term.value, datatype=rdflib.URIRef(term.datatype), normalize=False)
     if isinstance(term, str):
         return rdflib.URIRef(term)
     raise TypeError(f"not an RDF term: {term!r}")

@@ -21,8 +21,9 @@ Literals: every literal reads back with its datatype and lexical form as written
 as ``Z``), so a literal it would change is stored as a literal of a provgraph-private
 datatype and decoded on every read (:mod:`provgraph._lexical`, with the trade-off:
 SPARQL does not compare such a literal by value). Language tags read back in lower
-case (RDF 1.1 §3.3: tags are case-insensitive). :meth:`EmbeddedStore.bulk_load` and
-SPARQL Update text go straight to the engine and keep its canonical forms.
+case (RDF 1.1 §3.3: tags are case-insensitive). :meth:`EmbeddedStore.bulk_load` applies the
+same encoding, and so does :meth:`EmbeddedStore.update` to ``INSERT DATA``/``DELETE DATA``
+(it refuses templates that would write a literal the engine changes).
 
 On-disk layout of a store at ``PATH``::
 
@@ -51,7 +52,8 @@ from typing import IO, Any, TypeVar
 import pyoxigraph as ox
 
 from .errors import QueryError, QuerySyntaxError, SerializationError, StoreError, UnsupportedFormat
-from ._bulk_windows import FileWindow, line_windows, may_have_blank_nodes, with_file_lines
+from ._bulk_windows import (RewrittenWindows, line_spans, line_windows, may_have_blank_nodes,
+                            read_window, with_file_lines)
 from ._sparql_messages import short_syntax_message
 from .originals import BlobStore, Originals
 from ._writer_lock import clear_note, lock_timeout as _lock_timeout, open_exclusive
@@ -640,6 +642,73 @@ def _quad_to_store(q: Quad) -> ox.Quad:
     return _quad_to_ox(q)
 
 
+def _encoded_literal(o: Any) -> Any:
+    """The literal the store holds for the pyoxigraph literal ``o`` when the engine would
+    change it (:func:`_to_store` on pyoxigraph terms), or ``None`` when ``o`` is stored
+    as it is."""
+    if o.language:
+        return None
+    dt = o.datatype.value
+    if engine_keeps(o.value, dt):
+        return None
+    return ox.Literal(o.value, datatype=_named(encode_datatype(dt)))
+
+
+def _stored_parsed(q: ox.Quad, graph: Any = None) -> ox.Quad:
+    """A quad pyoxigraph parsed, as the store holds it: its object literal encoded when
+    the engine would change it (:func:`_encoded_literal`), moved to ``graph`` when one is
+    given (a triple format's target graph)."""
+    o = q.object
+    if type(o) is ox.Literal and (enc := _encoded_literal(o)) is not None:
+        return ox.Quad(q.subject, q.predicate, enc, q.graph_name if graph is None else graph)
+    return q if graph is None else ox.Quad(q.subject, q.predicate, o, graph)
+
+
+_TYPED_MARKS = (b"^^<http://www.w3.org/2001/XMLSchema#", b"^^<" + LEXICAL.encode())
+"""Bytes every N-Quads/N-Triples line with a literal the engine may change contains: the
+datatypes :func:`provgraph._lexical.engine_keeps` can answer no for."""
+
+
+def _encoded_lines(data: bytes, fmt: Any) -> bytes:
+    """``data`` (whole N-Quads or N-Triples lines) with each line whose literal the engine
+    would change rewritten, in place, with the store's encoding (:func:`_encoded_literal`).
+
+    Only lines holding an XSD (or private) datatype are parsed, by pyoxigraph, and only
+    those whose literal is changed are written back (by pyoxigraph's serializer, on one
+    line each): every other byte is kept, so line numbers in the engine's errors stay
+    the file's. A selection that does not parse is returned unchanged, for the engine's
+    own loader to report."""
+    spans = line_spans(data, _TYPED_MARKS)
+    if not spans:
+        return data
+    try:
+        parsed = list(ox.parse(b"\n".join(data[a:b] for a, b in spans), fmt))
+        if len(parsed) != len(spans):  # a comment-only line among them: one at a time
+            parsed = [next(iter(ox.parse(data[a:b], fmt)), None) for a, b in spans]
+    except SyntaxError:
+        return data
+    out: list[bytes] = []
+    at = 0
+    seen: dict[Any, Any] = {}  # literal -> its encoding or None (a third are repeats)
+    for (a, b), q in zip(spans, parsed):
+        o = None if q is None else q.object
+        if type(o) is not ox.Literal:
+            continue
+        enc = seen.get(o, _MISSING)
+        if enc is _MISSING:
+            enc = seen[o] = _encoded_literal(o)
+        if enc is None:
+            continue
+        tail = ("" if fmt is ox.RdfFormat.N_TRIPLES or isinstance(q.graph_name, ox.DefaultGraph)
+                else f" {q.graph_name}")
+        out += [data[at:a], f"{q.subject} {q.predicate} {enc}{tail} .".encode("utf-8")]
+        at = b
+    if not out:
+        return data
+    out.append(data[at:])
+    return b"".join(out)
+
+
 def _quad_from_ox(q: ox.Quad, raw: bool = False) -> Quad:
     return (_from_ox(q.subject), _from_ox(q.predicate), _from_ox(q.object, raw),  # type: ignore[return-value]
             _graph_from_ox(q.graph_name))
@@ -907,9 +976,15 @@ class EmbeddedStore(ProvStore):
         (320 MB peak measured for 10 million statements, at 0.84 times the rate of
         pyoxigraph's single bulk load of the whole file, which holds 1M-quad
         batches per thread and peaked at 1.8 GB: issue 8, bench/RESULTS.md). pyoxigraph gives every loaded document fresh blank
-        nodes, so a file containing ``_:`` is loaded whole instead (one blank
-        node label, one node, as in :meth:`load`). Other formats are handed to
-        pyoxigraph's bulk loader whole.
+        nodes, so a file containing ``_:`` is loaded as one document, still read one
+        window at a time (one blank node label, one node, as in :meth:`load`). Other
+        formats are parsed by pyoxigraph and streamed into its bulk writer.
+
+        Literals keep their datatype and lexical form as in :meth:`load` (issue 15):
+        a line whose literal the engine would store in another form
+        (``"7"^^xsd:int``, ``"2.0"^^xsd:decimal``; :mod:`provgraph._lexical`) is
+        parsed by pyoxigraph and written back, in place, with the store's encoding;
+        every other line reaches the engine's loader as it is.
 
         Raises:
             SerializationError: the file does not parse (earlier windows may
@@ -924,23 +999,33 @@ class EmbeddedStore(ProvStore):
         if fmt in (ox.RdfFormat.N_QUADS, ox.RdfFormat.N_TRIPLES):
             self._bulk_load_windows(path, format, kwargs)
             return
+        target = kwargs.get("to_graph")
         with _map_errors(f"{format} input {path}"):
-            self._store.bulk_load(path=str(path), **kwargs)
+            parsed = ox.parse(path=str(path), format=fmt, rename_blank_nodes=True)
+            self._store.bulk_extend(_stored_parsed(q, target) for q in parsed)
 
     def _bulk_load_windows(self, path: str | os.PathLike[str], format: str,
                            kwargs: dict[str, Any]) -> None:
         import threading
 
         what = f"{format} input {path}"
+        fmt = kwargs["format"]
+
+        def rewrite(window: bytes) -> bytes:
+            return _encoded_lines(window, fmt)
+
         with _map_errors(what):
             size = os.path.getsize(path)
-            if may_have_blank_nodes(path):
-                # pyoxigraph gives each loaded document fresh blank nodes, so a label used
-                # in two windows would become two nodes: load such files whole.
-                self._store.bulk_load(path=str(path), **kwargs)
-                return
             probe = open(path, "rb")  # noqa: SIM115 - closed below
         windows = line_windows(probe, size, _BULK_WINDOW_BYTES)
+        if may_have_blank_nodes(path):
+            # pyoxigraph gives each loaded document fresh blank nodes, so a label used
+            # in two windows would become two nodes: one document, read window by window.
+            with probe, _map_errors(what), open(path, "rb", buffering=0) as raw:
+                self._store.bulk_load(
+                    io.BufferedReader(RewrittenWindows(raw, windows, rewrite), 1 << 20),
+                    **kwargs)
+            return
         lock = threading.Lock()
         failures: list[tuple[int, BaseException]] = []
 
@@ -955,8 +1040,7 @@ class EmbeddedStore(ProvStore):
                         return
                     try:
                         with _map_errors(what):
-                            self._store.bulk_load(
-                                io.BufferedReader(FileWindow(raw, *window), 1 << 20), **kwargs)
+                            self._store.bulk_load(rewrite(read_window(raw, *window)), **kwargs)
                     except BaseException as exc:  # re-raised below, from the calling thread
                         with lock:
                             failures.append((window[0], exc))
@@ -1102,6 +1186,49 @@ class EmbeddedStore(ProvStore):
         return self._read_retrying(run)
 
     def update(self, sparql: str, *, source: str = "<text>") -> None:
+        """Run a SPARQL 1.1 Update request in one transaction, literals kept as written.
+
+        The request is read first by rdflib's SPARQL 1.1 Update parser
+        (:func:`provgraph.sparql_guard.read_update`, which keeps lexical forms). When
+        every literal it writes is one the engine keeps, the text runs as given. When
+        one is not (``"007"^^xsd:int``, ``"2.0"^^xsd:decimal``: :mod:`provgraph._lexical`)
+        and every operation is ``INSERT DATA`` or ``DELETE DATA``, their data is
+        written back as update text with the store's encoding, so the data keeps its
+        datatype and lexical form, and ``DELETE DATA`` removes what :meth:`add` stored.
+
+        Raises:
+            QuerySyntaxError: the text does not parse (rdflib's, then the engine's
+                message, with ``source``).
+            QueryError: a ``DELETE``/``INSERT`` template or ``DELETE WHERE`` writes a
+                literal the engine would change, or such a literal is in ``INSERT
+                DATA``/``DELETE DATA`` beside another kind of operation: the engine
+                would write (or look for) its canonical form, so the request is
+                refused, naming the literal, and nothing is written. Literal constants
+                in a ``WHERE`` pattern are compared as in queries (by the engine's
+                value: the trade-off in :mod:`provgraph._lexical`).
+            QueryRefused: brackets nested deeper than
+                :data:`provgraph.sparql_guard.MAX_QUERY_DEPTH`.
+        """
+        from .sparql_guard import read_update
+
+        request = read_update(sparql, source)
+        changed = [(op, lit) for op, lit in request.written
+                   if lit.datatype and not lit.language and not engine_keeps(lit.value, lit.datatype)]
+        if changed and request.data is None:
+            op, lit = changed[0]
+            where = ("writes" if "INSERT" in op else "deletes")
+            raise QueryError(
+                f"{source}: the {op} {where} {lit.n3()}, which the engine would store as "
+                f"{engine_form(lit).n3()}; provgraph keeps a literal's form only through INSERT "
+                "DATA and DELETE DATA, sent in a request of their own. Send those operations "
+                "alone, or write the literal in the engine's form")
+        if changed:
+            parts = []
+            with _map_errors(f"store {self.location}"):  # an invalid term is a StoreError
+                for kind, quads in request.data or ():
+                    body = " ".join(_ntriples_quad(_quad_to_store(q)) for q in quads)
+                    parts.append(f"{kind} DATA {{ {body} }}")
+            sparql = " ;\n".join(parts)
         with _map_errors("update", query=True, source=source):
             self._store.update(sparql)
         self._wrote(_FLUSH_STATEMENTS // 10)

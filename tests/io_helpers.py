@@ -23,10 +23,11 @@ QUALIFIED_SLOT = {
 PROV_PARSED = frozenset({"http://www.w3.org/2001/XMLSchema#dateTime"})
 """Datatypes whose lexical form a PROV-DM format (PROV-JSON, PROV-N, PROV-XML) may not
 keep: the times that are formal arguments (``wasGeneratedBy(e, a, T)``, an activity's
-start and end, ``prov:atTime`` of a qualified node) are read by the ``prov`` package
-(3.2.3) into Python ``datetime`` values (``+00:00`` comes back as ``Z``, a fraction of a
-second without trailing zeros, cut to microseconds). Attribute values keep their form
-in every datatype (issue 15: :data:`provgraph.io._prov.PARSED_TYPES`)."""
+start and end) are read by the ``prov`` package (3.2.3) into Python ``datetime`` values;
+provgraph gives each back the form its document writes it in
+(:func:`provgraph.io._prov.formal_time_forms`), except one value written two ways in one
+document, which is stored canonical. Attribute values keep their form in every datatype
+(issue 15: :data:`provgraph.io._prov.PARSED_TYPES`)."""
 
 
 def prov_values(quads: Iterable[Quad]) -> list[Quad]:

@@ -174,9 +174,7 @@ def test_every_importable_case_round_trips_through_every_format():
             if FORMATS[fmt].kind == "prov" and name in PROV_DM_NORMAL_FORM:
                 assert prov_normal_form(prov_values(back)) == \
                     prov_normal_form(prov_values(original)), (name, fmt)
-            elif FORMATS[fmt].kind == "prov":  # values, not forms (io_helpers.PROV_PARSED)
-                assert canon(prov_values(back)) == canon(prov_values(original)), (name, fmt)
-            else:
+            else:  # forms too, formal times included (issue 15, literal fidelity d)
                 assert canon(back) == canon(original), (name, fmt)
             if fmt == "prov-json":
                 with warnings.catch_warnings():

@@ -97,3 +97,73 @@ def test_missing_file_is_a_store_error(tmp_path):
     with pytest.raises(StoreError, match="missing.nq"):
         s.bulk_load(tmp_path / "missing.nq", "nquads")
     s.close()
+
+
+# -- literal fidelity on the bulk path (issue 15) -----------------------------------------
+
+X = "http://www.w3.org/2001/XMLSchema#"
+CHANGED = [('"7"', "int"), ('"2.0"', "decimal"), ('"2024-01-01T10:00:16.000+00:00"', "dateTime"),
+           ('"1.0E0"', "double"), ('"1"', "boolean"), ('"007"', "integer")]
+"""Literals pyoxigraph's own loader would store in another form (tests/test_store_literals.py)."""
+
+
+def _typed_lines(n: int, blank: bool = False) -> list[str]:
+    subject = "_:shared" if blank else "<urn:x:s{i}>"
+    out = []
+    for i in range(n):
+        lex, dt = CHANGED[i % len(CHANGED)]
+        out.append(f"{subject.format(i=i)} <urn:x:p{i}> {lex}^^<{X}{dt}> <urn:x:g> .\n")
+        out.append(f"<urn:x:s{i}> <urn:x:q> \"plain {i}\" <urn:x:g> .\n")
+    return out
+
+
+@pytest.mark.parametrize("blank", [False, True], ids=["windows", "whole-file"])
+def test_bulk_load_keeps_datatype_and_lexical_form(tmp_path, small_windows, blank):
+    """The bulk path applies the same literal encoding as load(): "7"^^xsd:int stays
+    xsd:int, "2.0" stays "2.0" (it kept the engine's canonical forms before: failed)."""
+    lines = _typed_lines(40, blank)
+    path = tmp_path / "data.nq"
+    path.write_text("".join(lines), encoding="utf-8")
+    bulk = EmbeddedStore(tmp_path / "a")
+    bulk.bulk_load(path, "nquads")
+    plain = EmbeddedStore()
+    plain.load(path.read_bytes(), "nquads")
+    assert bulk.canonical_nquads() == plain.canonical_nquads()
+    got = {q[2] for q in bulk.quads(predicate=None) if q[1].startswith("urn:x:p")}
+    from provgraph.terms import Literal
+    assert Literal("7", X + "int") in got and Literal("2.0", X + "decimal") in got
+    assert Literal("2024-01-01T10:00:16.000+00:00", X + "dateTime") in got
+    bulk.close()
+    plain.close()
+
+
+def test_bulk_load_of_ntriples_and_turtle_keeps_literal_forms(tmp_path, small_windows):
+    from provgraph.terms import Literal
+
+    nt = tmp_path / "data.nt"
+    nt.write_text("".join(f"<urn:x:s{i}> <urn:x:p> \"0{i}\"^^<{X}int> .\n" for i in range(30)),
+                  encoding="utf-8")
+    ttl = tmp_path / "data.ttl"
+    ttl.write_text(f"@prefix xsd: <{X}> .\n<urn:x:t> <urn:x:p> \"1.50\"^^xsd:decimal, 1.0e0, "
+                   "\"+5\"^^xsd:short .\n", encoding="utf-8")
+    s = EmbeddedStore(tmp_path / "a")
+    s.bulk_load(nt, "ntriples", graph=IRI("urn:x:g"))
+    s.bulk_load(ttl, "turtle")
+    values = {q[2] for q in s.quads()}
+    assert {Literal(f"0{i}", X + "int") for i in range(30)} <= values
+    assert {Literal("1.50", X + "decimal"), Literal("1.0e0", X + "double"),
+            Literal("+5", X + "short")} <= values
+    assert s.named_graphs() == [IRI("urn:x:g")]
+    s.close()
+
+
+def test_a_syntax_error_after_encoded_lines_still_names_its_line(tmp_path, small_windows):
+    """Encoding rewrites lines in place: the engine's line numbers stay the file's."""
+    lines = _typed_lines(25)
+    path = tmp_path / "bad.nq"
+    path.write_text("".join(lines) + '<urn:x:s> <urn:x:p> "unterminated <urn:x:g> .\n',
+                    encoding="utf-8")
+    s = EmbeddedStore(tmp_path / "a")
+    with pytest.raises(SerializationError, match=r"between line 51 column \d+ and line 52"):
+        s.bulk_load(path, "nquads")
+    s.close()

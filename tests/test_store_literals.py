@@ -9,6 +9,9 @@ engine changes (it may say "changed" for one it keeps: encoding is always exact)
 
 from __future__ import annotations
 
+import tempfile
+from pathlib import Path
+
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -111,6 +114,33 @@ def test_language_tags_read_back_in_lower_case():
     assert [q[2] for q in store.quads()] == [Literal("Hello", None, "en-us")]
 
 
+@pytest.mark.parametrize("fmt,doc", [
+    ("provn", 'document prefix ex <http://example.org/> entity(ex:e, [ex:v="Hello"@EN-US]) '
+              "endDocument"),
+    ("trig", '<http://example.org/e> a <http://www.w3.org/ns/prov#Entity> ; '
+             '<http://example.org/v> "Hello"@EN-US .'),
+])
+def test_language_tag_case_is_not_kept_and_language_matching_works(fmt, doc):
+    """Issue 15 (c), decided: the tag's case is not kept. pyoxigraph 0.5.13 lower-cases a
+    tag when it parses a document or builds a literal, before provgraph stores anything;
+    keeping "EN-US" would mean storing the string as a literal of a private datatype,
+    for which SPARQL's LANG() is "" and langMatches() false, so language matching in
+    queries would break. RDF 1.1 §3.3 compares tags case-insensitively (RDF 1.2 Concepts
+    has them case-normalized): "Hello"@EN-US and "Hello"@en-us are one literal. What
+    this checks: the tag reads back lower case in every export, and SPARQL still
+    matches it by language, whatever the case in the query."""
+    store = EmbeddedStore()
+    import_document(store, doc.encode(), fmt)
+    assert {q[2] for q in store.quads(None, IRI("http://example.org/v"))} == {
+        Literal("Hello", None, "en-us")}
+    rows = store.select('SELECT ?o WHERE { ?s <http://example.org/v> ?o '
+                        'FILTER(langMatches(LANG(?o), "EN") && ?o = "Hello"@En-Us) }')
+    assert [r["o"] for r in rows] == [Literal("Hello", None, "en-us")]
+    for out in EXPORTS:
+        back = pio.read(export(store, out, everything=True).data, out).quads
+        assert Literal("Hello", None, "en-us") in {q[2] for q in back}, out
+
+
 # -- the property test --------------------------------------------------------------
 
 _DIGITS = st.text("0123456789", min_size=1, max_size=6)
@@ -205,6 +235,15 @@ def test_typed_literals_keep_datatype_and_form_through_import_store_and_every_ex
     import_document(store, _document(literals), "nquads")
     original = list(store.quads())
     assert {q[2] for q in original} - {IRI("http://www.w3.org/ns/prov#Entity")} == set(literals)
+    with tempfile.TemporaryDirectory() as tmp:  # the bulk path keeps them too
+        path = Path(tmp) / "doc.nq"
+        path.write_bytes(_document(literals))
+        bulk = EmbeddedStore()
+        bulk.bulk_load(path, "nquads")
+        assert canon(bulk.quads()) == canon(original), "bulk_load"
+    updated = EmbeddedStore()  # and SPARQL Update's INSERT DATA
+    updated.update("INSERT DATA { " + _document(literals).decode() + " }")
+    assert canon(updated.quads()) == canon(original), "INSERT DATA"
     for fmt in EXPORTS:
         if fmt not in PROV_DM:
             back = pio.read(export(store, fmt, everything=True).data, fmt).quads
@@ -281,3 +320,162 @@ def test_a_provn_syntax_error_keeps_its_line_after_the_datatypes_are_hidden():
     text = _IN_PROV_FORMATS["provn"].replace("endDocument", "entity(ex:x\nendDocument")
     with pytest.raises(SerializationError, match=r"line 5, column 1: expected .\)., found .endDocument."):
         import_document(EmbeddedStore(), text.encode(), "provn")
+
+
+# -- SPARQL Update text (issue 15, literal fidelity b) --------------------------------------
+
+_UPDATE_PREFIX = f"PREFIX xsd: <{X}>\n"
+_CHANGED = [Literal("007", X + "int"), Literal("2.0", X + "decimal"), Literal("1.0E0", X + "double"),
+            Literal("2024-01-01T10:00:16.000+00:00", X + "dateTime"), Literal("1", X + "boolean")]
+
+
+def test_insert_data_keeps_datatype_and_lexical_form():
+    """INSERT DATA went to the engine as text, which stored "007"^^xsd:int as
+    "7"^^xsd:integer (failed before): provgraph reads the request with rdflib's SPARQL
+    1.1 Update parser and writes its data through the store's encoding."""
+    store = EmbeddedStore()
+    objects = ", ".join(o.n3() for o in _CHANGED)
+    store.update(_UPDATE_PREFIX + f"INSERT DATA {{ <urn:s> <urn:p> {objects}, 1.0E0, \"-07\"^^xsd:integer . "
+                 f"GRAPH <urn:g> {{ <urn:s> <urn:q> \"+5\"^^xsd:short }} }}")
+    got = {(q[1], q[2], q[3]) for q in store.quads()}
+    assert got == {(IRI("urn:p"), o, None) for o in _CHANGED} | {
+        (IRI("urn:p"), Literal("-07", X + "integer"), None),
+        (IRI("urn:q"), Literal("+5", X + "short"), IRI("urn:g"))}
+
+
+def test_delete_data_matches_the_stored_form():
+    """DELETE DATA of "007"^^xsd:int named "7"^^xsd:integer to the engine, which matched
+    nothing stored: the statement stayed (failed before)."""
+    store = EmbeddedStore()
+    store.add([(IRI("urn:s"), IRI("urn:p"), o, IRI("urn:g")) for o in _CHANGED])
+    store.update(_UPDATE_PREFIX + "DELETE DATA { GRAPH <urn:g> { <urn:s> <urn:p> "
+                 + ", ".join(o.n3() for o in _CHANGED[:3]) + " } }")
+    assert {q[2] for q in store.quads()} == set(_CHANGED[3:])
+
+
+@pytest.mark.parametrize("update", [
+    'INSERT { ?s <urn:q> "007"^^xsd:int } WHERE { ?s ?p ?o }',
+    'DELETE { ?s ?p "2.0"^^xsd:decimal } WHERE { ?s ?p ?o }',
+    'DELETE WHERE { ?s ?p "2.0"^^xsd:decimal }',
+    'INSERT DATA { <urn:s> <urn:q> "007"^^xsd:int } ; CLEAR SILENT GRAPH <urn:other>',
+], ids=["insert-template", "delete-template", "delete-where", "data-beside-other-operations"])
+def test_templates_the_engine_would_change_are_refused(update):
+    """A DELETE/INSERT template is written by the engine, which would store (or look for)
+    "007"^^xsd:int as "7"^^xsd:integer: refused by name, nothing written (the engine
+    changed the literal silently before)."""
+    from provgraph.errors import QueryError
+
+    store = EmbeddedStore()
+    store.add([(IRI("urn:s"), IRI("urn:p"), Literal("2.0", X + "decimal"), None)])
+    before = set(store.quads())
+    with pytest.raises(QueryError, match=r"my-update: .*(\"007\"|\"2\.0\")\^\^.*"
+                                         r"(INSERT DATA|DELETE DATA)"):
+        store.update(_UPDATE_PREFIX + update, source="my-update")
+    assert set(store.quads()) == before
+
+
+def test_a_bare_negative_decimal_is_refused_with_the_fix():
+    """rdflib's parser fails on -1.50 (RDFLib/rdflib#2962, a TypeError inside its parse
+    action): a syntax error that says to quote it, never a traceback."""
+    from provgraph.errors import QuerySyntaxError
+
+    with pytest.raises(QuerySyntaxError, match=r'in u\.ru.*write it quoted, as "-1\.50"'):
+        EmbeddedStore().update("INSERT DATA { <urn:s> <urn:p> -1.50 }", source="u.ru")
+
+
+def test_updates_in_the_engines_form_run_as_before():
+    store = EmbeddedStore()
+    store.update(_UPDATE_PREFIX + 'INSERT DATA { <urn:s> <urn:p> 7, "a"@en, "2024-01-01T10:00:00Z"^^xsd:dateTime }')
+    store.update(_UPDATE_PREFIX + 'DELETE { ?s <urn:p> 7 } INSERT { ?s <urn:p> 8 } WHERE { ?s <urn:p> 7 }')
+    assert {q[2] for q in store.quads()} == {
+        Literal("8", X + "integer"), Literal("a", None, "en"),
+        Literal("2024-01-01T10:00:00Z", X + "dateTime")}
+
+
+# -- formal times in PROV-DM documents (issue 15, literal fidelity d) -----------------------
+
+_TIMES_IN = {
+    "provn": ("document\n  prefix ex <http://example.org/>\n"
+              "  activity(ex:a, 2024-01-01T10:00:00+00:00, 2024-01-01T11:00:00.120Z)\n"
+              "  wasGeneratedBy(ex:e, -, 2014-05-19T10:30:00.000+01:00)\n"
+              "  used(ex:u; ex:a, ex:e, 2024-01-01T10:30:00.1234567-05:00)\nendDocument\n"),
+    "prov-json": ('{"prefix": {"ex": "http://example.org/"}, '
+                  '"activity": {"ex:a": {"prov:startTime": "2024-01-01T10:00:00+00:00", '
+                  '"prov:endTime": "2024-01-01T11:00:00.120Z"}}, '
+                  '"wasGeneratedBy": {"_:g": {"prov:entity": "ex:e", '
+                  '"prov:time": "2014-05-19T10:30:00.000+01:00"}}, '
+                  '"used": {"ex:u": {"prov:activity": "ex:a", "prov:entity": "ex:e", '
+                  '"prov:time": "2024-01-01T10:30:00.1234567-05:00"}}}'),
+    "prov-xml": ('<?xml version="1.0"?>\n<prov:document xmlns:prov="http://www.w3.org/ns/prov#" '
+                 'xmlns:ex="http://example.org/">'
+                 '<prov:activity prov:id="ex:a"><prov:startTime>2024-01-01T10:00:00+00:00'
+                 '</prov:startTime><prov:endTime>2024-01-01T11:00:00.120Z</prov:endTime>'
+                 '</prov:activity><prov:wasGeneratedBy><prov:entity prov:ref="ex:e"/>'
+                 '<prov:time>2014-05-19T10:30:00.000+01:00</prov:time></prov:wasGeneratedBy>'
+                 '<prov:used prov:id="ex:u"><prov:activity prov:ref="ex:a"/>'
+                 '<prov:entity prov:ref="ex:e"/><prov:time>2024-01-01T10:30:00.1234567-05:00'
+                 '</prov:time></prov:used></prov:document>'),
+}
+_TIMES = {"2024-01-01T10:00:00+00:00", "2024-01-01T11:00:00.120Z",
+          "2014-05-19T10:30:00.000+01:00", "2024-01-01T10:30:00.1234567-05:00"}
+
+
+@pytest.mark.parametrize("fmt", sorted(_TIMES_IN))
+def test_formal_times_keep_their_lexical_form(fmt):
+    """The prov package holds a formal time (an activity's start and end, a generation's
+    or usage's time) as a datetime: "+00:00" came back as "Z", ".000" and ".120" lost their
+    zeros, ".1234567" was cut to microseconds (failed before). The reader maps each time
+    back to the one form the document writes it in; every PROV-DM export writes it so."""
+    store = EmbeddedStore()
+    import_document(store, _TIMES_IN[fmt].encode(), fmt)
+    times = {q[2].value for q in store.quads() if isinstance(q[2], Literal)
+             and q[2].datatype == X + "dateTime"}
+    assert times == _TIMES
+    original = list(store.quads())
+    for out in PROV_DM:
+        data = export(store, out, everything=True).data
+        assert all(t.encode() in data for t in _TIMES), out
+        again = EmbeddedStore()
+        import_document(again, data, out)
+        assert canon(again.quads()) == canon(original), out
+
+
+def test_one_time_written_two_ways_is_stored_in_the_canonical_form_with_a_warning():
+    """What cannot be kept: two records whose times are one value written two ways
+    ("Z" and "+00:00"); the datetime the prov package holds cannot say which was which."""
+    doc = ("document prefix ex <http://example.org/> activity(ex:a, 2024-01-01T10:00:00Z, -) "
+           "activity(ex:b, 2024-01-01T10:00:00+00:00, -) endDocument")
+    store = EmbeddedStore()
+    report = import_document(store, doc.encode(), "provn")
+    times = {q[2].value for q in store.quads() if isinstance(q[2], Literal)}
+    assert times == {"2024-01-01T10:00:00Z"}
+    assert any("2024-01-01T10:00:00+00:00" in w and "2024-01-01T10:00:00Z" in w
+               for w in report.warnings), report.warnings
+
+
+_LOCAL = st.builds(
+    lambda y, mo, d, h, mi, s: f"{y:04d}-{mo:02d}-{d:02d}T{h:02d}:{mi:02d}:{s:02d}",
+    st.integers(1, 9999), st.integers(1, 12), st.integers(1, 28), st.integers(0, 23),
+    st.integers(0, 59), st.integers(0, 59))
+_FORMAL_TIMES = st.lists(st.tuples(_LOCAL, _FRACTIONS, _ZONES.filter(bool)), min_size=1,
+                         max_size=6, unique_by=lambda t: t[0])
+
+
+@settings(max_examples=40, deadline=None, derandomize=True)
+@given(_FORMAL_TIMES)
+def test_formal_times_keep_their_form_through_every_prov_dm_format(parts):
+    """Activities' start times (formal times) in every form _DATETIMES makes, through an
+    export to each PROV-DM format and back. (Each local time once: one value written two
+    ways is the case above.)"""
+    lines = []
+    for i, (local, frac, zone) in enumerate(parts):
+        a = f"<http://example.org/a{i}>"
+        lines += [f"{a} <http://www.w3.org/1999/02/22-rdf-syntax-ns#type> "
+                  "<http://www.w3.org/ns/prov#Activity> .",
+                  f'{a} <http://www.w3.org/ns/prov#startedAtTime> "{local}{frac}{zone}"^^<{X}dateTime> .']
+    store = EmbeddedStore()
+    import_document(store, "\n".join(lines).encode(), "nquads")
+    original = list(store.quads())
+    for fmt in PROV_DM:
+        back = pio.read(export(store, fmt, everything=True).data, fmt).quads
+        assert canon(back) == canon(original), fmt

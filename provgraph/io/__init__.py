@@ -267,7 +267,7 @@ def read(data: bytes, format: str = "auto", *, name: str = "<input>",
         read = {"prov-json": provjson.read, "provn": provn.read, "prov-xml": provxml.read}[fmt]
         got = read(data, name)
         document, warnings, count = got.document, got.warnings, got.record_count
-        quads = _mapped(document, graph, name, got.bundle_names)
+        quads = _mapped(document, graph, name, got.bundle_names, got.times)
         reader = f"{fmt} read by the prov package {_prov_version()}"
     elif fmt == "json-ld":
         from . import jsonld
@@ -300,11 +300,12 @@ def read(data: bytes, format: str = "auto", *, name: str = "<input>",
 
 
 def _mapped(document: Any, graph: IRI | None, name: str,
-            bundle_names: dict[str, str] | None = None) -> list[Quad]:
+            bundle_names: dict[str, str] | None = None,
+            times: dict[Any, str] | None = None) -> list[Quad]:
     from .provo import document_to_quads
 
     try:
-        return document_to_quads(document, graph, bundle_names=bundle_names)
+        return document_to_quads(document, graph, bundle_names=bundle_names, times=times)
     except SerializationError as exc:
         raise SerializationError(f"{name}: {exc}; nothing was stored") from exc
 

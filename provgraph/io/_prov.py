@@ -9,19 +9,23 @@ input, and collect the package's warnings as plain messages.
 
 from __future__ import annotations
 
+import datetime as _dt
 import io
 import warnings
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 
 import prov
 from prov.model import ProvDocument
+from prov.model.records import parse_xsd_datetime
 
-from .._lexical import LEXICAL
+from .._lexical import LEXICAL, datetime_form
 from ..limits import check_xml_depth, json_depth_error
 from ..errors import SerializationError
 
 __all__ = ["ProvRead", "read_with_prov", "write_with_prov", "PROV_VERSION", "PARSED_TYPES",
-           "LEXICAL_XSD", "lexical_prefix", "written_prefix"]
+           "LEXICAL_XSD", "lexical_prefix", "written_prefix", "TimeKey", "time_key",
+           "formal_time_forms"]
 
 PROV_VERSION = prov.__version__
 """Version of the ``prov`` package doing the reading and writing."""
@@ -58,6 +62,56 @@ def lexical_prefix(text: str) -> str:
     return name
 
 
+TimeKey = tuple[_dt.datetime, "_dt.timedelta | None"]
+"""A time as the ``prov`` package holds it, told apart from the same instant in another
+zone: ``(local date and time, UTC offset or None)``."""
+
+
+def time_key(value: _dt.datetime) -> TimeKey:
+    """The :data:`TimeKey` of ``value``."""
+    return (value.replace(tzinfo=None), value.utcoffset())
+
+
+def formal_time_forms(lexicals: Iterable[str], name: str) -> tuple[dict[TimeKey, str], list[str]]:
+    """Which lexical form each formal time of a document was written in.
+
+    The ``prov`` package holds a formal time (``wasGeneratedBy(e, a, T)``, an activity's
+    start and end, a relation's time) as a ``datetime``: ``+00:00`` and ``Z`` become one
+    value, trailing zeros of a fraction go, a fraction is cut to microseconds. Each
+    reader gives here the lexical forms its document writes formal times in, and the
+    PROV-O mapping (:func:`provgraph.io.provo.document_to_quads`) writes each time the
+    package hands it in the one form its value has in the document (issue 15).
+
+    Args:
+        lexicals: every formal time's lexical form, as the document writes it.
+        name: the input's name, for warnings.
+
+    Returns:
+        ``(forms, warnings)``: ``{TimeKey: lexical form}`` for each value written in
+        one form; a warning for each value written in several (``Z`` in one record,
+        ``+00:00`` in another): which record had which form cannot be told from the
+        package's ``datetime``, so those times are stored in the canonical form
+        (:func:`provgraph._lexical.datetime_form`).
+
+    Example:
+        >>> forms, w = formal_time_forms(["2024-01-01T10:00:00.120+00:00"], "doc")
+        >>> list(forms.values()), w
+        (['2024-01-01T10:00:00.120+00:00'], [])
+    """
+    seen: dict[TimeKey, dict[str, None]] = {}
+    for lexical in lexicals:
+        value = parse_xsd_datetime(lexical)
+        if value is not None:
+            seen.setdefault(time_key(value), {})[lexical] = None
+    forms = {k: next(iter(v)) for k, v in seen.items() if len(v) == 1}
+    warnings = [f"{name}: the formal times {', '.join(sorted(v))} are one value written "
+                f"{len(v)} ways; the prov package reads such a time as a Python datetime, so "
+                "which record wrote which form is lost: they are stored as "
+                f"{datetime_form(parse_xsd_datetime(next(iter(v))))}"  # type: ignore[arg-type]
+                for v in seen.values() if len(v) > 1]
+    return forms, warnings
+
+
 @dataclass
 class ProvRead:
     """A document read by the ``prov`` package, with the warnings it gave."""
@@ -67,6 +121,14 @@ class ProvRead:
     bundle_names: dict[str, str] = field(default_factory=dict)
     """IRI the ``prov`` package gave a bundle -> IRI its document gives it
     (:func:`provgraph.io.provn.bundle_names`); empty when they agree."""
+    times: dict[TimeKey, str] = field(default_factory=dict)
+    """The lexical form each formal time is written in (:func:`formal_time_forms`)."""
+
+    def add_times(self, lexicals: Iterable[str], name: str) -> None:
+        """Record the formal times' lexical forms (:func:`formal_time_forms`)."""
+        forms, warnings = formal_time_forms(lexicals, name)
+        self.times.update(forms)
+        self.warnings += warnings
 
     @property
     def record_count(self) -> int:

@@ -79,7 +79,8 @@ class ImportReport:
             included).
         new: how many statements the store grew by: fewer than ``stored`` when some
             were already there (importing a document twice adds nothing the second
-            time). Literals keep their datatype and lexical form (``"01"^^xsd:int`` and
+            time, except its blank-node statements: a document's blank nodes are new
+            nodes on every import, as in SPARQL Update, oxigraph issue 1072). Literals keep their datatype and lexical form (``"01"^^xsd:int`` and
             ``"1"^^xsd:integer`` are two statements; see "Literal fidelity" in the
             README and :mod:`provgraph._lexical`).
         inferred: of ``stored``, those added as PROV-O entailments

@@ -40,16 +40,36 @@ def read(data: bytes, name: str = "<input>") -> ProvRead:
         SerializationError: not JSON, or JSON the ``prov`` package rejects as
             PROV-JSON (for example a typed value without ``"$"``).
     """
-    if b'"xsd:' not in data and b'"bundle"' not in data:
+    if b'"xsd:' not in data and b'"bundle"' not in data and not any(
+            k in data for k in _TIME_KEYS_BYTES):
         return read_with_prov(data, "json", "PROV-JSON", name)
-    try:  # parsed once, under the depth limit, for the two fixes below
+    try:  # parsed once, under the depth limit, for the three fixes below
         doc = loads_json(data)
     except ValueError:
         return read_with_prov(data, "json", "PROV-JSON", name)  # it reports the error
     names = _bundle_names(doc)
+    times = list(_formal_times(doc))
     got = read_with_prov(_keep_forms(data, doc), "json", "PROV-JSON", name)
     got.bundle_names.update(names)
+    got.add_times(times, name)
     return got
+
+
+_TIME_KEYS = ("prov:time", "prov:startTime", "prov:endTime")
+"""The PROV-JSON keys of formal times (PROV-JSON §2.2)."""
+_TIME_KEYS_BYTES = tuple(f'"{k}"'.encode() for k in _TIME_KEYS)
+
+
+def _formal_times(doc: Any) -> Iterator[str]:
+    """The lexical forms of the formal times in a parsed PROV-JSON document: the values
+    of its :data:`_TIME_KEYS` (a string, or a typed value ``{"$": ...}``)."""
+    for node in _dicts(doc):
+        for key in _TIME_KEYS:
+            value = node.get(key)
+            if isinstance(value, dict):
+                value = value.get("$")
+            if isinstance(value, str):
+                yield value
 
 
 def _dicts(node: Any) -> Iterator[dict[str, Any]]:

@@ -43,11 +43,22 @@ def read(data: bytes, name: str = "<input>") -> ProvRead:
             in the message) or holds a record the ``prov`` package rejects.
     """
     got = read_with_prov(_keep_forms(data), "provn", "PROV-N", name, profile="default")
+    got.add_times(_formal_times(data), name)
     if b"bundle" in data:
         names, warnings = bundle_names(data.decode("utf-8", errors="replace"))
         got.bundle_names.update(names)
         got.warnings += [f"{name}: {w}" for w in warnings]
     return got
+
+
+def _formal_times(data: bytes) -> list[str]:
+    """The lexical forms of the document's formal times: its bare ``xsd:dateTime`` tokens
+    (PROV-N writes an attribute's time quoted, ``"..." %% xsd:dateTime``, so a bare one is
+    always a formal argument). Read by the ``prov`` package's own lexer."""
+    try:
+        return [t.text for t in tokenize(data.decode("utf-8")) if t.kind is TokenKind.DATETIME]
+    except Exception:  # noqa: BLE001 - it parsed: this cannot fail in practice
+        return []
 
 
 def _keep_forms(data: bytes) -> bytes:

@@ -59,10 +59,11 @@ PROV-DM formats: the ``prov`` package would parse attribute values of ``xsd:int`
 their datatype is hidden from it (:data:`provgraph.io._prov.PARSED_TYPES`: each reader
 rewrites it, :meth:`_Reader.value` writes it so, each writer names it ``xsd:`` again).
 Formal times (``wasGeneratedBy(e, a, T)``, an activity's start and end) can only be
-``datetime`` values there: this module writes those it reads in the engine's
-canonical form (:func:`provgraph._lexical.datetime_form`; ``Z`` for a zero offset,
-fractions cut to microseconds), and writes the stored form when it writes a document
-(:class:`LexicalDateTime`).
+``datetime`` values there: each reader notes the lexical form its document writes each
+time in (:func:`provgraph.io._prov.formal_time_forms`) and this module writes the time
+in that form (a value written two ways in one document: the canonical form,
+:func:`provgraph._lexical.datetime_form`, with a warning); it writes the stored form
+when it writes a document (:class:`LexicalDateTime`).
 
 The claim-bundle digest is computed over one canonical form per value
 (:mod:`provgraph.xsd`), so it does not depend on the syntax a bundle is in.
@@ -101,7 +102,7 @@ from prov.model import ProvBundle, ProvDocument, ProvRecord
 from prov.model.records import canonical_xsd_datatype, parse_xsd_datetime
 
 from .._lexical import datetime_form, decode_datatype, double_form
-from ._prov import LEXICAL_XSD, PARSED_TYPES
+from ._prov import LEXICAL_XSD, PARSED_TYPES, time_key
 from ..errors import SerializationError
 from ..relations import AS_IN_BUNDLE, MENTION_OF, PROV_RELATIONS, Relation, by_qualified, missing_argument
 from ..terms import IRI, BNode, Literal, Quad, Term
@@ -244,7 +245,8 @@ _PROP_TO_ATTR = {v: k for k, v in _ATTR_TO_PROP.items()}
 
 
 def document_to_quads(doc: ProvDocument, graph: IRI | None = None, *,
-                      bundle_names: Mapping[str, str] | None = None) -> list[Quad]:
+                      bundle_names: Mapping[str, str] | None = None,
+                      times: Mapping[Any, str] | None = None) -> list[Quad]:
     """PROV-O quads for a :class:`prov.model.ProvDocument` (see the module docstring).
 
     Args:
@@ -254,6 +256,11 @@ def document_to_quads(doc: ProvDocument, graph: IRI | None = None, *,
         bundle_names: a bundle id IRI -> the IRI to name its graph instead (a PROV-N
             bundle whose name the ``prov`` package resolved with the bundle's own
             prefixes: :func:`provgraph.io.provn.bundle_names`).
+        times: the lexical form of each formal time the document writes
+            (:attr:`provgraph.io._prov.ProvRead.times`, by
+            :func:`provgraph.io._prov.time_key`): the ``prov`` package holds a formal
+            time as a ``datetime``, which is written in that form; a time not in it
+            (``None``: none) is written in the canonical form.
 
     Returns:
         ``list[Quad]`` in record order; blank nodes get fresh labels on every call,
@@ -263,7 +270,7 @@ def document_to_quads(doc: ProvDocument, graph: IRI | None = None, *,
         SerializationError: a record lacks a mandatory argument, or a value has
             no RDF form.
     """
-    w = _Writer()
+    w = _Writer(times)
     w.bundle(doc, graph)
     renamed = bundle_names or {}
     for b in doc.bundles:
@@ -274,9 +281,10 @@ def document_to_quads(doc: ProvDocument, graph: IRI | None = None, *,
 
 
 class _Writer:
-    def __init__(self) -> None:
+    def __init__(self, times: Mapping[Any, str] | None = None) -> None:
         self.out: list[Quad] = []
         self._bnodes: dict[str, BNode] = {}
+        self._times = times or {}
 
     def fresh(self) -> BNode:
         return BNode("b" + uuid.uuid4().hex)
@@ -312,9 +320,11 @@ class _Writer:
             return Literal(double_form(v), _XSD + "double")
         if isinstance(v, _dt.datetime):
             # LexicalDateTime remembers its form; a plain datetime (the prov package's
-            # reading) is written in the canonical form, as the engine used to keep it
-            return Literal(v.isoformat() if isinstance(v, LexicalDateTime)
-                           else datetime_form(v), _XSD + "dateTime")
+            # reading of a document) gets the form the document writes it in, else the
+            # canonical one (issue 15)
+            if isinstance(v, LexicalDateTime):
+                return Literal(v.isoformat(), _XSD + "dateTime")
+            return Literal(self._times.get(time_key(v)) or datetime_form(v), _XSD + "dateTime")
         if isinstance(v, _dt.date):
             return Literal(v.isoformat(), _XSD + "date")
         if isinstance(v, _dt.time):

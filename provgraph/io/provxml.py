@@ -87,7 +87,19 @@ def read(data: bytes, name: str = "<input>") -> ProvRead:
         raise SerializationError(f"{name}: the XML root is {root.tag}, not prov:document "
                                  f"({PROV_NS}); not PROV-XML")
     _check_children(root, name)
-    return read_with_prov(_keep_forms(_without_outer_comments(data)), "xml", "PROV-XML", name)
+    got = read_with_prov(_keep_forms(_without_outer_comments(data)), "xml", "PROV-XML", name)
+    got.add_times(_formal_times(root), name)
+    return got
+
+
+_TIME_TAGS = frozenset("{%s}%s" % (PROV_NS, t) for t in ("time", "startTime", "endTime"))
+"""The PROV-XML elements of formal times (PROV-XML §3)."""
+
+
+def _formal_times(root: Any) -> list[str]:
+    """The lexical forms of the formal times in the (screened) document ``root``: the
+    text of its ``prov:time``, ``prov:startTime`` and ``prov:endTime`` elements."""
+    return [el.text.strip() for el in root.iter() if el.tag in _TIME_TAGS and el.text]
 
 
 _XMLNS = re.compile(rb'xmlns:([A-Za-z_][\w.\-]*)\s*=\s*["\']([^"\']*)["\']')
