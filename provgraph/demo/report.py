@@ -15,14 +15,13 @@ from rich.tree import Tree
 from ..store import ProvStore
 from ..terms import term_value
 from .findings import Finding, optional_module, unavailable
-from .pipeline import PipelineResult
+from .pipeline import QUOTE_POLICY, PipelineResult
 from .rst import PARSER_V1, PARSER_V2
 
 if TYPE_CHECKING:
     from . import DemoResult
 
-__all__ = ["library_findings", "counts", "render", "next_commands", "LINEAGE_QUESTION",
-           "RESOLVER_POLICY"]
+__all__ = ["library_findings", "counts", "render", "next_commands", "LINEAGE_QUESTION"]
 
 LINEAGE_QUESTION = "q01"
 """The question whose quoted claim the report shows the lineage tree of."""
@@ -44,15 +43,12 @@ def counts(store: ProvStore, result: PipelineResult) -> dict[str, Any]:
     return out
 
 
-RESOLVER_POLICY = "whitespace"
-"""Normalization policy for the resolver: the reader quotes across line breaks with a
-single space, as language models do."""
-
-
 def library_findings(store: ProvStore, demo: DemoResult) -> dict[str, Finding]:
     """Ask provgraph's resolver, query library and exporter about the demo store.
 
-    Resolves the QA run's citations (writing the outcomes), then exports the PROV-JSON
+    Resolves the QA run's citations as a plain ``provgraph resolve`` does (the default
+    policy; each quote declares :data:`~provgraph.demo.pipeline.QUOTE_POLICY`, which wins),
+    so resolving the demo store again changes nothing; then exports the PROV-JSON
     bundle of the lineage question's claim into ``<store>/exports/``.
     """
     findings: dict[str, Finding] = {}
@@ -62,13 +58,14 @@ def library_findings(store: ProvStore, demo: DemoResult) -> dict[str, Finding]:
     if mod is None:
         findings["resolver"] = unavailable(note)
     else:
-        rr = mod.resolve_run(store, qa_run, policy=RESOLVER_POLICY)
+        rr = mod.resolve_run(store, qa_run)
         findings["resolver"] = Finding(
             True, {k: v for k, v in rr.counts().items() if v},
             extra={"by_citation": {str(c.iri): r.outcome for c, r in rr.items},
                    "reasons": {str(c.iri): r.reason for c, r in rr.items},
-                   "policy": f"{rr.items[0][1].policy}@{rr.items[0][1].policy_version}"
-                   if rr.items else RESOLVER_POLICY,
+                   "policy": ", ".join(sorted({f"{r.policy}@{r.policy_version}"
+                                               for c, r in rr.items if c.quote is not None}))
+                   or QUOTE_POLICY,
                    "added": rr.added})
     an, note = optional_module("provgraph.analytics", "lineage", "stale", "impact",
                                "generated_evidence")
@@ -306,8 +303,7 @@ def next_commands(demo: DemoResult) -> list[str]:
         f"provgraph --store {store} stale --table",
         f"provgraph --store {store} impact --agent {PARSER_V1.name} --version {PARSER_V1.version} "
         "--table",
-        f"provgraph --store {store} resolve --run {qa_run} --policy {RESOLVER_POLICY} "
-        "--citations --table",
+        f"provgraph --store {store} resolve --run {qa_run} --citations --table",
         f"provgraph --store {store} export --claim {claim} -o claim.prov.json",
         f"provgraph verify-bundle {store}/exports/{LINEAGE_QUESTION}-claim.prov.json",
         f"provgraph --store {store} generated-evidence --table",
