@@ -8,7 +8,38 @@ from __future__ import annotations
 
 import click
 
-from provgraph.cli import cli
+from provgraph.cli import EXIT_ERROR, EXIT_FOUND, EXIT_INTERRUPTED, EXIT_OK, FOUND, cli
+
+
+def exit_status_table(ctx: click.Context) -> list[str]:
+    """The one exit-status rule (issue 17) and, per command, what exits 1."""
+    out = ["## Exit status", "",
+           "One rule for every command, as diff(1) and grep(1) have it: 1 is an answer, 2 is "
+           "trouble.", "",
+           f"* **{EXIT_OK}**: done; a listing that found nothing also exits {EXIT_OK} (and "
+           "prints `[]` or an empty table).",
+           f"* **{EXIT_FOUND}**: a check found something: rows, with `--fail-on-found`; "
+           "what the table below says for `validate`, `verify-bundle` and `check-quote`.",
+           f"* **{EXIT_ERROR}**: a usage or input error: a bad option, a missing file, an IRI "
+           "that is not in the store or is of another kind, input that does not parse, a "
+           "store that cannot be opened or written. One line on standard error, `Error: ...`, "
+           "naming the input and the fix; nothing is stored (`import --bulk`, which has no "
+           "transaction, says what it kept).",
+           f"* **{EXIT_INTERRUPTED}**: interrupted (Ctrl-C); what `import --bulk` kept is "
+           "said as for an error.", "",
+           "A reader that closes the pipe early (`provgraph ... | head`) stops the command "
+           "quietly, with status 1, as click does.", "",
+           "| command | exits 1 when |", "|---|---|"]
+    for name in sorted(cli.commands):
+        cmd = cli.commands[name]
+        if name in FOUND:
+            when = FOUND[name]
+        elif any(p.name == "fail_on_found" for p in cmd.params):
+            when = "`--fail-on-found` is given and there are rows"
+        else:
+            when = "never"
+        out.append(f"| `{name}` | {when} |")
+    return out + [""]
 
 
 def render() -> str:
@@ -18,6 +49,7 @@ def render() -> str:
     ctx = click.Context(cli, info_name="provgraph", terminal_width=100, max_content_width=100,
                         **cli.context_settings)
     out += ["```", cli.get_help(ctx), "```", ""]
+    out += exit_status_table(ctx)
     for name in sorted(cli.commands):
         cmd = cli.commands[name]
         sub = click.Context(cmd, info_name=name, parent=ctx, terminal_width=100, **cli.context_settings,

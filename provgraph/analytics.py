@@ -40,9 +40,10 @@ from collections.abc import Iterable, Mapping
 from typing import TYPE_CHECKING, Any
 
 from ._rows import (
-    PREFIXES, _check_iri, _check_run, _int, _iri, _Row, _run_query, _str, curie,
+    PREFIXES, _check_iri, _int, _iri, _Row, _run_query, _str, curie,
 )
 from .errors import AgentNotFound, NotFound
+from .kinds import check_run, require_lineage_start
 from .store import ProvStore
 from .terms import IRI, Literal, Term
 from .vocab import OUTCOMES, PG, PROV, RDF, VERIFIED_OUTCOMES
@@ -118,8 +119,9 @@ def lineage_subgraph(store: ProvStore, entity: str) -> tuple[
     Raises:
         QueryParameterError: ``entity`` is not an absolute IRI.
         NotFound: ``entity`` is not mentioned in the store.
+        WrongKind: ``entity`` is a run or another bundle (export it with ``run=``).
     """
-    iri = _check_iri("entity", entity)
+    iri = require_lineage_start(store, _check_iri("entity", entity))
     rows = _run_query(store, "lineage", {"entity": iri})
     if not rows and not store.mentions(iri):  # checked only when nothing came back
         raise NotFound(iri, "entity")
@@ -295,7 +297,7 @@ def impact(store: ProvStore, agent_name: str, *, version: str | None = None,
         QueryParameterError: ``run`` is not an absolute IRI.
         NotFound: ``run`` is not in the store.
     """
-    run_iri = _check_run(store, run)
+    run_iri = check_run(store, run)
     _check_agent(store, agent_name, version)
     rows = _run_query(store, "impact", {"agent_name": agent_name, "agent_version": version,
                                         "run": run_iri})
@@ -365,7 +367,7 @@ def generated_evidence(store: ProvStore, *, run: str | None = None) -> list[Gene
         QueryParameterError: ``run`` is not an absolute IRI.
         NotFound: ``run`` is not in the store.
     """
-    run_iri = _check_run(store, run)
+    run_iri = check_run(store, run)
     out = [GeneratedEvidenceRow(
         run=IRI(r["run"]), claim=IRI(r["claim"]), citation=_iri(r["citation"]),
         target=IRI(r["target"]), basis=_str(r["basis"]) or "", aid=_iri(r["aid"]),
@@ -421,7 +423,7 @@ def unsupported(store: ProvStore, *, run: str | None = None) -> list[Unsupported
         QueryParameterError: ``run`` is not an absolute IRI.
         NotFound: ``run`` is not in the store.
     """
-    run_iri = _check_run(store, run)
+    run_iri = check_run(store, run)
     out = [UnsupportedRow(run=IRI(r["run"]), claim=IRI(r["claim"]), kind=_str(r["kind"]) or "",
                           status=_str(r["status"]) or "", citations=_int(r["citations"]),
                           reason=_str(r["reason"]) or "")
@@ -485,7 +487,7 @@ def coverage(store: ProvStore, *, run: str | None = None) -> list[CoverageRow]:
         QueryParameterError: ``run`` is not an absolute IRI.
         NotFound: ``run`` is not in the store.
     """
-    run_iri = _check_run(store, run)
+    run_iri = check_run(store, run)
     out: list[CoverageRow] = []
     for r in sorted(_run_query(store, "coverage", {"run": run_iri}), key=lambda x: str(x["run"])):
         counts = {k: _int(v) for k, v in r.items() if k != "run"}
@@ -541,7 +543,7 @@ def exposure(store: ProvStore, *, run: str | None = None) -> list[ExposureRow]:
         QueryParameterError: ``run`` is not an absolute IRI.
         NotFound: ``run`` is not in the store.
     """
-    run_iri = _check_run(store, run)
+    run_iri = check_run(store, run)
     out = [ExposureRow(run=IRI(r["run"]), generation=IRI(r["generation"]),
                        answer=_iri(r["answer"]), generator_input=IRI(r["generator_input"]),
                        aid=IRI(r["aid"]), aid_type=_local(r["aid_type"]),

@@ -2,8 +2,9 @@
 
 Each command calls one library function, formats its result, and lets the
 group turn any :class:`~provgraph.errors.ProvgraphError` into ``Error: ...``
-with exit status 1 (usage errors exit 2, as click does). Data goes to standard
-output; progress and notes go to standard error.
+with exit status 2, as click does for usage errors (:data:`EXIT_ERROR`; 1 is kept for
+checks that found something, :data:`EXIT_FOUND`). Data goes to standard output;
+progress and notes go to standard error.
 """
 
 from __future__ import annotations
@@ -24,23 +25,56 @@ from .vocab import UNITS
 CONTEXT_SETTINGS = {"help_option_names": ["-h", "--help"]}
 
 
+EXIT_OK, EXIT_FOUND, EXIT_ERROR, EXIT_INTERRUPTED = 0, 1, 2, 130
+"""The exit statuses of every command (docs/cli-reference.md, "Exit status"): 0 done, nothing
+found; 1 a check found something (rows with --fail-on-found, validate's violations, an
+altered bundle, a quote that does not match); 2 a usage or input error, printed as
+``Error: ...``; 130 interrupted (Ctrl-C). As diff(1) and grep(1): 1 is an answer, 2 is trouble
+(issue 17: ``impact --fail-on-found`` exited 1 both for rows found and for an unknown agent)."""
+
+
+FOUND = {
+    "validate": "a PROV-CONSTRAINTS or SHACL violation",
+    "verify-bundle": "the bundle was altered (its digest or its graphs differ)",
+    "check-quote": "the quote does not match (any outcome but quote_match and normalized_match)",
+}
+"""Commands that exit 1 (:data:`EXIT_FOUND`) for what they find without --fail-on-found,
+and what that is; every command with --fail-on-found exits 1 when it prints rows."""
+
+
+class InputError(click.ClickException):
+    """A usage or input error: ``Error: ...`` and exit status 2 (:data:`EXIT_ERROR`)."""
+
+    exit_code = EXIT_ERROR
+
+
+class Found(click.ClickException):
+    """A check that found something: ``Error: ...`` and exit status 1 (:data:`EXIT_FOUND`)."""
+
+    exit_code = EXIT_FOUND
+
+
 class _Group(click.Group):
-    """A click group that reports provgraph errors as ``Error: ...`` (exit 1)."""
+    """A click group that reports provgraph errors as ``Error: ...`` (exit 2, as click does
+    for usage errors) and an interrupt as one line (exit 130), never a traceback."""
 
     def invoke(self, ctx: click.Context) -> Any:
         try:
             return super().invoke(ctx)
         except ProvgraphError as exc:
-            raise click.ClickException(str(exc)) from exc
+            raise InputError(str(exc)) from exc
         except UnicodeDecodeError as exc:
-            raise click.ClickException(
+            raise InputError(
                 f"the input is not UTF-8 text (byte 0x{exc.object[exc.start]:02x} at offset "
                 f"{exc.start}); convert it to UTF-8 first") from exc
         except BrokenPipeError:  # the reader went away ('provgraph ... | head'):
             raise  # click stops quietly (exit 1), as other command-line tools do
         except OSError as exc:  # a user's file that cannot be read or written
             where = f": {exc.filename}" if exc.filename else ""
-            raise click.ClickException(f"{exc.strerror or exc}{where}") from exc
+            raise InputError(f"{exc.strerror or exc}{where}") from exc
+        except KeyboardInterrupt:
+            click.echo("Error: interrupted (Ctrl-C)", err=True)
+            raise click.exceptions.Exit(EXIT_INTERRUPTED) from None
 
 
 class _Ctx:
@@ -79,7 +113,8 @@ pass_ctx = click.make_pass_decorator(_Ctx)
 @click.option("--store", "store_path", metavar="PATH", envvar="PROVGRAPH_STORE",
               callback=lambda ctx, param, value: _non_empty_store(value),
               help="Store directory (default: $PROVGRAPH_STORE, else ./.provgraph).")
-@click.option("--memory", is_flag=True, help="Use a throw-away in-memory store.")
+@click.option("--memory", is_flag=True,
+              help="Use a throw-away in-memory store (it overrides $PROVGRAPH_STORE).")
 @click.option("--endpoint", metavar="URL", envvar="PROVGRAPH_ENDPOINT",
               help="Keep the statements on a SPARQL 1.1 endpoint (its query URL) instead of "
                    "the store directory, which then holds only the retained originals. "
@@ -108,9 +143,17 @@ def cli(ctx: click.Context, store_path: str | None, memory: bool, endpoint: str 
         provgraph init
         provgraph record events.jsonl
         provgraph queries
+
+    \b
+    Exit status: 0 done (also when nothing was found); 1 a check found
+    something (rows with --fail-on-found; validate, verify-bundle, check-quote);
+    2 a usage or input error, printed as 'Error: ...'; 130 interrupted.
     """
     if memory and store_path:
-        raise click.UsageError("--memory and --store PATH exclude each other; pass one")
+        if ctx.get_parameter_source("store_path") is click.core.ParameterSource.ENVIRONMENT:
+            store_path = None  # an option given on the command line beats the environment
+        else:
+            raise click.UsageError("--memory and --store PATH exclude each other; pass one")
     if memory and endpoint:
         raise click.UsageError("--memory and --endpoint URL exclude each other; pass one")
     endpoints = {k: v for k, v in (("endpoint", endpoint), ("update_endpoint", update_endpoint),
@@ -168,7 +211,7 @@ def record(obj: _Ctx, events: Any) -> None:
     try:
         lines = events.readlines()
     except UnicodeDecodeError as exc:
-        raise click.ClickException(
+        raise InputError(
             f"{events.name}: not UTF-8 text (byte 0x{exc.object[exc.start]:02x} does not decode); "
             "convert it to UTF-8 first; nothing from this file was stored") from exc
     update, done = _progress(len(lines), "recording")
@@ -349,10 +392,10 @@ def import_(obj: _Ctx, file: Any, fmt: str, graph: str | None, sources: tuple[st
         for warning in getattr(report, "warnings", ()) or ():
             click.echo(f"warning: {warning}", err=True)
         if not report.stored:
-            raise click.ClickException(f"{name}: nothing was stored")
+            raise InputError(f"{name}: nothing was stored")
         click.echo(f"imported {name} ({fmt}): {report.stored} statements stored", err=True)
         if getattr(report, "errors", None) and not partial:
-            sys.exit(1)
+            raise click.exceptions.Exit(EXIT_ERROR)
         return
     if sources or partial:
         raise click.UsageError("--source and --partial apply only to the RAG answer formats "
@@ -399,7 +442,7 @@ def _bulk_import(obj: _Ctx, file: Any, fmt: str, graph: str | None,
     try:
         obj.store(create=True).bulk_load(path, kind, graph=IRI(graph) if graph else None)
     except SerializationError as exc:
-        raise click.ClickException(
+        raise InputError(
             f"{exc}. --bulk has no transaction: part of the file, before or after the error, "
             "may already be stored; fix the file and load it again (a statement already stored is not "
             "stored twice, unless it has a blank node)") from exc
@@ -436,6 +479,10 @@ def export(obj: _Ctx, claim: str | None, run_iri: str | None, everything: bool, 
 
     if sum((claim is not None, run_iri is not None, everything)) != 1:
         raise click.UsageError("give exactly one of --claim IRI, --run IRI, --all")
+    if output != "-":
+        from .io.files import check_output_file
+
+        check_output_file(output)  # a directory is not a file of an unknown format
     if fmt is None:
         if output == "-":
             raise click.UsageError("--format is required when writing to standard output")
@@ -470,11 +517,11 @@ def verify_bundle(file: Any, fmt: str) -> None:
     name = "<stdin>" if name in ("-", "<stdin>") else str(name)
     result = check(file.read(), fmt, name=name)
     if result.recorded != result.actual:
-        raise click.ClickException(
+        raise Found(
             f"{name}: bundle <{result.bundle}> was altered: recorded sha256 {result.recorded}, "
             f"content hashes to {result.actual} ({result.statements} statements)")
     if result.misplaced:
-        raise click.ClickException(
+        raise Found(
             f"{name}: bundle <{result.bundle}> was altered: {len(result.misplaced)} statement(s) "
             "moved between graphs (the description belongs in the default graph, the rest in "
             "the bundle's graph): " + "; ".join(result.misplaced[:3]))
@@ -513,7 +560,7 @@ def validate(obj: _Ctx, run_iri: str | None) -> None:
     click.echo(f"{len(report.graphs)} graph(s) checked: {n} violation(s), "
                f"{len(report.warnings)} warning(s)", err=True)
     if not report.conforms:
-        sys.exit(1)
+        raise click.exceptions.Exit(EXIT_FOUND)
 
 
 # ---------------------------------------------------------------- citation resolver (issue 3)
@@ -618,7 +665,7 @@ def check_quote_cmd(ctx: click.Context, source_file: str, quote: str, start: int
     out = {k: v for k, v in res.to_dict().items() if k not in ("citation", "generated_source")}
     out["source"] = source_file
     click.echo(json.dumps(out, ensure_ascii=False, indent=2))
-    ctx.exit(0 if res.verified else 1)
+    ctx.exit(EXIT_OK if res.verified else EXIT_FOUND)
 # ---------------------------------------------------------------------------
 # The query library (issue 4): lineage, stale, impact, unsupported,
 # generated-evidence, coverage, exposure. Each command is one call into
@@ -644,7 +691,7 @@ def _write_result(rows: Any, row_type: Any, fmt: str | None, no_headers: bool, t
                    no_headers=no_headers, title=title)
     if fail_on_found and n:
         click.echo(f"{title}: {n} row(s) found", err=True)
-        raise click.exceptions.Exit(1)
+        raise click.exceptions.Exit(EXIT_FOUND)
 
 
 @cli.command()

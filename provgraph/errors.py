@@ -24,8 +24,10 @@
         SourceDecodeError      source bytes that do not decode as UTF-8 (.position)
       NotFound               an IRI that is not in the store (.iri)
         AgentNotFound          no agent with a given name and version (.name, .version, .known)
+        WrongKind              an IRI of another kind than asked for: a run as --claim (.iri, .expected, .actual)
 
-The CLI turns any ``ProvgraphError`` into ``Error: <message>`` and exit status 1.
+The CLI turns any ``ProvgraphError`` into ``Error: <message>`` and exit status 2 (a usage
+or input error; 1 means a check found something: docs/cli-reference.md, "Exit status").
 """
 
 from __future__ import annotations
@@ -102,14 +104,24 @@ class QueryError(ProvgraphError):
 class QueryNotFound(QueryError):
     """No named query or query file matches.
 
+    Args:
+        file: ``name`` is a path (it ends in ``.rq`` or holds a ``/``): the message says
+            the file does not exist.
+
     Attributes:
         name: the name asked for.
         searched: where provgraph looked.
     """
 
-    def __init__(self, name: str, searched: Sequence[str], suggestion: str | None = None) -> None:
+    def __init__(self, name: str, searched: Sequence[str], suggestion: str | None = None,
+                 *, file: bool = False) -> None:
         self.name = name
         self.searched = list(searched)
+        if file:  # a path (FILE.rq) names a file, not an entry of the list (issue 17)
+            super().__init__(f"the query file {name} does not exist (looked for "
+                             f"{', '.join(self.searched)}); check the path, or give a query "
+                             "name ('provgraph queries' lists them)")
+            return
         hint = f' Did you mean "{suggestion}"?' if suggestion else ""
         super().__init__(f'Query "{name}" not found.{hint} Run \'provgraph queries\' to list them.')
 
@@ -255,6 +267,25 @@ class NotFound(ProvgraphError):
         self.iri = iri
         super().__init__(f"{what} <{iri}> is not in the store; check the IRI "
                          "(for example with 'provgraph query claims')")
+
+
+class WrongKind(NotFound):
+    """An IRI the store holds, but of another kind than the option asks for (issue 17:
+    ``export --claim RUN`` exported a 9-statement bundle, ``coverage --run CLAIM`` gave
+    ``[]``). A subclass of :class:`NotFound`: no resource of the kind asked for has that IRI.
+
+    Attributes:
+        iri: the IRI given.
+        expected: the kind asked for (``run``, ``claim or other lineage start``).
+        actual: what the IRI is, with its types (``a claim (pg:Claim, prov:Entity)``).
+    """
+
+    def __init__(self, iri: str, expected: str, actual: str, hint: str) -> None:
+        self.iri = iri
+        self.expected = expected
+        self.actual = actual
+        ProvgraphError.__init__(self, f"<{iri}> is {actual}, not {'an' if expected[0] in 'aeiou' else 'a'} "
+                                f"{expected}; {hint}")
 
 
 class ImportFailed(RecordError):

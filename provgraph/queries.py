@@ -357,7 +357,7 @@ class QueryCatalog:
         if name_or_path.endswith(".rq") or "/" in name_or_path:
             p = Path(name_or_path)
             if not p.is_file():
-                raise QueryNotFound(name_or_path, [str(p)])
+                raise QueryNotFound(name_or_path, [str(p.absolute())], file=True)
             return parse_query(p.read_text(encoding="utf-8"), str(p), p.stem)
         queries = self._load()
         if name_or_path in queries:

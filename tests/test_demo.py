@@ -255,7 +255,7 @@ def test_demo_store_is_marked_and_other_directories_are_never_deleted(demo, tmp_
     with pytest.raises(ProvgraphError, match="is not a demo store"):
         run_demo(precious, quiet=True)
     result = runner.invoke(cli, ["demo", "--store", str(precious)])
-    assert result.exit_code == 1
+    assert result.exit_code == 2
     assert "is not a demo store" in result.output
     assert (precious / "keep.txt").read_text() == "mine"
 
