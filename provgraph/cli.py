@@ -105,6 +105,13 @@ class _Ctx:
             self._store.close()
             self._store = None
 
+    def discard_if_new(self) -> None:
+        """After a failed write: close the store, deleting its directory when this
+        command created it (:meth:`provgraph.store.ProvStore.discard_if_new`)."""
+        if self._store is not None:
+            self._store.discard_if_new()
+            self._store = None
+
 
 pass_ctx = click.make_pass_decorator(_Ctx)
 
@@ -165,13 +172,20 @@ def cli(ctx: click.Context, store_path: str | None, memory: bool, endpoint: str 
     ctx.call_on_close(obj.close)
 
 
-def _progress(total: int, label: str) -> tuple[Callable[[int], None], Callable[[], None]]:
-    """A rich progress bar on a terminal, nothing otherwise."""
+def _progress(total: int, label: str, unit: str = "lines"
+              ) -> tuple[Callable[[int], None], Callable[[], None]]:
+    """A rich progress bar on standard error when it is a terminal (``unit="bytes"``:
+    with the transfer size and speed), nothing otherwise; ``(update(done), stop())``,
+    where ``stop`` may be called more than once."""
     if not sys.stderr.isatty() or total < 200:
         return (lambda n: None), (lambda: None)
-    from rich.progress import Progress
+    from rich.progress import (BarColumn, DownloadColumn, Progress, TaskProgressColumn,
+                               TextColumn, TimeRemainingColumn, TransferSpeedColumn)
 
-    prog = Progress(transient=True)
+    columns: list[Any] = [TextColumn("{task.description}"), BarColumn(), TaskProgressColumn()]
+    if unit == "bytes":
+        columns += [DownloadColumn(), TransferSpeedColumn()]
+    prog = Progress(*columns, TimeRemainingColumn(), transient=True, console=None)
     task = prog.add_task(label, total=total)
     prog.start()
     return (lambda n: prog.update(task, completed=n)), prog.stop
@@ -206,7 +220,7 @@ def record(obj: _Ctx, events: Any) -> None:
     Example:
         provgraph record pipeline-events.jsonl
     """
-    from .events import load_events
+    from .events import read_events, record_events
 
     try:
         lines = events.readlines()
@@ -214,11 +228,15 @@ def record(obj: _Ctx, events: Any) -> None:
         raise InputError(
             f"{events.name}: not UTF-8 text (byte 0x{exc.object[exc.start]:02x} does not decode); "
             "convert it to UTF-8 first; nothing from this file was stored") from exc
+    checked = read_events(lines, events.name)  # every bad line, before any store is opened
     update, done = _progress(len(lines), "recording")
     store = obj.store(create=True)
     before = len(store)
     try:
-        rec = load_events(store, lines, name=events.name, progress=update)
+        rec = record_events(store, checked, name=events.name, progress=update)
+    except BaseException:
+        obj.discard_if_new()  # a store this command created is not left behind empty
+        raise
     finally:
         done()
     click.echo(f"recorded run {rec.iri}: {len(store) - before} statements added", err=True)
@@ -377,6 +395,17 @@ def import_(obj: _Ctx, file: Any, fmt: str, graph: str | None, sources: tuple[st
     if bulk:
         _bulk_import(obj, file, fmt, graph, sources, partial)
         return
+    try:
+        _import(obj, file, fmt, graph, sources, partial)
+    except BaseException as exc:  # a store this import created is not left behind empty
+        if not isinstance(exc, click.exceptions.Exit):  # (an Exit comes after storing)
+            obj.discard_if_new()
+        raise
+
+
+def _import(obj: _Ctx, file: Any, fmt: str, graph: str | None, sources: tuple[str, ...],
+            partial: bool) -> None:
+    """``import`` without --bulk: atomic, so a failure stores nothing."""
     data = file.read()
     name = getattr(file, "name", "-")
     name = "<stdin>" if name in ("-", "<stdin>") else str(name)
@@ -439,16 +468,30 @@ def _bulk_import(obj: _Ctx, file: Any, fmt: str, graph: str | None,
     from .terms import IRI
 
     file.close()
+    store = obj.store(create=True)
+    before = len(store)
+    update, done = _progress(path.stat().st_size, f"loading {path.name}", unit="bytes")
     try:
-        obj.store(create=True).bulk_load(path, kind, graph=IRI(graph) if graph else None)
+        store.bulk_load(path, kind, graph=IRI(graph) if graph else None,
+                        progress=lambda n, total: update(n))
     except SerializationError as exc:
         raise InputError(
             f"{exc}. --bulk has no transaction: part of the file, before or after the error, "
             "may already be stored; fix the file and load it again (a statement already stored is not "
             "stored twice, unless it has a blank node)") from exc
+    except KeyboardInterrupt:
+        done()
+        click.echo(f"Error: interrupted: {len(store) - before} statements of {path} were stored "
+                   "before the interrupt (--bulk has no transaction); load the file again to "
+                   "finish (a statement already stored is not stored twice)", err=True)
+        raise click.exceptions.Exit(EXIT_INTERRUPTED) from None
+    finally:
+        done()
     where = f"<{graph}>" if graph else ("its graphs" if kind == "nquads" else "default graph")
-    click.echo(f"bulk-loaded {path} ({kind}) into {where}, without a transaction; "
-               "run 'provgraph validate' to check it", err=True)
+    after = len(store)
+    click.echo(f"bulk-loaded {path} ({kind}) into {where}, without a transaction: "
+               f"{after - before} statements added ({after} in the store); run 'provgraph "
+               "validate' to check it", err=True)
 
 
 @cli.command()

@@ -14,7 +14,7 @@
         QueryRefused           untrusted SPARQL that would reach the network or write (.source, .clause)
       VocabularyError        unknown term or an ontology that does not load
       RecordError            invalid provenance input: missing field, naive datetime, bad range
-        EventLogError          a malformed JSONL event (.line, .field)
+        EventLogError          malformed JSONL events (.line, .field of the first; .errors: every one)
         ImportFailed           an imported file with invalid items; nothing stored (.report)
       SerializationError     a document that cannot be read or written in a format
         UnsupportedFormat      a format name provgraph does not know (.format, .known)
@@ -184,19 +184,42 @@ class RecordError(ProvgraphError):
 
 
 class EventLogError(RecordError):
-    """A malformed line in a JSONL event log.
+    """Malformed lines in a JSONL event log.
 
     Attributes:
-        line: 1-based line number.
+        line: 1-based line number (of the first bad line).
         field: the offending field, or ``None`` when the line is not JSON at all.
+        errors: one :class:`EventLogError` per bad line (``[self]`` for one).
+        detail: ``SOURCE:LINE field 'F': message`` without the closing clause.
     """
 
     def __init__(self, source: str, line: int, field: str | None, message: str) -> None:
         self.source = source
         self.line = line
         self.field = field
+        self.errors: list[EventLogError] = [self]
         where = f"{source}:{line}" + (f" field {field!r}" if field else "")
-        super().__init__(f"{where}: {message}; nothing from this file was stored")
+        self.detail = f"{where}: {message}"
+        super().__init__(f"{self.detail}; nothing from this file was stored")
+
+    SHOWN = 20
+    """How many bad lines the message of :meth:`several` lists (``errors`` has all)."""
+
+    @classmethod
+    def several(cls, source: str, errors: Sequence[EventLogError]) -> EventLogError:
+        """One error for several bad lines: ``.errors`` holds them all, ``.line`` and
+        ``.field`` are the first one's; the message lists the first :data:`SHOWN`, one
+        per line, under ``SOURCE: N bad lines; nothing from this file was stored``."""
+        first = errors[0]
+        exc = cls.__new__(cls)
+        exc.source, exc.line, exc.field, exc.errors = source, first.line, first.field, list(errors)
+        lines = [f"  {e.detail}" for e in errors[:cls.SHOWN]]
+        if len(errors) > cls.SHOWN:
+            lines.append(f"  ... and {len(errors) - cls.SHOWN} more bad lines")
+        exc.detail = f"{source}: {len(errors)} bad lines"
+        Exception.__init__(exc, "\n".join([f"{exc.detail}; nothing from this file was stored",
+                                           *lines]))
+        return exc
 
 
 class SerializationError(ProvgraphError):

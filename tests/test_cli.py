@@ -42,9 +42,7 @@ def test_record_malformed_line_exits_2_and_stores_nothing(runner, tmp_path):
     assert res.exit_code == 2
     assert res.stderr.startswith(f"Error: {log}:4 field 'snapshot': 7 is not of type 'string'")
     assert "Traceback" not in res.output
-    res = runner.invoke(cli, ["--store", store, "query", "lineage", "-p", f"entity={pipeline.RUN}"])
-    assert res.exit_code == 2 and res.stdout == ""
-    assert res.stderr.startswith(f"Error: entity <{pipeline.RUN}> is not in the store; check the IRI")
+    assert not (tmp_path / "store").exists()  # the file was checked before a store was made
 
 
 def test_query_tells_an_unknown_iri_from_an_empty_answer(runner, tmp_path):
@@ -162,10 +160,11 @@ def test_bulk_import_streams_an_nquads_file_to_the_same_statements(runner, tmp_p
     second = str(tmp_path / "second")
     res = runner.invoke(cli, ["--store", second, "import", "--bulk", str(dump)])
     assert res.exit_code == 0, res.output
-    assert res.stderr == (f"bulk-loaded {dump} (nquads) into its graphs, without a transaction; "
-                          "run 'provgraph validate' to check it\n")
     a, b = EmbeddedStore(first), EmbeddedStore(second)
     try:
+        assert res.stderr == (f"bulk-loaded {dump} (nquads) into its graphs, without a "
+                              f"transaction: {len(b)} statements added ({len(b)} in the store); "
+                              "run 'provgraph validate' to check it\n")
         assert len(b) > 100 and a.canonical_nquads() == b.canonical_nquads()
     finally:
         a.close()

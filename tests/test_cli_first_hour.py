@@ -142,3 +142,147 @@ def test_a_missing_query_file_is_a_missing_file(runner, recorded_store, tmp_path
     res = runner.invoke(cli, ["--store", recorded_store, "query", "lineage-upstrem"])
     assert res.exit_code == 2
     assert 'Did you mean "lineage"' in res.stderr or "Did you mean" in res.stderr
+
+
+# ------------------------------------------------------------- record and import
+
+def _statements(path: str) -> int:
+    from provgraph.store import EmbeddedStore
+
+    s = EmbeddedStore(path)
+    try:
+        return len(s)
+    finally:
+        s.close()
+
+
+def test_bulk_import_says_how_many_statements_it_added(runner, tmp_path):
+    nq = tmp_path / "doc.nq"
+    nq.write_text("".join(f"<urn:x:s{i}> <urn:x:p> <urn:x:o> <urn:x:g> .\n" for i in range(50)))
+    store = str(tmp_path / "s")
+    res = runner.invoke(cli, ["--store", store, "import", "--bulk", str(nq)],
+                        catch_exceptions=False)
+    assert res.exit_code == 0, res.output
+    assert res.stderr == (f"bulk-loaded {nq} (nquads) into its graphs, without a transaction: "
+                          "50 statements added (50 in the store); run 'provgraph validate' to "
+                          "check it\n")
+    again = runner.invoke(cli, ["--store", store, "import", "--bulk", str(nq)])
+    assert "0 statements added (50 in the store)" in again.stderr
+
+
+def test_ctrl_c_during_a_bulk_import_says_what_was_kept(runner, tmp_path, monkeypatch):
+    """Ctrl-C while the workers load: no thread traceback ('ValueError: seek of closed
+    file'), no bare 'Aborted!': the windows in flight finish, no new one starts, and the
+    error line says how many statements were kept and how to finish."""
+    import signal
+    import threading
+
+    from provgraph import store as store_mod
+
+    monkeypatch.setattr(store_mod, "_BULK_WINDOW_BYTES", 400)
+    nq = tmp_path / "big.nq"
+    nq.write_text("".join(f"<urn:x:s{i}> <urn:x:p> <urn:x:o> <urn:x:g> .\n" for i in range(2000)))
+    thread_errors: list[BaseException] = []
+    monkeypatch.setattr(threading, "excepthook", lambda a: thread_errors.append(a.exc_value))
+    real_open = store_mod.EmbeddedStore.__init__
+    loads = []
+
+    def init(self, *args, **kwargs):  # type: ignore[no-untyped-def]
+        real_open(self, *args, **kwargs)
+        inner = self._store
+
+        class Engine:  # the engine, with a Ctrl-C after the third window
+            def __getattr__(self, name):  # type: ignore[no-untyped-def]
+                return getattr(inner, name)
+
+            def bulk_load(self, *a, **k):  # type: ignore[no-untyped-def]
+                inner.bulk_load(*a, **k)
+                loads.append(1)
+                if len(loads) == 3:  # SIGINT to the main thread, as a terminal's Ctrl-C
+                    signal.pthread_kill(threading.main_thread().ident, signal.SIGINT)
+
+            def __len__(self) -> int:
+                return len(inner)
+
+        self._store = Engine()
+
+    monkeypatch.setattr(store_mod.EmbeddedStore, "__init__", init)
+    store = str(tmp_path / "s")
+    res = runner.invoke(cli, ["--store", store, "import", "--bulk", str(nq)])
+    monkeypatch.undo()
+    import gc
+
+    gc.collect()  # the Engine class above holds the engine (and its lock) until collected
+    assert thread_errors == []
+    assert res.exit_code == 130, res.output
+    assert "Aborted!" not in res.output and "Traceback" not in res.output
+    kept = _statements(store)
+    assert 0 < kept < 2000
+    assert res.stderr == (f"Error: interrupted: {kept} statements of {nq} were stored before the "
+                          "interrupt (--bulk has no transaction); load the file again to finish "
+                          "(a statement already stored is not stored twice)\n")
+
+
+def test_record_reports_every_bad_line_and_creates_no_store(runner, tmp_path):
+    lines = pipeline.events()
+    lines[3] = lines[3].replace('"snapshot": "p1"', '"snapshot": 7')
+    lines[5] = "{not json"
+    lines[7] = lines[7].replace('"event": "aid"', '"event": "aids"')
+    log = tmp_path / "bad.jsonl"
+    log.write_text("\n".join(lines), encoding="utf-8")
+    store = tmp_path / "store"
+    res = runner.invoke(cli, ["--store", str(store), "record", str(log)])
+    assert res.exit_code == 2, res.output
+    errors = res.stderr.splitlines()
+    assert errors[0] == f"Error: {log}: 3 bad lines; nothing from this file was stored"
+    assert errors[1].startswith(f"  {log}:4 field 'snapshot': 7 is not of type 'string'")
+    assert errors[2].startswith(f"  {log}:6: not valid JSON")
+    assert errors[3].startswith(f"  {log}:8 field 'event': 'aids' is not one of")
+    assert len(errors) == 4
+    assert not store.exists()
+
+
+def test_a_record_that_fails_while_recording_leaves_no_new_store(runner, tmp_path):
+    lines = pipeline.events()
+    lines[3] = lines[3].replace('"snapshot": "p1"', '"snapshot": "nosuch"')  # valid JSON, bad id
+    log = tmp_path / "bad.jsonl"
+    log.write_text("\n".join(lines), encoding="utf-8")
+    store = tmp_path / "store"
+    res = runner.invoke(cli, ["--store", str(store), "record", str(log)])
+    assert res.exit_code == 2, res.output
+    assert f"{log}:4 field 'snapshot'" in res.stderr
+    assert not store.exists()
+    # an existing store is kept, unchanged
+    assert runner.invoke(cli, ["--store", str(store), "init"]).exit_code == 0
+    before = _statements(str(store))
+    res = runner.invoke(cli, ["--store", str(store), "record", str(log)])
+    assert res.exit_code == 2 and _statements(str(store)) == before
+
+
+def test_a_turtle_file_with_a_syntax_error_names_the_error(runner, tmp_path):
+    bad = tmp_path / "doc.ttl"
+    bad.write_text("@prefix prov: <http://www.w3.org/ns/prov#> .\n"
+                   "<urn:x:a> a prov:Entity\n<urn:x:b> a prov:Entity .\n")
+    res = runner.invoke(cli, ["--memory", "import", str(bad)])
+    assert res.exit_code == 2, res.output
+    assert res.stderr.startswith(f"Error: {bad} (turtle, from its extension) does not parse: ")
+    assert "line 3" in res.stderr and "cannot tell the format" not in res.stderr
+
+
+def test_an_event_log_given_to_import_points_to_record(runner, tmp_path):
+    log = tmp_path / "events.jsonl"
+    log.write_text("\n".join(pipeline.events()) + "\n", encoding="utf-8")
+    res = runner.invoke(cli, ["--memory", "import", str(log)])
+    assert res.exit_code == 2, res.output
+    assert res.stderr == (f"Error: {log} is a provgraph event log (JSON Lines with \"event\" "
+                          f"fields), not a document to import; record it with 'provgraph record "
+                          f"{log}'\n")
+
+
+def test_a_failed_import_leaves_no_new_store(runner, tmp_path):
+    bad = tmp_path / "doc.ttl"
+    bad.write_text("<urn:x:a> <urn:x:p> .\n")
+    store = tmp_path / "new" / "store"
+    res = runner.invoke(cli, ["--store", str(store), "import", str(bad)])
+    assert res.exit_code == 2, res.output
+    assert not (tmp_path / "new").exists()

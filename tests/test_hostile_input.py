@@ -95,7 +95,7 @@ def test_a_write_command_on_a_corrupt_store_is_an_error_line(runner, tmp_path):
     assert runner.invoke(cli, ["--store", str(store), "init"]).exit_code == 0
     (store / "rdf" / "CURRENT").write_text("garbage\n")
     events = tmp_path / "e.jsonl"
-    events.write_text('{"event": "run", "label": "x"}\n')
+    events.write_text('{"event": "query", "text": "q"}\n')  # valid: the store is what fails
     res = runner.invoke(cli, ["--store", str(store), "record", str(events)])
     assert res.exit_code == 2, res.output
     assert res.stderr.startswith(f"Error: cannot open the store at {store}: the engine reports "
