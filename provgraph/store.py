@@ -1005,17 +1005,18 @@ class EmbeddedStore(ProvStore):
                             progress(done[0], size)
 
         with probe:
-            workers = [threading.Thread(target=work, name=f"provgraph-bulk-load-{i}")
-                       for i in range(_BULK_WORKERS)]
-            for t in workers:
-                t.start()
+            workers: list[threading.Thread] = []
             try:
+                for i in range(_BULK_WORKERS):
+                    workers.append(threading.Thread(target=work, name=f"provgraph-bulk-load-{i}"))
+                    workers[-1].start()
                 for t in workers:
                     t.join()
             except KeyboardInterrupt:
                 stop.set()  # the windows in flight finish (pyoxigraph cannot be stopped
                 for t in workers:  # inside one); then the interrupt goes on
-                    t.join()
+                    if t.is_alive() or t.ident is not None:
+                        t.join()
                 raise
         if failures:
             start, exc = min(failures, key=lambda f: f[0])

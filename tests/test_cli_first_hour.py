@@ -184,41 +184,26 @@ def test_ctrl_c_during_a_bulk_import_says_what_was_kept(runner, tmp_path, monkey
     nq.write_text("".join(f"<urn:x:s{i}> <urn:x:p> <urn:x:o> <urn:x:g> .\n" for i in range(2000)))
     thread_errors: list[BaseException] = []
     monkeypatch.setattr(threading, "excepthook", lambda a: thread_errors.append(a.exc_value))
-    real_open = store_mod.EmbeddedStore.__init__
-    loads = []
+    real_window = store_mod.FileWindow
+    windows = []
 
-    def init(self, *args, **kwargs):  # type: ignore[no-untyped-def]
-        real_open(self, *args, **kwargs)
-        inner = self._store
+    def window(*args):  # type: ignore[no-untyped-def]
+        windows.append(args)
+        if len(windows) == 3:  # SIGINT to the main thread, as a terminal's Ctrl-C
+            signal.pthread_kill(threading.main_thread().ident, signal.SIGINT)
+        return real_window(*args)
 
-        class Engine:  # the engine, with a Ctrl-C after the third window
-            def __getattr__(self, name):  # type: ignore[no-untyped-def]
-                return getattr(inner, name)
-
-            def bulk_load(self, *a, **k):  # type: ignore[no-untyped-def]
-                inner.bulk_load(*a, **k)
-                loads.append(1)
-                if len(loads) == 3:  # SIGINT to the main thread, as a terminal's Ctrl-C
-                    signal.pthread_kill(threading.main_thread().ident, signal.SIGINT)
-
-            def __len__(self) -> int:
-                return len(inner)
-
-        self._store = Engine()
-
-    monkeypatch.setattr(store_mod.EmbeddedStore, "__init__", init)
+    monkeypatch.setattr(store_mod, "FileWindow", window)
     store = str(tmp_path / "s")
     res = runner.invoke(cli, ["--store", store, "import", "--bulk", str(nq)])
     monkeypatch.undo()
-    import gc
-
-    gc.collect()  # the Engine class above holds the engine (and its lock) until collected
+    code, output, stderr = res.exit_code, res.output, res.stderr
     assert thread_errors == []
-    assert res.exit_code == 130, res.output
-    assert "Aborted!" not in res.output and "Traceback" not in res.output
+    assert code == 130, output
+    assert "Aborted!" not in output and "Traceback" not in output
     kept = _statements(store)
     assert 0 < kept < 2000
-    assert res.stderr == (f"Error: interrupted: {kept} statements of {nq} were stored before the "
+    assert stderr == (f"Error: interrupted: {kept} statements of {nq} were stored before the "
                           "interrupt (--bulk has no transaction); load the file again to finish "
                           "(a statement already stored is not stored twice)\n")
 
@@ -286,3 +271,62 @@ def test_a_failed_import_leaves_no_new_store(runner, tmp_path):
     res = runner.invoke(cli, ["--store", str(store), "import", str(bad)])
     assert res.exit_code == 2, res.output
     assert not (tmp_path / "new").exists()
+
+
+# ------------------------------------------------------------- revisions
+
+def test_a_new_snapshot_of_a_known_document_is_a_revision_without_revision_of(runner, tmp_path):
+    """The fixture log's second snapshot of policy.md names revision_of; without it the
+    snapshot was silently not a revision, and stale found nothing."""
+    lines = [line.replace(', "revision_of": "p1"', "") for line in pipeline.events()]
+    assert not any('"revision_of"' in line for line in lines)
+    log = tmp_path / "events.jsonl"
+    log.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    store = str(tmp_path / "s")
+    assert runner.invoke(cli, ["--store", store, "record", str(log)]).exit_code == 0
+    explicit = tmp_path / "explicit.jsonl"
+    explicit.write_text("\n".join(pipeline.events()) + "\n", encoding="utf-8")
+    other = str(tmp_path / "o")
+    assert runner.invoke(cli, ["--store", other, "record", str(explicit)]).exit_code == 0
+    inferred = runner.invoke(cli, ["--store", store, "stale"], catch_exceptions=False)
+    given = runner.invoke(cli, ["--store", other, "stale"], catch_exceptions=False)
+    assert json.loads(inferred.stdout) and inferred.stdout == given.stdout
+
+
+def test_a_snapshot_observed_before_the_newest_one_needs_revision_of(tmp_path):
+    import datetime as dt
+
+    from provgraph import EmbeddedStore, Recorder
+    from provgraph.errors import RecordError
+
+    s = EmbeddedStore()
+    rec = Recorder(s, packages=[])
+    t = dt.datetime(2026, 1, 5, tzinfo=dt.timezone.utc)
+    first = rec.snapshot(b"v1", uri="https://example.org/a", media_type="text/plain", observed_at=t)
+    second = rec.snapshot(b"v2", uri="https://example.org/a", media_type="text/plain",
+                          observed_at=t + dt.timedelta(days=1))
+    assert second.revision_of == first.iri
+    with pytest.raises(RecordError, match="observed before .* the newest snapshot of "
+                                          "https://example.org/a"):
+        rec.snapshot(b"v0", uri="https://example.org/a", media_type="text/plain",
+                     observed_at=t - dt.timedelta(days=1))
+    with rec.batch():  # inside one transaction too
+        third = rec.snapshot(b"v3", uri="https://example.org/a", media_type="text/plain",
+                             observed_at=t + dt.timedelta(days=2))
+        fourth = rec.snapshot(b"v4", uri="https://example.org/a", media_type="text/plain",
+                              observed_at=t + dt.timedelta(days=3))
+    assert (third.revision_of, fourth.revision_of) == (second.iri, third.iri)
+
+
+def test_two_snapshots_of_a_new_document_in_one_batch_are_revisions(tmp_path):
+    import datetime as dt
+
+    from provgraph import EmbeddedStore, Recorder
+
+    rec = Recorder(EmbeddedStore(), packages=[])
+    t = dt.datetime(2026, 1, 5, tzinfo=dt.timezone.utc)
+    with rec.batch():
+        a = rec.snapshot(b"v1", uri="https://example.org/b", media_type="text/plain", observed_at=t)
+        b = rec.snapshot(b"v2", uri="https://example.org/b", media_type="text/plain",
+                         observed_at=t + dt.timedelta(hours=1))
+    assert b.revision_of == a.iri
