@@ -292,20 +292,50 @@ def queries(fmt: str | None, no_headers: bool) -> None:
 
 
 @cli.command()
-@click.option("--store", "demo_store", metavar="PATH", help="Where the demo store goes.")
+@click.option("--store", "demo_store", metavar="PATH",
+              help="Where the demo store goes (default: provgraph's --store or $PROVGRAPH_STORE, "
+                   "else ./.provgraph-demo).")
 @pass_ctx
 def demo(obj: _Ctx, demo_store: str | None) -> None:
     """Run the reference RAG pipeline end to end and show what an auditor sees.
 
+    The store is recreated on every run; a directory that is not a demo store is
+    never deleted. The report ends with commands to try next, spelled with the
+    program as it was run (.venv/bin/provgraph after 'make demo').
+
     \b
     Example:
-        provgraph demo --store /tmp/provgraph-demo
+        provgraph --store /tmp/provgraph-demo demo
     """
-    from .demo import run_demo
+    try:
+        from .demo import run_demo
+    except ImportError as exc:  # a dependency of the demo (docutils, rank-bm25, yaml)
+        missing = exc.name or str(exc)
+        raise InputError(f"provgraph demo needs {missing}, which does not import ({exc}); "
+                         "reinstall provgraph with its dependencies ('make demo', or pip "
+                         "install -e .)") from exc
+    where = demo_store or obj.store_path  # the group's --store, or $PROVGRAPH_STORE (issue 17)
+    run_demo(Path(where) if where else None, program=_program())
 
-    run_demo(Path(demo_store) if demo_store else None)
 
+def _program() -> str:
+    """How to spell this program in commands printed for the user to run (issue 17:
+    ``provgraph`` is not on PATH after ``make demo``): ``provgraph`` when that is what
+    PATH finds, else the path it was run by (``.venv/bin/provgraph``), or
+    ``python -m provgraph`` when it was run so."""
+    import os
+    import shlex
+    import shutil
 
+    argv0 = sys.argv[0] if sys.argv else ""
+    if Path(argv0).name == "__main__.py":
+        return f"{shlex.quote(sys.executable)} -m provgraph"
+    found = shutil.which("provgraph")
+    if found and argv0 and os.path.realpath(found) == os.path.realpath(argv0):
+        return "provgraph"
+    if Path(argv0).name == "provgraph" and os.path.exists(argv0):
+        return shlex.quote(argv0)
+    return "provgraph"
 
 
 # ---------------------------------------------------------------------------
