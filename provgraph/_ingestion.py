@@ -38,7 +38,7 @@ class IngestionSteps(RecorderBase):
 
     def snapshot(self, data: bytes, *, uri: str, media_type: str,
                  observed_at: _dt.datetime | None = None, revision_of: Ref | None = None,
-                 document: str | None = None) -> SnapshotRecord:
+                 document: str | None = None, part: bool = False) -> SnapshotRecord:
         """Retain ``data`` and record it as a ``pg:SourceSnapshot`` of the document at ``uri``.
 
         Args:
@@ -57,6 +57,9 @@ class IngestionSteps(RecorderBase):
                 :func:`provgraph.schema.snapshot.reobservation_quads`), so ``stale``
                 reports nothing for it.
             document: IRI of the version-independent document; default is minted from ``uri``.
+            part: the bytes are a part of the document (a passage or chunk a service
+                returned), not the whole: never taken for a revision of the document's
+                other snapshots when ``revision_of`` is ``None`` (the importers' passages).
 
         Returns:
             :class:`SnapshotRecord`; its IRI is the RFC 6920 ``ni:`` name of the bytes.
@@ -86,7 +89,7 @@ class IngestionSteps(RecorderBase):
         snap = ids.snapshot_iri(digest)
         doc = _given_iri("document", document) or ids.content_iri("document", uri)
         prev = iri_of(revision_of) if revision_of is not None else None
-        if prev is None and not self._exists(snap) and self._exists(doc):
+        if prev is None and not part and not self._exists(snap) and self._exists(doc):
             prev = self._newest_snapshot(doc, uri, observed)
         unchanged = prev == snap  # seen again with the same bytes: a re-observation (issue 14)
         rec = SnapshotRecord(iri=snap, document=doc, sha256=digest, byte_size=len(data),

@@ -330,3 +330,14 @@ def test_two_snapshots_of_a_new_document_in_one_batch_are_revisions(tmp_path):
         b = rec.snapshot(b"v2", uri="https://example.org/b", media_type="text/plain",
                          observed_at=t + dt.timedelta(hours=1))
     assert b.revision_of == a.iri
+
+
+def test_passages_of_one_document_from_a_service_are_not_revisions(runner, tmp_path):
+    """The bedrock example's two passages come from one S3 object: two snapshots of that
+    document, neither a revision of the other (importers/bedrock.py), so nothing is stale."""
+    store = str(tmp_path / "s")
+    example = Path(__file__).resolve().parents[1] / "examples" / "bedrock-retrieve-and-generate.json"
+    res = runner.invoke(cli, ["--store", store, "import", "--format", "bedrock", str(example)])
+    assert res.exit_code == 0, res.output
+    stale = runner.invoke(cli, ["--store", store, "stale"], catch_exceptions=False)
+    assert stale.stdout == "[]\n"
