@@ -182,6 +182,13 @@ def _label(node: IRI, kind: str, attrs: Mapping[IRI, str], agent_labels: list[st
     return " ".join(parts)
 
 
+def _agent_label(agent: IRI, attrs: Mapping[IRI, str]) -> str:
+    """``name version`` of an agent, or ``<IRI>`` for one recorded without a name
+    (issue 17: the label ended in a dangling "by")."""
+    name = f"{attrs.get(PG.agentName, '')} {attrs.get(PG.agentVersion, '')}".strip()
+    return name or f"<{agent}>"
+
+
 def lineage(store: ProvStore, entity: str, *, max_depth: int | None = None) -> list[LineageRow]:
     """Everything upstream of ``entity``, each node with its depth (``lineage.rq``).
 
@@ -241,7 +248,7 @@ def lineage(store: ProvStore, entity: str, *, max_depth: int | None = None) -> l
     rows = []
     for node, (depth, parent, via) in found.items():
         kind = _kind(types.get(node, set()), via)
-        agents = [f"{attrs.get(a, {}).get(PG.agentName, '')} {attrs.get(a, {}).get(PG.agentVersion, '')}".strip()
+        agents = [_agent_label(a, attrs.get(a, {}))
                   for r, a in edges.get(node, ()) if r == PROV.wasAssociatedWith]
         rows.append(LineageRow(node=node, depth=depth, kind=kind,
                                relation=curie(via) if via is not None else None, parent=parent,
@@ -380,6 +387,9 @@ def _local(t: Term | None) -> str | None:
     return None if t is None else str(t).rsplit("#", 1)[-1]
 
 
+SHARE_DIGITS = 4
+"""Decimal places of :attr:`CoverageRow.share` (issue 17: 16-digit shares were printed)."""
+
 # --------------------------------------------------------------------- unsupported
 
 @dataclasses.dataclass(frozen=True, slots=True, kw_only=True)
@@ -390,7 +400,10 @@ class UnsupportedRow(_Row):
         run: the claim's run.
         claim: the claim.
         kind: ``quotation``, ``paraphrase`` or ``derivation``.
-        status: ``supported``, ``partially_supported`` or ``unsupported`` (as recorded).
+        claimed_status: the status the pipeline recorded for the claim (``supported``,
+            ``partially_supported`` or ``unsupported``), which the missing evidence
+            contradicts when it is ``supported`` (issue 17: the column was ``status``,
+            read as the finding's).
         citations: how many citations the claim has (0 for an uncited claim).
         reason: ``uncited`` or ``no_eligible_citation``.
     """
@@ -398,7 +411,7 @@ class UnsupportedRow(_Row):
     run: IRI
     claim: IRI
     kind: str
-    status: str
+    claimed_status: str
     citations: int
     reason: str
 
@@ -425,7 +438,8 @@ def unsupported(store: ProvStore, *, run: str | None = None) -> list[Unsupported
     """
     run_iri = check_run(store, run)
     out = [UnsupportedRow(run=IRI(r["run"]), claim=IRI(r["claim"]), kind=_str(r["kind"]) or "",
-                          status=_str(r["status"]) or "", citations=_int(r["citations"]),
+                          claimed_status=_str(r["claimed_status"]) or "",
+                          citations=_int(r["citations"]),
                           reason=_str(r["reason"]) or "")
            for r in _run_query(store, "unsupported", {"run": run_iri})]
     return sorted(out, key=lambda x: (x.run, x.claim))
@@ -445,7 +459,8 @@ class CoverageRow(_Row):
         count: the numerator.
         denominator: the count it is out of.
         of: what the denominator counts (``claims``, ``quoting_claims`` or ``citations``).
-        share: ``count / denominator`` as a float, ``None`` when the denominator is 0.
+        share: ``count / denominator`` rounded to 4 decimal places (0.6667; ``count`` and
+            ``denominator`` are exact), ``None`` when the denominator is 0.
     """
 
     run: IRI
@@ -494,7 +509,7 @@ def coverage(store: ProvStore, *, run: str | None = None) -> list[CoverageRow]:
         for measure, of in COVERAGE_MEASURES:
             n, d = counts[measure], counts[of]
             out.append(CoverageRow(run=IRI(r["run"]), measure=measure, count=n, denominator=d,
-                                   of=of, share=(n / d) if d else None))
+                                   of=of, share=round(n / d, SHARE_DIGITS) if d else None))
     return out
 
 

@@ -274,7 +274,7 @@ def query(obj: _Ctx, name: str, params: tuple[str, ...], fmt: str | None, no_hea
 
 
 @cli.command()
-@output_options
+@output_options(json_default="table")
 def queries(fmt: str | None, no_headers: bool) -> None:
     """List the named queries with their parameters and summaries.
 

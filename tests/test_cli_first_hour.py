@@ -6,6 +6,7 @@ input error). Each test failed on the code before its fix."""
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 
 import pytest
@@ -341,3 +342,73 @@ def test_passages_of_one_document_from_a_service_are_not_revisions(runner, tmp_p
     assert res.exit_code == 0, res.output
     stale = runner.invoke(cli, ["--store", store, "stale"], catch_exceptions=False)
     assert stale.stdout == "[]\n"
+
+
+# ------------------------------------------------------------- what the output says
+
+@pytest.mark.parametrize("argv", [["stale", "--table"], ["coverage", "--table"],
+                                  ["unsupported", "--table"], ["lineage", CLAIM, "--table"],
+                                  ["resolve", "--citations", "--table"], ["queries"]])
+def test_tables_fit_the_terminal_and_keep_iris_on_one_line(runner, recorded_store, argv):
+    """Issue 17: --table was 100-200 columns whatever the terminal; at 80 the boxes broke
+    and IRIs were folded over lines, so they could not be copied."""
+    res = runner.invoke(cli, ["--store", recorded_store, *argv], env={"COLUMNS": "80"},
+                        catch_exceptions=False)
+    assert res.exit_code == 0, res.output
+    lines = res.stdout.splitlines()
+    assert lines and max(len(ln) for ln in lines) <= 80, "\n".join(lines)
+    for ln in lines:  # an IRI is whole or cut in the middle, never continued on the next line
+        for text in re.split(r"[\s│┃]+", ln):
+            if text.startswith(("urn:", "ni:", "http")):
+                assert "…" in text or _WHOLE_IRI.match(text), (text, "\n".join(lines))
+
+
+_WHOLE_IRI = re.compile(
+    r"^(urn:uuid:[0-9a-z-]{36}|ni:///sha-256;[A-Za-z0-9_-]{43}|urn:provgraph:[a-z-]+:[0-9a-f]{32}"
+    r"|https?://\S+)$")
+
+
+def test_wide_tables_show_whole_iris(runner, recorded_store):
+    narrow = runner.invoke(cli, ["--store", recorded_store, "stale", "--table"],
+                           env={"COLUMNS": "100"}, catch_exceptions=False)
+    wide = runner.invoke(cli, ["--store", recorded_store, "stale", "--table", "--wide"],
+                         env={"COLUMNS": "100"}, catch_exceptions=False)
+    assert max(len(ln) for ln in narrow.stdout.splitlines()) <= 100
+    assert max(len(ln) for ln in wide.stdout.splitlines()) > 100
+    assert pipeline.RUN not in narrow.stdout and "…" in narrow.stdout
+    assert pipeline.RUN in wide.stdout and CLAIM in wide.stdout
+    assert json.loads(runner.invoke(cli, ["--store", recorded_store, "stale"],
+                                    env={"COLUMNS": "80"}).stdout)[0]["run"] == pipeline.RUN
+
+
+def test_coverage_shares_are_rounded(runner, recorded_store):
+    rows = json.loads(runner.invoke(cli, ["--store", recorded_store, "coverage"]).stdout)
+    shares = [r["share"] for r in rows if r["share"] is not None]
+    assert shares and all(s == round(s, 4) for s in shares)
+    assert any(r["count"] == 2 and r["denominator"] == 3 and r["share"] == 0.6667 for r in rows)
+
+
+def test_unsupported_rows_say_whose_status_it_is(runner, recorded_store):
+    rows = json.loads(runner.invoke(cli, ["--store", recorded_store, "unsupported"]).stdout)
+    assert rows and all("status" not in r for r in rows)
+    assert {(r["claimed_status"], r["reason"]) for r in rows} >= {("unsupported", "no_eligible_citation")}
+
+
+def test_queries_help_names_its_default(runner):
+    helptext = " ".join(runner.invoke(cli, ["queries", "--help"]).output.split())
+    assert "JSON array, one object per line (default)" not in helptext
+    assert "(default)" in helptext.split("-t, --table", 1)[1].split("--wide", 1)[0]
+
+
+def test_lineage_of_an_agent_without_a_name_has_no_dangling_by(store):
+    from provgraph import analytics
+    from provgraph.terms import IRI
+    from provgraph.vocab import PROV, RDF
+
+    a, act, e = IRI("urn:x:a"), IRI("urn:x:act"), IRI("urn:x:e")
+    store.add([(e, RDF.type, PROV.Entity, None), (e, PROV.wasGeneratedBy, act, None),
+               (act, RDF.type, PROV.Activity, None), (act, PROV.wasAssociatedWith, a, None),
+               (a, RDF.type, PROV.Agent, None)])
+    labels = {str(r.node): r.label for r in analytics.lineage(store, "urn:x:e")}
+    assert labels["urn:x:act"] == "by <urn:x:a>"
+    assert not any(lb.endswith("by") or lb.endswith("by ") for lb in labels.values())
