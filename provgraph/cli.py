@@ -252,24 +252,36 @@ def _parse_params(params: tuple[str, ...]) -> dict[str, str]:
     return out
 
 
+def _complete_query(ctx: click.Context, param: click.Parameter, incomplete: str) -> list[Any]:
+    """Shell completion of ``query NAME``: the named queries."""
+    from .queries import QueryCatalog
+
+    return [n for n in QueryCatalog().names() if n.startswith(incomplete)]
+
+
 @cli.command()
-@click.argument("name")
+@click.argument("name", metavar="NAME|FILE.rq|SPARQL|-", shell_complete=_complete_query)
 @click.option("-p", "--param", "params", multiple=True, metavar="NAME=VALUE",
               help="A query parameter, bound as an RDF term of its declared type.")
 @output_options
 @pass_ctx
 def query(obj: _Ctx, name: str, params: tuple[str, ...], fmt: str | None, no_headers: bool) -> None:
-    """Run a named query (see 'provgraph queries') or a .rq file.
+    """Run a named query (see 'provgraph queries'), a .rq file, or SPARQL text.
+
+    NAME is a query name, a path to a .rq file, a SELECT query given inline (any
+    text with a space or a brace), or '-' for SPARQL text on standard input. Text
+    and files are checked as untrusted SPARQL (no SERVICE, no LOAD, no update).
 
     \b
     Example:
         provgraph query lineage -p entity=urn:uuid:0190... --table
+        provgraph query "SELECT ?run WHERE { ?run a <https://w3id.org/provgraph/ns#Run> }"
     """
     from .queries import QueryCatalog
 
     cat = QueryCatalog()
-    q = cat.get(name)
-    rows = cat.run(obj.store(read_only=True), name, _parse_params(params), require_known=True)
+    q = cat.get(sys.stdin.read() if name == "-" else name)
+    rows = cat.run(obj.store(read_only=True), q, _parse_params(params), require_known=True)
     write_rows(rows, q.returns, fmt=fmt or "json", no_headers=no_headers, title=q.name)
 
 
@@ -452,7 +464,10 @@ def _import(obj: _Ctx, file: Any, fmt: str, graph: str | None, sources: tuple[st
             click.echo(f"warning: {warning}", err=True)
         if not report.stored:
             raise InputError(f"{name}: nothing was stored")
-        click.echo(f"imported {name} ({fmt}): {report.stored} statements stored", err=True)
+        runs = " ".join(str(r) for r in getattr(report, "runs", ()))
+        click.echo(f"imported {name} ({fmt}): {report.stored} statements stored"
+                   + (f" in run(s) {runs} ('provgraph delete-run RUN' undoes one)" if runs else ""),
+                   err=True)
         if getattr(report, "errors", None) and not partial:
             raise click.exceptions.Exit(EXIT_ERROR)
         return
@@ -978,6 +993,105 @@ def serve(obj: _Ctx, bind: str, allow_update: bool, token_file: str | None,
                    err=True)
 
     run_server(store, config, ready=ready)
+
+
+# ---------------------------------------------------------------------------
+# Runs (issue 17): list them, delete one as a recorded invalidation; shell completion
+
+@cli.command()
+@click.option("--removed", is_flag=True,
+              help="List the deleted runs instead (the audit trail of 'delete-run').")
+@output_options
+@pass_ctx
+def runs(obj: _Ctx, removed: bool, fmt: str | None, no_headers: bool) -> None:
+    """List the runs (named graphs) with their label, start time, statements and claims.
+
+    A run is a named graph: what provgraph recorded (kind run) or another PROV
+    bundle (kind bundle: an imported bundle, an 'import --graph'). --removed lists
+    the runs 'delete-run' deleted, with when, how many statements and their digest.
+
+    \b
+    Example:
+        provgraph runs --table
+        provgraph runs --removed
+    """
+    from . import runs as runs_mod
+
+    store = obj.store(read_only=True)
+    if removed:
+        rows: Any = runs_mod.removals(store)
+        columns = runs_mod.RemovalRow.columns()
+    else:
+        rows = runs_mod.runs(store)
+        columns = runs_mod.RunRow.columns()
+    write_rows([r.to_dict() for r in rows], columns, fmt=fmt or "json", no_headers=no_headers,
+               title="removed runs" if removed else "runs")
+
+
+@cli.command(name="delete-run")
+@click.argument("run", callback=_iri_option, metavar="RUN")
+@click.option("--reason", default="", metavar="TEXT", help="Why, kept in the audit trail.")
+@click.option("-y", "--yes", is_flag=True, help="Delete without asking.")
+@pass_ctx
+def delete_run(obj: _Ctx, run: str, reason: str, yes: bool) -> None:
+    """Delete a run (a named graph), recorded as an invalidation: undo a record or import.
+
+    Every statement of the run's graph is removed, and in the same transaction
+    the graph urn:provgraph:graph:removals records that the run
+    prov:wasInvalidatedBy a pg:Removal: when, how many statements and the SHA-256
+    of their canonical N-Quads ('provgraph runs --removed' lists them). Shared
+    ingestion facts (documents, snapshots, chunks) and retained bytes stay. Asks
+    first, unless --yes.
+
+    \b
+    Example:
+        provgraph delete-run urn:uuid:0190... --reason "recorded with the wrong parser"
+    """
+    from .runs import delete_run as delete, run_summary
+
+    store = obj.store()
+    row = run_summary(store, run)
+    what = (f"Delete {row.kind} <{row.run}> ("
+            + ", ".join(x for x in (repr(row.label) if row.label else "",
+                                    f"started {row.started.isoformat()}" if row.started else "")
+                        if x)
+            + f"): {row.statements} statements and {row.claims} claims?")
+    if not yes:
+        try:
+            confirmed = click.confirm(what.replace("(): ", ": "), default=False)
+        except click.Abort:
+            raise InputError(f"not deleted: {row.run} (no answer; pass --yes to delete "
+                             "without asking)") from None
+        if not confirmed:
+            raise InputError(f"not deleted: {row.run}")
+    done = delete(store, row.run, reason=reason)
+    click.echo(f"deleted {row.kind} <{done.run}>: {done.statements} statements removed, "
+               f"recorded as {done.removal} at {done.removed.isoformat()} "
+               f"(sha256 {done.sha256})", err=True)
+
+
+@cli.command()
+@click.argument("shell", required=False, type=click.Choice(["bash", "zsh", "fish"]))
+def completion(shell: str | None) -> None:
+    """Print the shell completion script (click's) for bash, zsh or fish.
+
+    SHELL defaults to the one $SHELL names. Load it in the current shell with
+    eval, or save it where your shell reads completions.
+
+    \b
+    Example:
+        eval "$(provgraph completion bash)"
+        provgraph completion fish > ~/.config/fish/completions/provgraph.fish
+    """
+    import os
+
+    from click.shell_completion import get_completion_class
+
+    shell = shell or Path(os.environ.get("SHELL", "bash")).name
+    cls = get_completion_class(shell)
+    if cls is None:
+        raise click.UsageError(f"no completion for the shell {shell!r}; give bash, zsh or fish")
+    click.echo(cls(cli, {}, "provgraph", "_PROVGRAPH_COMPLETE").source())
 
 
 def main() -> None:

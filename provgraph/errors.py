@@ -25,6 +25,7 @@
       NotFound               an IRI that is not in the store (.iri)
         AgentNotFound          no agent with a given name and version (.name, .version, .known)
         WrongKind              an IRI of another kind than asked for: a run as --claim (.iri, .expected, .actual)
+        RunDeleted             a run that 'provgraph delete-run' deleted (.iri, .at, .statements)
 
 The CLI turns any ``ProvgraphError`` into ``Error: <message>`` and exit status 2 (a usage
 or input error; 1 means a check found something: docs/cli-reference.md, "Exit status").
@@ -309,6 +310,25 @@ class WrongKind(NotFound):
         self.actual = actual
         ProvgraphError.__init__(self, f"<{iri}> is {actual}, not {'an' if expected[0] in 'aeiou' else 'a'} "
                                 f"{expected}; {hint}")
+
+
+class RunDeleted(NotFound):
+    """A run whose graph ``provgraph delete-run`` deleted: the audit trail says when.
+
+    Attributes:
+        iri: the run.
+        at: when it was deleted (timezone-aware).
+        statements: how many statements were removed.
+    """
+
+    def __init__(self, iri: str, at: object, statements: int) -> None:
+        self.iri = iri
+        self.at = at
+        self.statements = statements
+        when = at.isoformat() if hasattr(at, "isoformat") else str(at)
+        ProvgraphError.__init__(
+            self, f"run <{iri}> was deleted at {when} ({statements} statements removed by "
+                  "'provgraph delete-run'); 'provgraph runs --removed' lists deleted runs")
 
 
 class ImportFailed(RecordError):

@@ -14,10 +14,10 @@ content is exported with ``run=``.
 from __future__ import annotations
 
 from ._rows import _check_iri, curie
-from .errors import NotFound, WrongKind
+from .errors import NotFound, RunDeleted, WrongKind
 from .store import ProvStore
 from .terms import IRI
-from .vocab import PG, PROV, RDF
+from .vocab import GRAPH, PG, PROV, RDF
 
 __all__ = ["types_of", "require_run", "check_run", "require_lineage_start", "RUN_TYPES"]
 
@@ -71,11 +71,18 @@ def require_run(store: ProvStore, run: str) -> IRI:
     Raises:
         WrongKind: ``run`` names something else the store holds (a claim, a citation):
             the message gives its types.
+        RunDeleted: ``run`` was deleted (``provgraph delete-run``): the message says when.
         NotFound: the store holds nothing about ``run``.
     """
     iri = IRI(run)
     if _is_graph(store, iri):
         return iri
+    if next(iter(store.quads(iri, PROV.wasInvalidatedBy, None, GRAPH.REMOVALS)), None):
+        from .schema.removal import of_runs
+
+        gone = of_runs(store, [iri]).get(iri)
+        if gone is not None:
+            raise RunDeleted(iri, gone.at, gone.statements)
     types = types_of(store, iri)
     if types:
         raise WrongKind(iri, "run", _described(types),

@@ -984,7 +984,15 @@ class EmbeddedStore(ProvStore):
 
         # pyoxigraph releases the GIL while it loads, so two workers overlap one window's
         # parsing with the other's index building, as its own loader does with its batches.
-        def work() -> None:
+        finished: list[threading.Event] = []
+
+        def work(done_event: threading.Event) -> None:
+            try:
+                _work()
+            finally:
+                done_event.set()
+
+        def _work() -> None:
             with open(path, "rb", buffering=0) as raw:
                 while True:
                     with lock:
@@ -1008,15 +1016,20 @@ class EmbeddedStore(ProvStore):
             workers: list[threading.Thread] = []
             try:
                 for i in range(_BULK_WORKERS):
-                    workers.append(threading.Thread(target=work, name=f"provgraph-bulk-load-{i}"))
+                    finished.append(threading.Event())
+                    workers.append(threading.Thread(target=work, args=(finished[-1],),
+                                                    name=f"provgraph-bulk-load-{i}"))
                     workers[-1].start()
                 for t in workers:
                     t.join()
             except KeyboardInterrupt:
                 stop.set()  # the windows in flight finish (pyoxigraph cannot be stopped
-                for t in workers:  # inside one); then the interrupt goes on
-                    if t.is_alive() or t.ident is not None:
-                        t.join()
+                # inside one); then the interrupt goes on. Waited for by the workers' own
+                # events: a Thread.join() interrupted by Ctrl-C may already count a running
+                # thread as stopped (measured: the count of statements kept came out short)
+                for t, event in zip(workers, finished):
+                    if t.ident is not None:
+                        event.wait()
                 raise
         if failures:
             start, exc = min(failures, key=lambda f: f[0])

@@ -294,14 +294,13 @@ def test_a_new_snapshot_of_a_known_document_is_a_revision_without_revision_of(ru
     assert json.loads(inferred.stdout) and inferred.stdout == given.stdout
 
 
-def test_a_snapshot_observed_before_the_newest_one_needs_revision_of(tmp_path):
+def test_a_snapshot_observed_before_the_newest_one_needs_revision_of(store):
     import datetime as dt
 
-    from provgraph import EmbeddedStore, Recorder
+    from provgraph import Recorder
     from provgraph.errors import RecordError
 
-    s = EmbeddedStore()
-    rec = Recorder(s, packages=[])
+    rec = Recorder(store, packages=[])
     t = dt.datetime(2026, 1, 5, tzinfo=dt.timezone.utc)
     first = rec.snapshot(b"v1", uri="https://example.org/a", media_type="text/plain", observed_at=t)
     second = rec.snapshot(b"v2", uri="https://example.org/a", media_type="text/plain",
@@ -319,12 +318,12 @@ def test_a_snapshot_observed_before_the_newest_one_needs_revision_of(tmp_path):
     assert (third.revision_of, fourth.revision_of) == (second.iri, third.iri)
 
 
-def test_two_snapshots_of_a_new_document_in_one_batch_are_revisions(tmp_path):
+def test_two_snapshots_of_a_new_document_in_one_batch_are_revisions(store):
     import datetime as dt
 
-    from provgraph import EmbeddedStore, Recorder
+    from provgraph import Recorder
 
-    rec = Recorder(EmbeddedStore(), packages=[])
+    rec = Recorder(store, packages=[])
     t = dt.datetime(2026, 1, 5, tzinfo=dt.timezone.utc)
     with rec.batch():
         a = rec.snapshot(b"v1", uri="https://example.org/b", media_type="text/plain", observed_at=t)
@@ -412,3 +411,109 @@ def test_lineage_of_an_agent_without_a_name_has_no_dangling_by(store):
     labels = {str(r.node): r.label for r in analytics.lineage(store, "urn:x:e")}
     assert labels["urn:x:act"] == "by <urn:x:a>"
     assert not any(lb.endswith("by") or lb.endswith("by ") for lb in labels.values())
+
+
+# ------------------------------------------------------------- new commands
+
+def _fresh_recorded(runner, tmp_path) -> str:
+    log = tmp_path / "events.jsonl"
+    log.write_text("\n".join(pipeline.events()) + "\n", encoding="utf-8")
+    store = str(tmp_path / "store")
+    assert runner.invoke(cli, ["--store", store, "record", str(log)]).exit_code == 0
+    return store
+
+
+def test_runs_lists_each_run_with_its_size_and_time(runner, recorded_store):
+    from provgraph.store import EmbeddedStore
+
+    res = runner.invoke(cli, ["--store", recorded_store, "runs"], catch_exceptions=False)
+    assert res.exit_code == 0, res.output
+    [row] = json.loads(res.stdout)
+    s = EmbeddedStore(recorded_store, read_only=True)
+    try:
+        in_graph = sum(1 for _ in s.quads(graph=pipeline.RUN))
+    finally:
+        s.close()
+    assert row == {"run": pipeline.RUN, "kind": "run", "label": "fixture",
+                   "started": pipeline.t(0).isoformat(), "statements": in_graph, "claims": 3}
+
+
+def test_inline_sparql_runs_like_a_query_file(runner, recorded_store):
+    text = ("PREFIX pg: <https://w3id.org/provgraph/ns#> "
+            "SELECT ?claim ?kind WHERE { ?claim pg:claimKind ?kind } ORDER BY ?claim")
+    res = runner.invoke(cli, ["--store", recorded_store, "query", text, "--csv"],
+                        catch_exceptions=False)
+    assert res.exit_code == 0, res.output
+    assert res.stdout.splitlines() == ["claim,kind", f"{pipeline.iri('cl1')},quotation",
+                                       f"{pipeline.iri('cl2')},paraphrase",
+                                       f"{pipeline.iri('cl3')},paraphrase"]
+    stdin = runner.invoke(cli, ["--store", recorded_store, "query", "-", "--csv"], input=text)
+    assert stdin.exit_code == 0 and stdin.stdout == res.stdout
+    service = runner.invoke(cli, ["--store", recorded_store, "query",
+                                  "SELECT * WHERE { SERVICE <http://127.0.0.1:9/> { ?s ?p ?o } }"])
+    assert service.exit_code == 2 and "SERVICE" in service.stderr
+    bad = runner.invoke(cli, ["--store", recorded_store, "query", "SELECT ?x WHERE { ?x"])
+    assert bad.exit_code == 2 and "SPARQL syntax error in <command line>" in bad.stderr
+
+
+def test_delete_run_asks_removes_the_graph_and_records_the_removal(runner, tmp_path):
+    store = _fresh_recorded(runner, tmp_path)
+    before = json.loads(runner.invoke(cli, ["--store", store, "runs"]).stdout)[0]
+    no = runner.invoke(cli, ["--store", store, "delete-run", pipeline.RUN], input="n\n")
+    assert no.exit_code == 2, no.output
+    assert f"Delete run <{pipeline.RUN}> ('fixture', started 2026-03-01T09:00:00+00:00): " \
+           f"{before['statements']} statements and 3 claims" in no.output
+    assert "Error: not deleted" in no.stderr
+    assert json.loads(runner.invoke(cli, ["--store", store, "runs"]).stdout) == [before]
+    eof = runner.invoke(cli, ["--store", store, "delete-run", pipeline.RUN], input="")
+    assert eof.exit_code == 2 and "pass --yes" in eof.stderr
+    yes = runner.invoke(cli, ["--store", store, "delete-run", pipeline.RUN, "--reason",
+                              "recorded with the wrong parser"], input="y\n")
+    assert yes.exit_code == 0, yes.output
+    assert f"deleted run <{pipeline.RUN}>: {before['statements']} statements removed" in yes.stderr
+    assert json.loads(runner.invoke(cli, ["--store", store, "runs"]).stdout) == []
+    [gone] = json.loads(runner.invoke(cli, ["--store", store, "runs", "--removed"]).stdout)
+    assert (gone["run"], gone["label"], gone["statements"], gone["reason"]) == (
+        pipeline.RUN, "fixture", before["statements"], "recorded with the wrong parser")
+    assert len(gone["sha256"]) == 64
+    after = runner.invoke(cli, ["--store", store, "coverage", "--run", pipeline.RUN])
+    assert after.exit_code == 2
+    assert after.stderr.startswith(f"Error: run <{pipeline.RUN}> was deleted at {gone['removed']}")
+    # the snapshots, shared by runs, stay; the deletion is PROV: an invalidation
+    snaps = runner.invoke(cli, ["--store", store, "query",
+                                "SELECT ?s WHERE { ?s a <https://w3id.org/provgraph/ns#SourceSnapshot> }"])
+    assert len(json.loads(snaps.stdout)) == 3
+    inv = runner.invoke(cli, ["--store", store, "query",
+                              "SELECT ?a WHERE { GRAPH <urn:provgraph:graph:removals> { <"
+                              + pipeline.RUN + "> <http://www.w3.org/ns/prov#wasInvalidatedBy> ?a } }"])
+    assert json.loads(inv.stdout)[0]["a"] == gone["removal"]
+    # the same event log can be recorded again, as a whole run
+    log = tmp_path / "events.jsonl"
+    assert runner.invoke(cli, ["--store", store, "record", str(log)]).exit_code == 0
+    assert json.loads(runner.invoke(cli, ["--store", store, "runs"]).stdout) == [before]
+
+
+def test_delete_run_refuses_what_is_not_a_run(runner, tmp_path):
+    store = _fresh_recorded(runner, tmp_path)
+    res = runner.invoke(cli, ["--store", store, "delete-run", "urn:provgraph:graph:ingestion",
+                              "--yes"])
+    assert res.exit_code == 2 and "provgraph's own graphs" in res.stderr
+    res = runner.invoke(cli, ["--store", store, "delete-run", pipeline.iri("cl1"), "--yes"])
+    assert res.exit_code == 2 and "is a claim" in res.stderr
+
+
+def test_shell_completion(runner, tmp_path):
+    import os
+    import subprocess
+    import sys
+
+    res = runner.invoke(cli, ["completion", "bash"], catch_exceptions=False)
+    assert res.exit_code == 0 and "_PROVGRAPH_COMPLETE=bash_complete" in res.stdout
+    exe = Path(sys.executable).with_name("provgraph")
+    env = {**os.environ, "_PROVGRAPH_COMPLETE": "bash_complete", "COMP_WORDS": "provgraph st",
+           "COMP_CWORD": "1"}
+    done = subprocess.run([str(exe)], env=env, capture_output=True, text=True, timeout=60)
+    assert "plain,stale" in done.stdout.splitlines()
+    env.update(COMP_WORDS="provgraph query lin", COMP_CWORD="2")
+    done = subprocess.run([str(exe)], env=env, capture_output=True, text=True, timeout=60)
+    assert "plain,lineage" in done.stdout.splitlines()

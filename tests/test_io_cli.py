@@ -102,12 +102,14 @@ def test_source_and_partial_are_only_for_rag_formats(runner, tmp_path):
 
 def test_import_refuses_provgraphs_reserved_graphs(runner, tmp_path):
     store = str(tmp_path / "s")
-    for graph in ("urn:provgraph:graph:ontology", "urn:provgraph:graph:ingestion"):
+    for graph in ("urn:provgraph:graph:ontology", "urn:provgraph:graph:ingestion",
+                  "urn:provgraph:graph:removals"):
         res = runner.invoke(cli, ["--store", store, "import", "-", "--graph", graph], input=DOC)
         assert res.exit_code == 2
         assert res.stderr.endswith(
             f"Error: Invalid value for '--graph': {graph} is a graph provgraph reserves for "
-            "itself (reserved: urn:provgraph:graph:ingestion, urn:provgraph:graph:ontology); "
+            "itself (reserved: urn:provgraph:graph:ingestion, urn:provgraph:graph:ontology, "
+            "urn:provgraph:graph:removals); "
             "name another graph, such as urn:example:g1. To restore 'provgraph export --all' "
             "output, import the TriG or N-Quads file without --graph: its graphs are kept\n")
     s = EmbeddedStore(store)
