@@ -226,14 +226,17 @@ def record(obj: _Ctx, events: Any) -> None:
         lines = events.readlines()
     except UnicodeDecodeError as exc:
         raise InputError(
-            f"{events.name}: not UTF-8 text (byte 0x{exc.object[exc.start]:02x} does not decode); "
+            f"{getattr(events, 'name', '<stdin>')}: not UTF-8 text (byte "
+            f"0x{exc.object[exc.start]:02x} does not decode); "
             "convert it to UTF-8 first; nothing from this file was stored") from exc
-    checked = read_events(lines, events.name)  # every bad line, before any store is opened
+    name = getattr(events, "name", "-")
+    name = "<stdin>" if name in ("-", "<stdin>") else str(name)
+    checked = read_events(lines, name)  # every bad line, before any store is opened
     update, done = _progress(len(lines), "recording")
     store = obj.store(create=True)
     before = len(store)
     try:
-        rec = record_events(store, checked, name=events.name, progress=update)
+        rec = record_events(store, checked, name=name, progress=update)
     except BaseException:
         obj.discard_if_new()  # a store this command created is not left behind empty
         raise

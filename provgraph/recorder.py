@@ -148,7 +148,8 @@ class Recorder(IngestionSteps):
                              config=dict(config) if config is not None else None,
                              models=dict(models) if models else None,
                              code_revision=code_revision or None)
-        if run_iri and next(iter(self.store.quads(iri, RDF.type, PG.Run, iri)), None):
+        if run_iri and self.store.has_subject(iri) and next(
+                iter(self.store.quads(iri, RDF.type, PG.Run, iri)), None):
             return  # continuing a recorded run: its identity is already in its graph
             # (only there: a deleted run's IRI stays described in the removals graph)
         self._emit(run_schema.to_quads(self.run))
