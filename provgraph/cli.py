@@ -162,7 +162,10 @@ def cli(ctx: click.Context, store_path: str | None, memory: bool, endpoint: str 
         else:
             raise click.UsageError("--memory and --store PATH exclude each other; pass one")
     if memory and endpoint:
-        raise click.UsageError("--memory and --endpoint URL exclude each other; pass one")
+        if ctx.get_parameter_source("endpoint") is click.core.ParameterSource.ENVIRONMENT:
+            endpoint = update_endpoint = gsp_endpoint = None  # --memory beats the environment
+        else:
+            raise click.UsageError("--memory and --endpoint URL exclude each other; pass one")
     endpoints = {k: v for k, v in (("endpoint", endpoint), ("update_endpoint", update_endpoint),
                                    ("gsp_endpoint", gsp_endpoint)) if v}
     if endpoints and not endpoint:

@@ -109,6 +109,9 @@ def test_memory_wins_over_the_store_environment_variable(runner, tmp_path, monke
     assert res.exit_code == 0, res.output
     assert "store ready at :memory:" in res.stderr
     assert not (tmp_path / "from-env").exists()
+    monkeypatch.setenv("PROVGRAPH_ENDPOINT", "http://127.0.0.1:9/sparql")  # likewise
+    res = runner.invoke(cli, ["--memory", "init"], catch_exceptions=False)
+    assert res.exit_code == 0 and "store ready at :memory:" in res.stderr, res.output
     both = runner.invoke(cli, ["--memory", "--store", str(tmp_path / "x"), "init"])
     assert both.exit_code == 2
     assert "--memory and --store PATH exclude each other" in both.stderr
