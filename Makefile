@@ -42,4 +42,4 @@ bench-full: $(STAMP)
 	$(BIN)/python -m bench --full
 
 clean:
-	rm -rf $(VENV) .provgraph .provgraph-demo .mypy_cache dist build
+	rm -rf $(VENV) .provgraph .provgraph-demo .mypy_cache dist build claim.json claim.prov.json served oxigraph-data remote-originals

@@ -38,7 +38,7 @@ class IngestionSteps(RecorderBase):
 
     def snapshot(self, data: bytes, *, uri: str, media_type: str,
                  observed_at: _dt.datetime | None = None, revision_of: Ref | None = None,
-                 document: str | None = None) -> SnapshotRecord:
+                 document: str | None = None, part: bool = False) -> SnapshotRecord:
         """Retain ``data`` and record it as a ``pg:SourceSnapshot`` of the document at ``uri``.
 
         Args:
@@ -47,13 +47,19 @@ class IngestionSteps(RecorderBase):
             media_type: IANA media type, e.g. ``text/markdown; charset=utf-8``.
             observed_at: when the bytes were fetched (aware; default now).
             revision_of: the previous snapshot of the same document
-                (``prov:wasRevisionOf``, binary and qualified). When it is the
+                (``prov:wasRevisionOf``, binary and qualified). ``None``: new bytes of
+                a document that has snapshots revise its newest one
+                (:func:`provgraph.schema.snapshot.newest_of_document`; issue 17), and
+                the record returned names it. When it is the
                 snapshot of these very bytes (an unchanged re-ingest), nothing is
                 revised: a ``pg:Reobservation`` that ``prov:used`` the snapshot at
                 ``observed_at`` is recorded instead (issue 14;
                 :func:`provgraph.schema.snapshot.reobservation_quads`), so ``stale``
                 reports nothing for it.
             document: IRI of the version-independent document; default is minted from ``uri``.
+            part: the bytes are a part of the document (a passage or chunk a service
+                returned), not the whole: never taken for a revision of the document's
+                other snapshots when ``revision_of`` is ``None`` (the importers' passages).
 
         Returns:
             :class:`SnapshotRecord`; its IRI is the RFC 6920 ``ni:`` name of the bytes.
@@ -66,7 +72,10 @@ class IngestionSteps(RecorderBase):
 
         Raises:
             RecordError: ``data`` is not bytes, ``uri`` or ``media_type`` is empty,
-                ``observed_at`` is naive.
+                ``observed_at`` is naive, or ``revision_of`` is ``None`` and the new
+                bytes were observed before the document's newest snapshot (snapshots
+                of a document are recorded in the order observed; name the revised
+                snapshot to place it).
         """
         if not isinstance(data, (bytes, bytearray)):
             raise RecordError(f"snapshot data must be bytes, got {type(data).__name__}; "
@@ -80,6 +89,8 @@ class IngestionSteps(RecorderBase):
         snap = ids.snapshot_iri(digest)
         doc = _given_iri("document", document) or ids.content_iri("document", uri)
         prev = iri_of(revision_of) if revision_of is not None else None
+        if prev is None and not part and not self._exists(snap) and self._exists(doc):
+            prev = self._newest_snapshot(doc, uri, observed)
         unchanged = prev == snap  # seen again with the same bytes: a re-observation (issue 14)
         rec = SnapshotRecord(iri=snap, document=doc, sha256=digest, byte_size=len(data),
                              media_type=media_type, source_uri=uri, observed_at=observed,
@@ -93,8 +104,25 @@ class IngestionSteps(RecorderBase):
             q = snapshot_schema.to_quads(rec, g, run=self.iri)
         self._emit(q)
         self._mark_written(snap)
+        self._mark_written(doc)
         self._support.remember(snap, self._support.derive(snapshots=[snap]), ingestion=True)
         return rec
+
+    def _newest_snapshot(self, doc: IRI, uri: str, observed: _dt.datetime) -> IRI | None:
+        """What new bytes of ``doc`` revise when no ``revision_of`` is given: its newest
+        snapshot, in the store or in this batch (issue 17)."""
+        pending = [*(self._held or ()), *(self._pending or ())]
+        newest = snapshot_schema.newest_of_document(self.store, doc, pending)
+        if newest is None:
+            return None
+        snap, when = newest
+        if when is not None and observed < when:
+            raise RecordError(
+                f"these bytes were observed before ({observed.isoformat()}) the newest snapshot "
+                f"of {uri}, <{snap}> ({when.isoformat()}): snapshots of a document are recorded "
+                "in the order they were observed; pass revision_of= the snapshot this one "
+                "revises to place it")
+        return snap
 
     def unretained_document(self, uri: str, *, reason: str, document: str | None = None) -> IRI:
         """Record a document whose bytes are not retained (a ``pg:Document`` with

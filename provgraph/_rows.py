@@ -9,7 +9,6 @@ from collections.abc import Mapping
 from functools import lru_cache
 from typing import Any
 
-from .errors import NotFound
 from .queries import Param, QueryCatalog, bind_value
 from .store import ProvStore
 from .terms import IRI, Literal, Term, term_value
@@ -86,12 +85,3 @@ _MIN = _dt.datetime.min.replace(tzinfo=_dt.timezone.utc)
 
 def _check_iri(name: str, value: str) -> IRI:
     return IRI(bind_value(name, Param(name, "iri"), value))  # raises QueryParameterError
-
-
-def _check_run(store: ProvStore, run: str | None) -> IRI | None:
-    if run is None:
-        return None
-    iri = _check_iri("run", run)
-    if not store.has_subject(iri):
-        raise NotFound(iri, "run")
-    return iri

@@ -40,9 +40,10 @@ from collections.abc import Iterable, Mapping
 from typing import TYPE_CHECKING, Any
 
 from ._rows import (
-    PREFIXES, _check_iri, _check_run, _int, _iri, _Row, _run_query, _str, curie,
+    PREFIXES, _check_iri, _int, _iri, _Row, _run_query, _str, curie,
 )
 from .errors import AgentNotFound, NotFound
+from .kinds import check_run, require_lineage_start
 from .store import ProvStore
 from .terms import IRI, Literal, Term
 from .vocab import OUTCOMES, PG, PROV, RDF, VERIFIED_OUTCOMES
@@ -118,8 +119,9 @@ def lineage_subgraph(store: ProvStore, entity: str) -> tuple[
     Raises:
         QueryParameterError: ``entity`` is not an absolute IRI.
         NotFound: ``entity`` is not mentioned in the store.
+        WrongKind: ``entity`` is a run or another bundle (export it with ``run=``).
     """
-    iri = _check_iri("entity", entity)
+    iri = require_lineage_start(store, _check_iri("entity", entity))
     rows = _run_query(store, "lineage", {"entity": iri})
     if not rows and not store.mentions(iri):  # checked only when nothing came back
         raise NotFound(iri, "entity")
@@ -178,6 +180,13 @@ def _label(node: IRI, kind: str, attrs: Mapping[IRI, str], agent_labels: list[st
     if agent_labels:
         parts.append("by " + ", ".join(agent_labels))
     return " ".join(parts)
+
+
+def _agent_label(agent: IRI, attrs: Mapping[IRI, str]) -> str:
+    """``name version`` of an agent, or ``<IRI>`` for one recorded without a name
+    (issue 17: the label ended in a dangling "by")."""
+    name = f"{attrs.get(PG.agentName, '')} {attrs.get(PG.agentVersion, '')}".strip()
+    return name or f"<{agent}>"
 
 
 def lineage(store: ProvStore, entity: str, *, max_depth: int | None = None) -> list[LineageRow]:
@@ -239,7 +248,7 @@ def lineage(store: ProvStore, entity: str, *, max_depth: int | None = None) -> l
     rows = []
     for node, (depth, parent, via) in found.items():
         kind = _kind(types.get(node, set()), via)
-        agents = [f"{attrs.get(a, {}).get(PG.agentName, '')} {attrs.get(a, {}).get(PG.agentVersion, '')}".strip()
+        agents = [_agent_label(a, attrs.get(a, {}))
                   for r, a in edges.get(node, ()) if r == PROV.wasAssociatedWith]
         rows.append(LineageRow(node=node, depth=depth, kind=kind,
                                relation=curie(via) if via is not None else None, parent=parent,
@@ -295,7 +304,7 @@ def impact(store: ProvStore, agent_name: str, *, version: str | None = None,
         QueryParameterError: ``run`` is not an absolute IRI.
         NotFound: ``run`` is not in the store.
     """
-    run_iri = _check_run(store, run)
+    run_iri = check_run(store, run)
     _check_agent(store, agent_name, version)
     rows = _run_query(store, "impact", {"agent_name": agent_name, "agent_version": version,
                                         "run": run_iri})
@@ -365,7 +374,7 @@ def generated_evidence(store: ProvStore, *, run: str | None = None) -> list[Gene
         QueryParameterError: ``run`` is not an absolute IRI.
         NotFound: ``run`` is not in the store.
     """
-    run_iri = _check_run(store, run)
+    run_iri = check_run(store, run)
     out = [GeneratedEvidenceRow(
         run=IRI(r["run"]), claim=IRI(r["claim"]), citation=_iri(r["citation"]),
         target=IRI(r["target"]), basis=_str(r["basis"]) or "", aid=_iri(r["aid"]),
@@ -378,6 +387,9 @@ def _local(t: Term | None) -> str | None:
     return None if t is None else str(t).rsplit("#", 1)[-1]
 
 
+SHARE_DIGITS = 4
+"""Decimal places of :attr:`CoverageRow.share` (issue 17: 16-digit shares were printed)."""
+
 # --------------------------------------------------------------------- unsupported
 
 @dataclasses.dataclass(frozen=True, slots=True, kw_only=True)
@@ -388,7 +400,10 @@ class UnsupportedRow(_Row):
         run: the claim's run.
         claim: the claim.
         kind: ``quotation``, ``paraphrase`` or ``derivation``.
-        status: ``supported``, ``partially_supported`` or ``unsupported`` (as recorded).
+        claimed_status: the status the pipeline recorded for the claim (``supported``,
+            ``partially_supported`` or ``unsupported``), which the missing evidence
+            contradicts when it is ``supported`` (issue 17: the column was ``status``,
+            read as the finding's).
         citations: how many citations the claim has (0 for an uncited claim).
         reason: ``uncited`` or ``no_eligible_citation``.
     """
@@ -396,7 +411,7 @@ class UnsupportedRow(_Row):
     run: IRI
     claim: IRI
     kind: str
-    status: str
+    claimed_status: str
     citations: int
     reason: str
 
@@ -421,9 +436,10 @@ def unsupported(store: ProvStore, *, run: str | None = None) -> list[Unsupported
         QueryParameterError: ``run`` is not an absolute IRI.
         NotFound: ``run`` is not in the store.
     """
-    run_iri = _check_run(store, run)
+    run_iri = check_run(store, run)
     out = [UnsupportedRow(run=IRI(r["run"]), claim=IRI(r["claim"]), kind=_str(r["kind"]) or "",
-                          status=_str(r["status"]) or "", citations=_int(r["citations"]),
+                          claimed_status=_str(r["claimed_status"]) or "",
+                          citations=_int(r["citations"]),
                           reason=_str(r["reason"]) or "")
            for r in _run_query(store, "unsupported", {"run": run_iri})]
     return sorted(out, key=lambda x: (x.run, x.claim))
@@ -443,7 +459,8 @@ class CoverageRow(_Row):
         count: the numerator.
         denominator: the count it is out of.
         of: what the denominator counts (``claims``, ``quoting_claims`` or ``citations``).
-        share: ``count / denominator`` as a float, ``None`` when the denominator is 0.
+        share: ``count / denominator`` rounded to 4 decimal places (0.6667; ``count`` and
+            ``denominator`` are exact), ``None`` when the denominator is 0.
     """
 
     run: IRI
@@ -485,14 +502,14 @@ def coverage(store: ProvStore, *, run: str | None = None) -> list[CoverageRow]:
         QueryParameterError: ``run`` is not an absolute IRI.
         NotFound: ``run`` is not in the store.
     """
-    run_iri = _check_run(store, run)
+    run_iri = check_run(store, run)
     out: list[CoverageRow] = []
     for r in sorted(_run_query(store, "coverage", {"run": run_iri}), key=lambda x: str(x["run"])):
         counts = {k: _int(v) for k, v in r.items() if k != "run"}
         for measure, of in COVERAGE_MEASURES:
             n, d = counts[measure], counts[of]
             out.append(CoverageRow(run=IRI(r["run"]), measure=measure, count=n, denominator=d,
-                                   of=of, share=(n / d) if d else None))
+                                   of=of, share=round(n / d, SHARE_DIGITS) if d else None))
     return out
 
 
@@ -541,7 +558,7 @@ def exposure(store: ProvStore, *, run: str | None = None) -> list[ExposureRow]:
         QueryParameterError: ``run`` is not an absolute IRI.
         NotFound: ``run`` is not in the store.
     """
-    run_iri = _check_run(store, run)
+    run_iri = check_run(store, run)
     out = [ExposureRow(run=IRI(r["run"]), generation=IRI(r["generation"]),
                        answer=_iri(r["answer"]), generator_input=IRI(r["generator_input"]),
                        aid=IRI(r["aid"]), aid_type=_local(r["aid_type"]),

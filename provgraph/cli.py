@@ -2,8 +2,9 @@
 
 Each command calls one library function, formats its result, and lets the
 group turn any :class:`~provgraph.errors.ProvgraphError` into ``Error: ...``
-with exit status 1 (usage errors exit 2, as click does). Data goes to standard
-output; progress and notes go to standard error.
+with exit status 2, as click does for usage errors (:data:`EXIT_ERROR`; 1 is kept for
+checks that found something, :data:`EXIT_FOUND`). Data goes to standard output;
+progress and notes go to standard error.
 """
 
 from __future__ import annotations
@@ -24,23 +25,56 @@ from .vocab import UNITS
 CONTEXT_SETTINGS = {"help_option_names": ["-h", "--help"]}
 
 
+EXIT_OK, EXIT_FOUND, EXIT_ERROR, EXIT_INTERRUPTED = 0, 1, 2, 130
+"""The exit statuses of every command (docs/cli-reference.md, "Exit status"): 0 done, nothing
+found; 1 a check found something (rows with --fail-on-found, validate's violations, an
+altered bundle, a quote that does not match); 2 a usage or input error, printed as
+``Error: ...``; 130 interrupted (Ctrl-C). As diff(1) and grep(1): 1 is an answer, 2 is trouble
+(issue 17: ``impact --fail-on-found`` exited 1 both for rows found and for an unknown agent)."""
+
+
+FOUND = {
+    "validate": "a PROV-CONSTRAINTS or SHACL violation",
+    "verify-bundle": "the bundle was altered (its digest or its graphs differ)",
+    "check-quote": "the quote does not match (any outcome but quote_match and normalized_match)",
+}
+"""Commands that exit 1 (:data:`EXIT_FOUND`) for what they find without --fail-on-found,
+and what that is; every command with --fail-on-found exits 1 when it prints rows."""
+
+
+class InputError(click.ClickException):
+    """A usage or input error: ``Error: ...`` and exit status 2 (:data:`EXIT_ERROR`)."""
+
+    exit_code = EXIT_ERROR
+
+
+class Found(click.ClickException):
+    """A check that found something: ``Error: ...`` and exit status 1 (:data:`EXIT_FOUND`)."""
+
+    exit_code = EXIT_FOUND
+
+
 class _Group(click.Group):
-    """A click group that reports provgraph errors as ``Error: ...`` (exit 1)."""
+    """A click group that reports provgraph errors as ``Error: ...`` (exit 2, as click does
+    for usage errors) and an interrupt as one line (exit 130), never a traceback."""
 
     def invoke(self, ctx: click.Context) -> Any:
         try:
             return super().invoke(ctx)
         except ProvgraphError as exc:
-            raise click.ClickException(str(exc)) from exc
+            raise InputError(str(exc)) from exc
         except UnicodeDecodeError as exc:
-            raise click.ClickException(
+            raise InputError(
                 f"the input is not UTF-8 text (byte 0x{exc.object[exc.start]:02x} at offset "
                 f"{exc.start}); convert it to UTF-8 first") from exc
         except BrokenPipeError:  # the reader went away ('provgraph ... | head'):
             raise  # click stops quietly (exit 1), as other command-line tools do
         except OSError as exc:  # a user's file that cannot be read or written
             where = f": {exc.filename}" if exc.filename else ""
-            raise click.ClickException(f"{exc.strerror or exc}{where}") from exc
+            raise InputError(f"{exc.strerror or exc}{where}") from exc
+        except KeyboardInterrupt:
+            click.echo("Error: interrupted (Ctrl-C)", err=True)
+            raise click.exceptions.Exit(EXIT_INTERRUPTED) from None
 
 
 class _Ctx:
@@ -71,6 +105,13 @@ class _Ctx:
             self._store.close()
             self._store = None
 
+    def discard_if_new(self) -> None:
+        """After a failed write: close the store, deleting its directory when this
+        command created it (:meth:`provgraph.store.ProvStore.discard_if_new`)."""
+        if self._store is not None:
+            self._store.discard_if_new()
+            self._store = None
+
 
 pass_ctx = click.make_pass_decorator(_Ctx)
 
@@ -79,7 +120,8 @@ pass_ctx = click.make_pass_decorator(_Ctx)
 @click.option("--store", "store_path", metavar="PATH", envvar="PROVGRAPH_STORE",
               callback=lambda ctx, param, value: _non_empty_store(value),
               help="Store directory (default: $PROVGRAPH_STORE, else ./.provgraph).")
-@click.option("--memory", is_flag=True, help="Use a throw-away in-memory store.")
+@click.option("--memory", is_flag=True,
+              help="Use a throw-away in-memory store (it overrides $PROVGRAPH_STORE).")
 @click.option("--endpoint", metavar="URL", envvar="PROVGRAPH_ENDPOINT",
               help="Keep the statements on a SPARQL 1.1 endpoint (its query URL) instead of "
                    "the store directory, which then holds only the retained originals. "
@@ -108,11 +150,22 @@ def cli(ctx: click.Context, store_path: str | None, memory: bool, endpoint: str 
         provgraph init
         provgraph record events.jsonl
         provgraph queries
+
+    \b
+    Exit status: 0 done (also when nothing was found); 1 a check found
+    something (rows with --fail-on-found; validate, verify-bundle, check-quote);
+    2 a usage or input error, printed as 'Error: ...'; 130 interrupted.
     """
     if memory and store_path:
-        raise click.UsageError("--memory and --store PATH exclude each other; pass one")
+        if ctx.get_parameter_source("store_path") is click.core.ParameterSource.ENVIRONMENT:
+            store_path = None  # an option given on the command line beats the environment
+        else:
+            raise click.UsageError("--memory and --store PATH exclude each other; pass one")
     if memory and endpoint:
-        raise click.UsageError("--memory and --endpoint URL exclude each other; pass one")
+        if ctx.get_parameter_source("endpoint") is click.core.ParameterSource.ENVIRONMENT:
+            endpoint = update_endpoint = gsp_endpoint = None  # --memory beats the environment
+        else:
+            raise click.UsageError("--memory and --endpoint URL exclude each other; pass one")
     endpoints = {k: v for k, v in (("endpoint", endpoint), ("update_endpoint", update_endpoint),
                                    ("gsp_endpoint", gsp_endpoint)) if v}
     if endpoints and not endpoint:
@@ -122,13 +175,20 @@ def cli(ctx: click.Context, store_path: str | None, memory: bool, endpoint: str 
     ctx.call_on_close(obj.close)
 
 
-def _progress(total: int, label: str) -> tuple[Callable[[int], None], Callable[[], None]]:
-    """A rich progress bar on a terminal, nothing otherwise."""
+def _progress(total: int, label: str, unit: str = "lines"
+              ) -> tuple[Callable[[int], None], Callable[[], None]]:
+    """A rich progress bar on standard error when it is a terminal (``unit="bytes"``:
+    with the transfer size and speed), nothing otherwise; ``(update(done), stop())``,
+    where ``stop`` may be called more than once."""
     if not sys.stderr.isatty() or total < 200:
         return (lambda n: None), (lambda: None)
-    from rich.progress import Progress
+    from rich.progress import (BarColumn, DownloadColumn, Progress, TaskProgressColumn,
+                               TextColumn, TimeRemainingColumn, TransferSpeedColumn)
 
-    prog = Progress(transient=True)
+    columns: list[Any] = [TextColumn("{task.description}"), BarColumn(), TaskProgressColumn()]
+    if unit == "bytes":
+        columns += [DownloadColumn(), TransferSpeedColumn()]
+    prog = Progress(*columns, TimeRemainingColumn(), transient=True, console=None)
     task = prog.add_task(label, total=total)
     prog.start()
     return (lambda n: prog.update(task, completed=n)), prog.stop
@@ -163,19 +223,26 @@ def record(obj: _Ctx, events: Any) -> None:
     Example:
         provgraph record pipeline-events.jsonl
     """
-    from .events import load_events
+    from .events import read_events, record_events
 
     try:
         lines = events.readlines()
     except UnicodeDecodeError as exc:
-        raise click.ClickException(
-            f"{events.name}: not UTF-8 text (byte 0x{exc.object[exc.start]:02x} does not decode); "
+        raise InputError(
+            f"{getattr(events, 'name', '<stdin>')}: not UTF-8 text (byte "
+            f"0x{exc.object[exc.start]:02x} does not decode); "
             "convert it to UTF-8 first; nothing from this file was stored") from exc
+    name = getattr(events, "name", "-")
+    name = "<stdin>" if name in ("-", "<stdin>") else str(name)
+    checked = read_events(lines, name)  # every bad line, before any store is opened
     update, done = _progress(len(lines), "recording")
     store = obj.store(create=True)
     before = len(store)
     try:
-        rec = load_events(store, lines, name=events.name, progress=update)
+        rec = record_events(store, checked, name=name, progress=update)
+    except BaseException:
+        obj.discard_if_new()  # a store this command created is not left behind empty
+        raise
     finally:
         done()
     click.echo(f"recorded run {rec.iri}: {len(store) - before} statements added", err=True)
@@ -191,29 +258,41 @@ def _parse_params(params: tuple[str, ...]) -> dict[str, str]:
     return out
 
 
+def _complete_query(ctx: click.Context, param: click.Parameter, incomplete: str) -> list[Any]:
+    """Shell completion of ``query NAME``: the named queries."""
+    from .queries import QueryCatalog
+
+    return [n for n in QueryCatalog().names() if n.startswith(incomplete)]
+
+
 @cli.command()
-@click.argument("name")
+@click.argument("name", metavar="NAME|FILE.rq|SPARQL|-", shell_complete=_complete_query)
 @click.option("-p", "--param", "params", multiple=True, metavar="NAME=VALUE",
               help="A query parameter, bound as an RDF term of its declared type.")
 @output_options
 @pass_ctx
 def query(obj: _Ctx, name: str, params: tuple[str, ...], fmt: str | None, no_headers: bool) -> None:
-    """Run a named query (see 'provgraph queries') or a .rq file.
+    """Run a named query (see 'provgraph queries'), a .rq file, or SPARQL text.
+
+    NAME is a query name, a path to a .rq file, a SELECT query given inline (any
+    text with a space or a brace), or '-' for SPARQL text on standard input. Text
+    and files are checked as untrusted SPARQL (no SERVICE, no LOAD, no update).
 
     \b
     Example:
         provgraph query lineage -p entity=urn:uuid:0190... --table
+        provgraph query "SELECT ?run WHERE { ?run a <https://w3id.org/provgraph/ns#Run> }"
     """
     from .queries import QueryCatalog
 
     cat = QueryCatalog()
-    q = cat.get(name)
-    rows = cat.run(obj.store(read_only=True), name, _parse_params(params), require_known=True)
+    q = cat.get(sys.stdin.read() if name == "-" else name)
+    rows = cat.run(obj.store(read_only=True), q, _parse_params(params), require_known=True)
     write_rows(rows, q.returns, fmt=fmt or "json", no_headers=no_headers, title=q.name)
 
 
 @cli.command()
-@output_options
+@output_options(json_default="table")
 def queries(fmt: str | None, no_headers: bool) -> None:
     """List the named queries with their parameters and summaries.
 
@@ -231,20 +310,50 @@ def queries(fmt: str | None, no_headers: bool) -> None:
 
 
 @cli.command()
-@click.option("--store", "demo_store", metavar="PATH", help="Where the demo store goes.")
+@click.option("--store", "demo_store", metavar="PATH",
+              help="Where the demo store goes (default: provgraph's --store or $PROVGRAPH_STORE, "
+                   "else ./.provgraph-demo).")
 @pass_ctx
 def demo(obj: _Ctx, demo_store: str | None) -> None:
     """Run the reference RAG pipeline end to end and show what an auditor sees.
 
+    The store is recreated on every run; a directory that is not a demo store is
+    never deleted. The report ends with commands to try next, spelled with the
+    program as it was run (.venv/bin/provgraph after 'make demo').
+
     \b
     Example:
-        provgraph demo --store /tmp/provgraph-demo
+        provgraph --store /tmp/provgraph-demo demo
     """
-    from .demo import run_demo
+    try:
+        from .demo import run_demo
+    except ImportError as exc:  # a dependency of the demo (docutils, rank-bm25, yaml)
+        missing = exc.name or str(exc)
+        raise InputError(f"provgraph demo needs {missing}, which does not import ({exc}); "
+                         "reinstall provgraph with its dependencies ('make demo', or pip "
+                         "install -e .)") from exc
+    where = demo_store or obj.store_path  # the group's --store, or $PROVGRAPH_STORE (issue 17)
+    run_demo(Path(where) if where else None, program=_program())
 
-    run_demo(Path(demo_store) if demo_store else None)
 
+def _program() -> str:
+    """How to spell this program in commands printed for the user to run (issue 17:
+    ``provgraph`` is not on PATH after ``make demo``): ``provgraph`` when that is what
+    PATH finds, else the path it was run by (``.venv/bin/provgraph``), or
+    ``python -m provgraph`` when it was run so."""
+    import os
+    import shlex
+    import shutil
 
+    argv0 = sys.argv[0] if sys.argv else ""
+    if Path(argv0).name == "__main__.py":
+        return f"{shlex.quote(sys.executable)} -m provgraph"
+    found = shutil.which("provgraph")
+    if found and argv0 and os.path.realpath(found) == os.path.realpath(argv0):
+        return "provgraph"
+    if Path(argv0).name == "provgraph" and os.path.exists(argv0):
+        return shlex.quote(argv0)
+    return "provgraph"
 
 
 # ---------------------------------------------------------------------------
@@ -334,6 +443,17 @@ def import_(obj: _Ctx, file: Any, fmt: str, graph: str | None, sources: tuple[st
     if bulk:
         _bulk_import(obj, file, fmt, graph, sources, partial)
         return
+    try:
+        _import(obj, file, fmt, graph, sources, partial)
+    except BaseException as exc:  # a store this import created is not left behind empty
+        if not isinstance(exc, click.exceptions.Exit):  # (an Exit comes after storing)
+            obj.discard_if_new()
+        raise
+
+
+def _import(obj: _Ctx, file: Any, fmt: str, graph: str | None, sources: tuple[str, ...],
+            partial: bool) -> None:
+    """``import`` without --bulk: atomic, so a failure stores nothing."""
     data = file.read()
     name = getattr(file, "name", "-")
     name = "<stdin>" if name in ("-", "<stdin>") else str(name)
@@ -349,10 +469,13 @@ def import_(obj: _Ctx, file: Any, fmt: str, graph: str | None, sources: tuple[st
         for warning in getattr(report, "warnings", ()) or ():
             click.echo(f"warning: {warning}", err=True)
         if not report.stored:
-            raise click.ClickException(f"{name}: nothing was stored")
-        click.echo(f"imported {name} ({fmt}): {report.stored} statements stored", err=True)
+            raise InputError(f"{name}: nothing was stored")
+        runs = " ".join(str(r) for r in getattr(report, "runs", ()))
+        click.echo(f"imported {name} ({fmt}): {report.stored} statements stored"
+                   + (f" in run(s) {runs} ('provgraph delete-run RUN' undoes one)" if runs else ""),
+                   err=True)
         if getattr(report, "errors", None) and not partial:
-            sys.exit(1)
+            raise click.exceptions.Exit(EXIT_ERROR)
         return
     if sources or partial:
         raise click.UsageError("--source and --partial apply only to the RAG answer formats "
@@ -396,16 +519,30 @@ def _bulk_import(obj: _Ctx, file: Any, fmt: str, graph: str | None,
     from .terms import IRI
 
     file.close()
+    store = obj.store(create=True)
+    before = len(store)
+    update, done = _progress(path.stat().st_size, f"loading {path.name}", unit="bytes")
     try:
-        obj.store(create=True).bulk_load(path, kind, graph=IRI(graph) if graph else None)
+        store.bulk_load(path, kind, graph=IRI(graph) if graph else None,
+                        progress=lambda n, total: update(n))
     except SerializationError as exc:
-        raise click.ClickException(
+        raise InputError(
             f"{exc}. --bulk has no transaction: part of the file, before or after the error, "
             "may already be stored; fix the file and load it again (a statement already stored is not "
             "stored twice, unless it has a blank node)") from exc
+    except KeyboardInterrupt:
+        done()
+        click.echo(f"Error: interrupted: {len(store) - before} statements of {path} were stored "
+                   "before the interrupt (--bulk has no transaction); load the file again to "
+                   "finish (a statement already stored is not stored twice)", err=True)
+        raise click.exceptions.Exit(EXIT_INTERRUPTED) from None
+    finally:
+        done()
     where = f"<{graph}>" if graph else ("its graphs" if kind == "nquads" else "default graph")
-    click.echo(f"bulk-loaded {path} ({kind}) into {where}, without a transaction; "
-               "run 'provgraph validate' to check it", err=True)
+    after = len(store)
+    click.echo(f"bulk-loaded {path} ({kind}) into {where}, without a transaction: "
+               f"{after - before} statements added ({after} in the store); run 'provgraph "
+               "validate' to check it", err=True)
 
 
 @cli.command()
@@ -436,6 +573,10 @@ def export(obj: _Ctx, claim: str | None, run_iri: str | None, everything: bool, 
 
     if sum((claim is not None, run_iri is not None, everything)) != 1:
         raise click.UsageError("give exactly one of --claim IRI, --run IRI, --all")
+    if output != "-":
+        from .io.files import check_output_file
+
+        check_output_file(output)  # a directory is not a file of an unknown format
     if fmt is None:
         if output == "-":
             raise click.UsageError("--format is required when writing to standard output")
@@ -470,11 +611,11 @@ def verify_bundle(file: Any, fmt: str) -> None:
     name = "<stdin>" if name in ("-", "<stdin>") else str(name)
     result = check(file.read(), fmt, name=name)
     if result.recorded != result.actual:
-        raise click.ClickException(
+        raise Found(
             f"{name}: bundle <{result.bundle}> was altered: recorded sha256 {result.recorded}, "
             f"content hashes to {result.actual} ({result.statements} statements)")
     if result.misplaced:
-        raise click.ClickException(
+        raise Found(
             f"{name}: bundle <{result.bundle}> was altered: {len(result.misplaced)} statement(s) "
             "moved between graphs (the description belongs in the default graph, the rest in "
             "the bundle's graph): " + "; ".join(result.misplaced[:3]))
@@ -513,7 +654,7 @@ def validate(obj: _Ctx, run_iri: str | None) -> None:
     click.echo(f"{len(report.graphs)} graph(s) checked: {n} violation(s), "
                f"{len(report.warnings)} warning(s)", err=True)
     if not report.conforms:
-        sys.exit(1)
+        raise click.exceptions.Exit(EXIT_FOUND)
 
 
 # ---------------------------------------------------------------- citation resolver (issue 3)
@@ -618,7 +759,7 @@ def check_quote_cmd(ctx: click.Context, source_file: str, quote: str, start: int
     out = {k: v for k, v in res.to_dict().items() if k not in ("citation", "generated_source")}
     out["source"] = source_file
     click.echo(json.dumps(out, ensure_ascii=False, indent=2))
-    ctx.exit(0 if res.verified else 1)
+    ctx.exit(EXIT_OK if res.verified else EXIT_FOUND)
 # ---------------------------------------------------------------------------
 # The query library (issue 4): lineage, stale, impact, unsupported,
 # generated-evidence, coverage, exposure. Each command is one call into
@@ -644,7 +785,7 @@ def _write_result(rows: Any, row_type: Any, fmt: str | None, no_headers: bool, t
                    no_headers=no_headers, title=title)
     if fail_on_found and n:
         click.echo(f"{title}: {n} row(s) found", err=True)
-        raise click.exceptions.Exit(1)
+        raise click.exceptions.Exit(EXIT_FOUND)
 
 
 @cli.command()
@@ -858,6 +999,105 @@ def serve(obj: _Ctx, bind: str, allow_update: bool, token_file: str | None,
                    err=True)
 
     run_server(store, config, ready=ready)
+
+
+# ---------------------------------------------------------------------------
+# Runs (issue 17): list them, delete one as a recorded invalidation; shell completion
+
+@cli.command()
+@click.option("--removed", is_flag=True,
+              help="List the deleted runs instead (the audit trail of 'delete-run').")
+@output_options
+@pass_ctx
+def runs(obj: _Ctx, removed: bool, fmt: str | None, no_headers: bool) -> None:
+    """List the runs (named graphs) with their label, start time, statements and claims.
+
+    A run is a named graph: what provgraph recorded (kind run) or another PROV
+    bundle (kind bundle: an imported bundle, an 'import --graph'). --removed lists
+    the runs 'delete-run' deleted, with when, how many statements and their digest.
+
+    \b
+    Example:
+        provgraph runs --table
+        provgraph runs --removed
+    """
+    from . import runs as runs_mod
+
+    store = obj.store(read_only=True)
+    if removed:
+        rows: Any = runs_mod.removals(store)
+        columns = runs_mod.RemovalRow.columns()
+    else:
+        rows = runs_mod.runs(store)
+        columns = runs_mod.RunRow.columns()
+    write_rows([r.to_dict() for r in rows], columns, fmt=fmt or "json", no_headers=no_headers,
+               title="removed runs" if removed else "runs")
+
+
+@cli.command(name="delete-run")
+@click.argument("run", callback=_iri_option, metavar="RUN")
+@click.option("--reason", default="", metavar="TEXT", help="Why, kept in the audit trail.")
+@click.option("-y", "--yes", is_flag=True, help="Delete without asking.")
+@pass_ctx
+def delete_run(obj: _Ctx, run: str, reason: str, yes: bool) -> None:
+    """Delete a run (a named graph), recorded as an invalidation: undo a record or import.
+
+    Every statement of the run's graph is removed, and in the same transaction
+    the graph urn:provgraph:graph:removals records that the run
+    prov:wasInvalidatedBy a pg:Removal: when, how many statements and the SHA-256
+    of their canonical N-Quads ('provgraph runs --removed' lists them). Shared
+    ingestion facts (documents, snapshots, chunks) and retained bytes stay. Asks
+    first, unless --yes.
+
+    \b
+    Example:
+        provgraph delete-run urn:uuid:0190... --reason "recorded with the wrong parser"
+    """
+    from .runs import delete_run as delete, run_summary
+
+    store = obj.store()
+    row = run_summary(store, run)
+    what = (f"Delete {row.kind} <{row.run}> ("
+            + ", ".join(x for x in (repr(row.label) if row.label else "",
+                                    f"started {row.started.isoformat()}" if row.started else "")
+                        if x)
+            + f"): {row.statements} statements and {row.claims} claims?")
+    if not yes:
+        try:
+            confirmed = click.confirm(what.replace("(): ", ": "), default=False)
+        except click.Abort:
+            raise InputError(f"not deleted: {row.run} (no answer; pass --yes to delete "
+                             "without asking)") from None
+        if not confirmed:
+            raise InputError(f"not deleted: {row.run}")
+    done = delete(store, row.run, reason=reason)
+    click.echo(f"deleted {row.kind} <{done.run}>: {done.statements} statements removed, "
+               f"recorded as {done.removal} at {done.removed.isoformat()} "
+               f"(sha256 {done.sha256})", err=True)
+
+
+@cli.command()
+@click.argument("shell", required=False, type=click.Choice(["bash", "zsh", "fish"]))
+def completion(shell: str | None) -> None:
+    """Print the shell completion script (click's) for bash, zsh or fish.
+
+    SHELL defaults to the one $SHELL names. Load it in the current shell with
+    eval, or save it where your shell reads completions.
+
+    \b
+    Example:
+        eval "$(provgraph completion bash)"
+        provgraph completion fish > ~/.config/fish/completions/provgraph.fish
+    """
+    import os
+
+    from click.shell_completion import get_completion_class
+
+    shell = shell or Path(os.environ.get("SHELL", "bash")).name
+    cls = get_completion_class(shell)
+    if cls is None:
+        raise click.UsageError(f"no completion for the shell {shell!r}; give bash, zsh or fish")
+    click.echo(cls(cli, {}, "provgraph", "_PROVGRAPH_COMPLETE").source())
 
 
 def main() -> None:

@@ -14,7 +14,7 @@
         QueryRefused           untrusted SPARQL that would reach the network or write (.source, .clause)
       VocabularyError        unknown term or an ontology that does not load
       RecordError            invalid provenance input: missing field, naive datetime, bad range
-        EventLogError          a malformed JSONL event (.line, .field)
+        EventLogError          malformed JSONL events (.line, .field of the first; .errors: every one)
         ImportFailed           an imported file with invalid items; nothing stored (.report)
       SerializationError     a document that cannot be read or written in a format
         UnsupportedFormat      a format name provgraph does not know (.format, .known)
@@ -24,8 +24,11 @@
         SourceDecodeError      source bytes that do not decode as UTF-8 (.position)
       NotFound               an IRI that is not in the store (.iri)
         AgentNotFound          no agent with a given name and version (.name, .version, .known)
+        WrongKind              an IRI of another kind than asked for: a run as --claim (.iri, .expected, .actual)
+        RunDeleted             a run that 'provgraph delete-run' deleted (.iri, .at, .statements)
 
-The CLI turns any ``ProvgraphError`` into ``Error: <message>`` and exit status 1.
+The CLI turns any ``ProvgraphError`` into ``Error: <message>`` and exit status 2 (a usage
+or input error; 1 means a check found something: docs/cli-reference.md, "Exit status").
 """
 
 from __future__ import annotations
@@ -102,14 +105,24 @@ class QueryError(ProvgraphError):
 class QueryNotFound(QueryError):
     """No named query or query file matches.
 
+    Args:
+        file: ``name`` is a path (it ends in ``.rq`` or holds a ``/``): the message says
+            the file does not exist.
+
     Attributes:
         name: the name asked for.
         searched: where provgraph looked.
     """
 
-    def __init__(self, name: str, searched: Sequence[str], suggestion: str | None = None) -> None:
+    def __init__(self, name: str, searched: Sequence[str], suggestion: str | None = None,
+                 *, file: bool = False) -> None:
         self.name = name
         self.searched = list(searched)
+        if file:  # a path (FILE.rq) names a file, not an entry of the list (issue 17)
+            super().__init__(f"the query file {name} does not exist (looked for "
+                             f"{', '.join(self.searched)}); check the path, or give a query "
+                             "name ('provgraph queries' lists them)")
+            return
         hint = f' Did you mean "{suggestion}"?' if suggestion else ""
         super().__init__(f'Query "{name}" not found.{hint} Run \'provgraph queries\' to list them.')
 
@@ -172,19 +185,42 @@ class RecordError(ProvgraphError):
 
 
 class EventLogError(RecordError):
-    """A malformed line in a JSONL event log.
+    """Malformed lines in a JSONL event log.
 
     Attributes:
-        line: 1-based line number.
+        line: 1-based line number (of the first bad line).
         field: the offending field, or ``None`` when the line is not JSON at all.
+        errors: one :class:`EventLogError` per bad line (``[self]`` for one).
+        detail: ``SOURCE:LINE field 'F': message`` without the closing clause.
     """
 
     def __init__(self, source: str, line: int, field: str | None, message: str) -> None:
         self.source = source
         self.line = line
         self.field = field
+        self.errors: list[EventLogError] = [self]
         where = f"{source}:{line}" + (f" field {field!r}" if field else "")
-        super().__init__(f"{where}: {message}; nothing from this file was stored")
+        self.detail = f"{where}: {message}"
+        super().__init__(f"{self.detail}; nothing from this file was stored")
+
+    SHOWN = 20
+    """How many bad lines the message of :meth:`several` lists (``errors`` has all)."""
+
+    @classmethod
+    def several(cls, source: str, errors: Sequence[EventLogError]) -> EventLogError:
+        """One error for several bad lines: ``.errors`` holds them all, ``.line`` and
+        ``.field`` are the first one's; the message lists the first :data:`SHOWN`, one
+        per line, under ``SOURCE: N bad lines; nothing from this file was stored``."""
+        first = errors[0]
+        exc = cls.__new__(cls)
+        exc.source, exc.line, exc.field, exc.errors = source, first.line, first.field, list(errors)
+        lines = [f"  {e.detail}" for e in errors[:cls.SHOWN]]
+        if len(errors) > cls.SHOWN:
+            lines.append(f"  ... and {len(errors) - cls.SHOWN} more bad lines")
+        exc.detail = f"{source}: {len(errors)} bad lines"
+        Exception.__init__(exc, "\n".join([f"{exc.detail}; nothing from this file was stored",
+                                           *lines]))
+        return exc
 
 
 class SerializationError(ProvgraphError):
@@ -255,6 +291,44 @@ class NotFound(ProvgraphError):
         self.iri = iri
         super().__init__(f"{what} <{iri}> is not in the store; check the IRI "
                          "(for example with 'provgraph query claims')")
+
+
+class WrongKind(NotFound):
+    """An IRI the store holds, but of another kind than the option asks for (issue 17:
+    ``export --claim RUN`` exported a 9-statement bundle, ``coverage --run CLAIM`` gave
+    ``[]``). A subclass of :class:`NotFound`: no resource of the kind asked for has that IRI.
+
+    Attributes:
+        iri: the IRI given.
+        expected: the kind asked for (``run``, ``claim or other lineage start``).
+        actual: what the IRI is, with its types (``a claim (pg:Claim, prov:Entity)``).
+    """
+
+    def __init__(self, iri: str, expected: str, actual: str, hint: str) -> None:
+        self.iri = iri
+        self.expected = expected
+        self.actual = actual
+        ProvgraphError.__init__(self, f"<{iri}> is {actual}, not {'an' if expected[0] in 'aeiou' else 'a'} "
+                                f"{expected}; {hint}")
+
+
+class RunDeleted(NotFound):
+    """A run whose graph ``provgraph delete-run`` deleted: the audit trail says when.
+
+    Attributes:
+        iri: the run.
+        at: when it was deleted (timezone-aware).
+        statements: how many statements were removed.
+    """
+
+    def __init__(self, iri: str, at: object, statements: int) -> None:
+        self.iri = iri
+        self.at = at
+        self.statements = statements
+        when = at.isoformat() if hasattr(at, "isoformat") else str(at)
+        ProvgraphError.__init__(
+            self, f"run <{iri}> was deleted at {when} ({statements} statements removed by "
+                  "'provgraph delete-run'); 'provgraph runs --removed' lists deleted runs")
 
 
 class ImportFailed(RecordError):

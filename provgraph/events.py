@@ -14,10 +14,11 @@ Example line::
     {"event": "snapshot", "id": "s1", "uri": "https://example.org/policy.md",
      "media_type": "text/markdown", "content": "# Policy\\n...", "observed_at": "2026-01-05T10:00:00Z"}
 
-Loading is all or nothing: every line is checked against the schema first, then
-all steps are recorded in one transaction; the first bad line raises
-:class:`~provgraph.errors.EventLogError` with its line number and field, and
-nothing from the file is stored. Event logs never cause file or network access:
+Loading is all or nothing: every line is checked against the schema first
+(:func:`read_events`, no store needed: every bad line is reported at once), then all
+steps are recorded in one transaction (:func:`record_events`: the first line that
+cannot be recorded stops it); :class:`~provgraph.errors.EventLogError` gives line
+numbers and fields, and nothing from the file is stored. Event logs never cause file or network access:
 source bytes travel inline (``content`` or ``content_base64``).
 """
 
@@ -40,7 +41,8 @@ from .recorder import Recorder
 from .resources import data_text
 from .store import ProvStore
 
-__all__ = ["EVENT_FORMAT_VERSION", "load_events", "iter_events", "schema"]
+__all__ = ["EVENT_FORMAT_VERSION", "load_events", "read_events", "record_events", "iter_events",
+           "schema"]
 
 EVENT_FORMAT_VERSION = 1
 
@@ -65,8 +67,19 @@ def iter_events(lines: Iterable[str], source: str = "<events>") -> Iterator[tupl
     """Parse and schema-check event lines; yield ``(line_number, event)``.
 
     Raises:
-        EventLogError: a line that is not a JSON object or breaks the schema.
+        EventLogError: the first line that is not a JSON object or breaks the schema
+            (:func:`read_events` reports every such line).
     """
+    for n, obj in _parsed(lines, source):
+        if isinstance(obj, EventLogError):
+            raise obj
+        yield n, obj
+
+
+def _parsed(lines: Iterable[str], source: str
+            ) -> Iterator[tuple[int, dict[str, Any] | EventLogError]]:
+    """``(line number, event or the line's error)`` for every line that is not blank or
+    a ``//`` comment."""
     validator = _validator()
     for n, raw in enumerate(lines, start=1):
         line = raw.strip()
@@ -75,18 +88,59 @@ def iter_events(lines: Iterable[str], source: str = "<events>") -> Iterator[tupl
         try:
             obj = loads_json(line)
         except json.JSONDecodeError as exc:
-            raise EventLogError(source, n, None, f"not valid JSON ({exc.msg} at column {exc.colno})") from None
+            yield n, EventLogError(source, n, None, f"not valid JSON ({exc.msg} at column {exc.colno})")
+            continue
         if not isinstance(obj, dict):
-            raise EventLogError(source, n, None, "each line must be a JSON object")
+            yield n, EventLogError(source, n, None, "each line must be a JSON object")
+            continue
         if "\\u" in line and _has_lone_surrogate(obj):
-            raise EventLogError(source, n, None, "contains a lone UTF-16 surrogate escape "
-                                "(such as \\ud800), which is not Unicode text")
+            yield n, EventLogError(source, n, None, "contains a lone UTF-16 surrogate escape "
+                                   "(such as \\ud800), which is not Unicode text")
+            continue
         errors = sorted(validator.iter_errors(obj), key=lambda e: (len(e.path), e.path))
         if errors:
             err = errors[-1]
             field = ".".join(str(p) for p in err.path) or _missing_field(err.message) or "event"
-            raise EventLogError(source, n, field, _short(err))
+            yield n, EventLogError(source, n, field, _short(err))
+            continue
         yield n, obj
+
+
+def read_events(source: IO[str] | Iterable[str], name: str = "<events>"
+                ) -> list[tuple[int, dict[str, Any]]]:
+    """Read and check a whole event log, without a store: every line is parsed and
+    checked against the schema, and a ``run`` event may only be the first.
+
+    Args:
+        source: an open text file or an iterable of lines.
+        name: how the source is named in error messages (a file path).
+
+    Returns:
+        ``(line number, event)`` for every event, in file order; pass it to
+        :func:`record_events`.
+
+    Raises:
+        EventLogError: every bad line at once (issue 17: only the first was reported):
+            ``.errors`` lists one :class:`EventLogError` per bad line, ``.line`` and
+            ``.field`` are the first one's; or the log holds no pipeline event.
+    """
+    events: list[tuple[int, dict[str, Any]]] = []
+    bad: list[EventLogError] = []
+    for n, obj in _parsed(source, name):
+        if isinstance(obj, EventLogError):
+            bad.append(obj)
+        elif obj["event"] == "run" and (events or bad):
+            bad.append(EventLogError(name, n, "event", "a 'run' event may only be the first line"))
+        else:
+            events.append((n, obj))
+    if len(bad) == 1:
+        raise bad[0]
+    if bad:
+        raise EventLogError.several(name, bad)
+    if not any(ev["event"] != "run" for _, ev in events):
+        raise EventLogError(name, max(1, events[-1][0] if events else 1), None,
+                            "the log holds no pipeline events; nothing to record")
+    return events
 
 
 def _has_lone_surrogate(obj: Any) -> bool:
@@ -137,7 +191,8 @@ def _required_agent(role: str, obj: dict[str, str]) -> Agent:
 def load_events(store: ProvStore, source: IO[str] | Iterable[str], *, name: str = "<events>",
                 clock: Callable[[], _dt.datetime] | None = None,
                 progress: Callable[[int], None] | None = None) -> Recorder:
-    """Record a JSONL event log into ``store`` atomically.
+    """Record a JSONL event log into ``store`` atomically: :func:`read_events`, then
+    :func:`record_events`.
 
     Args:
         store: the target store.
@@ -150,14 +205,36 @@ def load_events(store: ProvStore, source: IO[str] | Iterable[str], *, name: str 
         The :class:`Recorder` used (``.iri`` is the run recorded).
 
     Raises:
-        EventLogError: the first malformed line (with line number and field);
-            nothing from the file is stored.
+        EventLogError: every line that is not JSON or breaks the schema (``.errors``),
+            else the first line that cannot be recorded (an id not defined on an
+            earlier line, offsets outside the text ...); nothing from the file is stored.
         StoreError: the store cannot be written.
     """
-    events = list(iter_events(source, name))
-    if not any(ev["event"] != "run" for _, ev in events):
-        raise EventLogError(name, max(1, len(events)), None,
-                            "the log holds no pipeline events; nothing to record")
+    return record_events(store, read_events(source, name), name=name, clock=clock,
+                         progress=progress)
+
+
+def record_events(store: ProvStore, events: list[tuple[int, dict[str, Any]]], *,
+                  name: str = "<events>", clock: Callable[[], _dt.datetime] | None = None,
+                  progress: Callable[[int], None] | None = None) -> Recorder:
+    """Record events checked by :func:`read_events` into ``store``, in one transaction.
+
+    Args:
+        store: the target store.
+        events: what :func:`read_events` returned (not changed).
+        name: how the source is named in error messages.
+        clock: the recorder's clock for omitted times (default: UTC now).
+        progress: called with each line number as it is recorded.
+
+    Returns:
+        The :class:`Recorder` used (``.iri`` is the run recorded).
+
+    Raises:
+        EventLogError: the first line that cannot be recorded (with its line number
+            and field); nothing from the file is stored.
+        StoreError: the store cannot be written.
+    """
+    events = list(events)
     run_kwargs: dict[str, Any] = {}
     run_line = 1
     if events and events[0][1]["event"] == "run":
@@ -169,9 +246,6 @@ def load_events(store: ProvStore, source: IO[str] | Iterable[str], *, name: str 
             run_kwargs["run_iri"] = ev["iri"]
         if "started_at" in ev:
             run_kwargs["started_at"] = _time(n, name, "started_at", ev["started_at"])
-    for n, ev in events:
-        if ev["event"] == "run":
-            raise EventLogError(name, n, "event", "a 'run' event may only be the first line")
     records: dict[str, Any] = {}
     if clock is not None:
         run_kwargs["clock"] = clock

@@ -2,13 +2,24 @@
 
 Formats (sqlite-utils conventions): ``json`` (default: a JSON array written one
 object per line, so it streams and stays greppable), ``nl`` (newline-delimited
-JSON), ``csv``, ``tsv`` and ``table`` (a rich table for people).
+JSON), ``csv``, ``tsv`` and ``table`` (a rich table for people), ``wide`` (the table
+with every value whole).
+
+A ``table`` fits the terminal (``$COLUMNS``, else the terminal of standard output or
+standard error, else 80 columns; issue 17: it was 100 to 200 columns whatever the
+terminal): columns share the width, text wraps, and a value that is one IRI is kept on
+one line and shortened in the middle with ``…`` (its scheme and its distinctive end stay
+visible; a folded IRI cannot be copied). When the columns cannot fit even at their
+narrowest, each row is printed as a block of ``column  value`` lines instead (as psql's
+expanded display). ``wide`` shortens nothing. JSON, CSV and TSV always carry every value
+whole.
 """
 
 from __future__ import annotations
 
 import csv
 import json
+import re
 import sys
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import IO, Any, TypeVar, overload
@@ -18,10 +29,12 @@ import click
 from .terms import XSD, Literal, Term
 
 __all__ = ["plain", "plain_row", "write_rows", "write_lineage_tree", "output_options",
-           "ROW_FORMATS"]
+           "ROW_FORMATS", "terminal_width", "shorten_middle"]
 
 _ROW_FLAGS = (  # (option names, format, help), in the order --help lists them
-    (("-t", "--table"), "table", "A table for people."),
+    (("-t", "--table"), "table", "A table for people, as wide as the terminal: a long IRI is "
+     "shortened in the middle (…), never folded over lines."),
+    (("--wide",), "wide", "A table with every value whole, however wide it gets."),
     (("--json",), "json", "JSON array, one object per line (default)."),
     (("--nl",), "nl", "Newline-delimited JSON."),
     (("--csv",), "csv", "Comma-separated values."),
@@ -71,6 +84,9 @@ def write_rows(rows: Iterable[Mapping[str, Any]], columns: Sequence[str] | None 
         out: text stream (default: standard output).
         no_headers: omit the header line of ``csv``/``tsv``.
         title: caption of a ``table``.
+
+    A ``table`` is fitted to :func:`terminal_width` (IRIs shortened in the middle,
+    :func:`shorten_middle`); ``wide`` shows every value whole.
     """
     out = out or sys.stdout
     data = [plain_row(r) for r in rows]
@@ -90,29 +106,153 @@ def write_rows(rows: Iterable[Mapping[str, Any]], columns: Sequence[str] | None 
             w.writerow(cols)
         for r in data:
             w.writerow(["" if r.get(c) is None else r.get(c) for c in cols])
-    elif fmt == "table":
-        from rich.console import Console
-        from rich.table import Table
-
-        table = Table(title=title, show_lines=False)
-        for c in cols:
-            table.add_column(c, overflow="fold")
-        for r in data:
-            table.add_row(*("" if r.get(c) is None else str(r.get(c)) for c in cols))
-        Console(file=out, width=max(100, min(200, 30 * len(cols)))).print(table)
+    elif fmt in ("table", "wide"):
+        _write_table(data, cols, title, out, wide=fmt == "wide")
     else:
         raise click.BadParameter(f"unknown output format {fmt!r}; use one of {ROW_FORMATS}")
     return len(data)
+
+
+_IRI_LIKE = re.compile(r"^(?:[A-Za-z][A-Za-z0-9+.-]*://|urn:|ni:|mailto:|tag:)\S+$")
+"""A value that is one absolute IRI (not a CURIE such as ``prov:used``, kept whole)."""
+
+
+def _fit_words(text: str, width: int) -> str:
+    """``text`` with each IRI longer than ``width`` shortened in the middle, so that
+    wrapping never cuts one over two lines."""
+    if _IRI_LIKE.match(text):
+        return shorten_middle(text, width)
+    if len(text) <= width:
+        return text
+    return re.sub(r"\S+", lambda m: shorten_middle(m.group(), width)
+                  if len(m.group()) > width and _IRI_LIKE.match(m.group().strip("<>,;()"))
+                  else m.group(), text)
+_MIN_IRI, _MIN_TEXT, _MAX_ATOM = 12, 10, 25
+"""Narrowest column for IRIs (``urn:u…0000a1``) and for wrapping text; a column of other
+single words (times, outcomes, numbers) keeps its values whole up to this many characters."""
+
+
+def terminal_width() -> int:
+    """The width tables are fitted to: ``$COLUMNS``, else the terminal of standard output,
+    else that of standard error (``provgraph ... --table | less``), else 80."""
+    import os
+
+    columns = os.environ.get("COLUMNS", "")
+    if columns.isdigit() and int(columns) > 0:
+        return int(columns)
+    for stream in (sys.stdout, sys.stderr):
+        try:
+            if stream.isatty():
+                return os.get_terminal_size(stream.fileno()).columns
+        except (AttributeError, OSError, ValueError):
+            continue
+    return 80
+
+
+def shorten_middle(text: str, width: int) -> str:
+    """``text`` in at most ``width`` characters: its start and end around ``…``.
+
+    Example:
+        >>> shorten_middle("urn:uuid:01900000-0000-7000-8000-00000000000a", 16)
+        'urn:uui…0000000a'
+    """
+    if len(text) <= width:
+        return text
+    if width <= 1:
+        return "…"[:width]
+    head = (width - 1) // 2
+    tail = width - 1 - head
+    return text[:head] + "…" + (text[-tail:] if tail else "")
+
+
+def _widths(natural: list[int], minimum: list[int], budget: int) -> list[int]:
+    """Column widths within ``budget``: each column its natural width, capped at one
+    common width chosen as large as fits, never below its minimum."""
+    if sum(natural) <= budget:
+        return natural
+    lo, hi = 0, max(natural)
+    while lo < hi:  # the largest cap that fits
+        cap = (lo + hi + 1) // 2
+        if sum(max(m, min(n, cap)) for n, m in zip(natural, minimum)) <= budget:
+            lo = cap
+        else:
+            hi = cap - 1
+    return [max(m, min(n, lo)) for n, m in zip(natural, minimum)]
+
+
+_GAP = 2
+"""Characters between two columns of a table (rich ``box.SIMPLE_HEAD``, edges unpadded)."""
+
+
+def _write_table(data: list[dict[str, Any]], cols: list[str], title: str | None,
+                 out: IO[str], *, wide: bool) -> None:
+    """A table fitted to the terminal, or, when its columns cannot fit even at their
+    narrowest, one block of ``column value`` lines per row (psql's expanded display);
+    ``wide``: every value whole, however wide."""
+    from rich import box
+    from rich.console import Console
+    from rich.table import Table
+
+    cells = [["" if r.get(c) is None else str(r.get(c)) for c in cols] for r in data]
+    numeric = [bool(data) and all(isinstance(r.get(c), (int, float)) or r.get(c) is None
+                                  for r in data) for c in cols]
+    iri = [bool(cells) and any(row[i] for row in cells)
+           and all(not row[i] or _IRI_LIKE.match(row[i]) for row in cells) for i in range(len(cols))]
+    atom = [all(" " not in row[i] for row in cells) for i in range(len(cols))]
+    longest = [max([0, *(len(row[i]) for row in cells)]) for i in range(len(cols))]
+    natural = [max(len(c), n) for c, n in zip(cols, longest)]
+    overhead = _GAP * (len(cols) - 1)
+    width = terminal_width()
+    if wide:
+        widths = natural
+    else:
+        minimum = [min(n, _MIN_IRI if i else min(max(m, 1), _MAX_ATOM) if a else _MIN_TEXT)
+                   for n, m, i, a in zip(natural, longest, iri, atom)]
+        if sum(minimum) + overhead > width:
+            _write_records(cols, cells, title, out, width)
+            return
+        widths = _widths(natural, minimum, width - overhead)
+        cells = [[_fit_words(v, widths[i]) for i, v in enumerate(row)] for row in cells]
+    table = Table(title=title, box=box.SIMPLE_HEAD, pad_edge=False, show_edge=False,
+                  padding=(0, 1, 0, 0))
+    for c, w, is_iri, is_atom, num in zip(cols, widths, iri, atom, numeric):
+        table.add_column(c, width=w, no_wrap=is_iri, overflow="ellipsis" if is_iri else "fold",
+                         justify="right" if num else "left")
+    for row in cells:
+        table.add_row(*row)
+    Console(file=out, highlight=False, width=sum(widths) + overhead).print(table)
+
+
+def _write_records(cols: list[str], cells: list[list[str]], title: str | None, out: IO[str],
+                   width: int) -> None:
+    """Rows as blocks of ``column  value`` lines, a rule between rows, values fitted to
+    ``width`` (IRIs shortened in the middle, text wrapped)."""
+    from rich import box
+    from rich.console import Console
+    from rich.table import Table
+
+    label = max(len(c) for c in cols)
+    value = max(_MIN_IRI, width - label - _GAP)
+    table = Table(title=title, box=box.SIMPLE_HEAD, pad_edge=False, show_edge=False,
+                  show_header=False, padding=(0, 1, 0, 0))
+    table.add_column(width=label, no_wrap=True, style="bold")
+    table.add_column(width=value, overflow="fold")
+    for n, row in enumerate(cells):
+        if n:
+            table.add_section()
+        for c, v in zip(cols, row):
+            table.add_row(c, _fit_words(v, value))
+    Console(file=out, highlight=False, width=label + _GAP + value).print(table)
 
 
 _F = TypeVar("_F", bound=Callable[..., Any])
 
 
 @overload
-def output_options(fn: _F, *, json_default: bool = True) -> _F: ...
+def output_options(fn: _F, *, json_default: bool | str = True) -> _F: ...
 @overload
-def output_options(fn: None = None, *, json_default: bool = True) -> Callable[[_F], _F]: ...
-def output_options(fn: _F | None = None, *, json_default: bool = True
+def output_options(fn: None = None, *, json_default: bool | str = True) -> Callable[[_F], _F]: ...
+def output_options(fn: _F | None = None, *, json_default: bool | str = True
                    ) -> _F | Callable[[_F], _F]:
     """Click decorator adding ``-t/--table``, ``--json``, ``--nl``, ``--csv``, ``--tsv``
     (one option, ``fmt``: one of :data:`ROW_FORMATS`, ``None`` when none is given; the
@@ -120,13 +260,17 @@ def output_options(fn: _F | None = None, *, json_default: bool = True
 
     Use it bare (``@output_options``: JSON is the default) or as
     ``@output_options(json_default=False)`` for a command whose default output is
-    something else (``lineage``'s tree), so that ``--json`` is not called the default.
+    something else (``lineage``'s tree), so that ``--json`` is not called the default;
+    ``json_default="table"`` names the table as the default (``queries``: issue 17,
+    its help called JSON the default while it printed a table).
     """
     def decorate(fn: _F) -> _F:
         fn = click.option("--no-headers", is_flag=True, help="Omit the CSV/TSV header line.")(fn)
         for names, value, helptext in reversed(_ROW_FLAGS):
-            if not json_default:
+            if json_default is not True:
                 helptext = helptext.replace(" (default)", "")
+            if json_default == value:
+                helptext = helptext.rstrip(".") + " (default)."
             fn = click.option(*names, "fmt", flag_value=value, help=helptext)(fn)
         return fn
 

@@ -307,6 +307,10 @@ def parse_query(text: str, path: str, default_name: str, *, trusted: bool = Fals
                       returns=returns, see=header.get("see", ""), text=text, path=path)
 
 
+_INLINE = re.compile(r"[\s{}]")
+"""What tells SPARQL text from a query name or a file path (:meth:`QueryCatalog.get`)."""
+
+
 class QueryCatalog:
     """The named queries of one or more directories (default: the bundled ``queries/``).
 
@@ -349,15 +353,20 @@ class QueryCatalog:
         return iter(self._load()[n] for n in self.names())
 
     def get(self, name_or_path: str) -> NamedQuery:
-        """A query by name, or by path to a ``.rq`` file (checked the same way).
+        """A query by name, by path to a ``.rq`` file, or given as SPARQL text (any text
+        that holds white space or a brace and does not end in ``.rq``; named
+        ``query``, its source ``<command line>``); files and text are checked as
+        untrusted (:func:`parse_query`).
 
         Raises:
             QueryNotFound: no such name or file (with the closest name suggested).
         """
+        if not name_or_path.endswith(".rq") and _INLINE.search(name_or_path):
+            return parse_query(name_or_path, "<command line>", "query")
         if name_or_path.endswith(".rq") or "/" in name_or_path:
             p = Path(name_or_path)
             if not p.is_file():
-                raise QueryNotFound(name_or_path, [str(p)])
+                raise QueryNotFound(name_or_path, [str(p.absolute())], file=True)
             return parse_query(p.read_text(encoding="utf-8"), str(p), p.stem)
         queries = self._load()
         if name_or_path in queries:
@@ -365,14 +374,15 @@ class QueryCatalog:
         close = difflib.get_close_matches(name_or_path, list(queries), n=1)
         raise QueryNotFound(name_or_path, [str(d) for d in self._dirs], close[0] if close else None)
 
-    def run(self, store: ProvStore, name_or_path: str,
+    def run(self, store: ProvStore, name_or_path: str | NamedQuery,
             params: Mapping[str, Any] | None = None, *,
             require_known: bool = False) -> list[dict[str, Term | None]]:
         """Run a named SELECT query with parameters bound as RDF terms.
 
         Args:
             store: the store to query.
-            name_or_path: query name (see :meth:`names`) or ``.rq`` path.
+            name_or_path: query name (see :meth:`names`), ``.rq`` path, SPARQL text
+                (:meth:`get`), or a :class:`NamedQuery` already parsed.
             params: parameter values by name; strings are converted by declared type.
             require_known: when the query returns no rows, raise :class:`NotFound`
                 for an ``iri`` parameter the store does not mention at all (as the
@@ -387,7 +397,7 @@ class QueryCatalog:
             QueryNotFound, QueryParameterError, QuerySyntaxError, QueryError.
             NotFound: ``require_known`` and an IRI parameter names nothing in the store.
         """
-        q = self.get(name_or_path)
+        q = name_or_path if isinstance(name_or_path, NamedQuery) else self.get(name_or_path)
         bound = q.bind(params)
         rows = store.select(q.text, bound, source=q.path)
         if require_known and not rows:

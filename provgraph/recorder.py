@@ -65,7 +65,7 @@ from .schema import run as run_schema
 from .normalize import get_policy
 from .store import ProvStore
 from .terms import IRI, Quad
-from .vocab import CLAIM_KINDS, CLAIM_STATUSES, UNITS
+from .vocab import CLAIM_KINDS, CLAIM_STATUSES, PG, RDF, UNITS
 
 __all__ = ["Recorder"]
 
@@ -148,8 +148,10 @@ class Recorder(IngestionSteps):
                              config=dict(config) if config is not None else None,
                              models=dict(models) if models else None,
                              code_revision=code_revision or None)
-        if run_iri and self.store.has_subject(iri):
-            return  # continuing a recorded run: its identity is already stored
+        if run_iri and self.store.has_subject(iri) and next(
+                iter(self.store.quads(iri, RDF.type, PG.Run, iri)), None):
+            return  # continuing a recorded run: its identity is already in its graph
+            # (only there: a deleted run's IRI stays described in the removals graph)
         self._emit(run_schema.to_quads(self.run))
 
     def release_run(self) -> None:

@@ -89,6 +89,7 @@ from typing import Any
 from . import ids
 from ._resolver import _Resolver
 from .errors import NotFound
+from .kinds import require_run
 from .matching import Resolution, check_quote
 from .schema import citation as citation_schema
 from .schema import claim as claim_schema
@@ -144,9 +145,7 @@ def load_citations(store: ProvStore, run: str | None = None, *,
             raise NotFound(citation, "citation")
         return [got[IRI(citation)]]
     if run is not None:
-        if IRI(run) not in store.named_graphs():
-            raise NotFound(run, "run")
-        return citation_schema.citations_of_runs(store, [IRI(run)])
+        return citation_schema.citations_of_runs(store, [require_run(store, run)])
     return citation_schema.citations_of_runs(store)
 
 

@@ -13,7 +13,8 @@ from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
 from . import ids
-from ._rows import _Row, _catalog, _check_run, _run_query, _str, _int
+from ._rows import _Row, _catalog, _run_query, _str, _int
+from .kinds import check_run
 from .errors import OffsetError, OriginalMissingError, SourceDecodeError, StoreError
 from .matching import cluster_break_problem
 from .normalize import get_policy
@@ -229,7 +230,7 @@ def stale(store: ProvStore, *, run: str | None = None) -> list[StaleRow]:
         OriginalMissingError, OriginalCorruptError: the newest snapshot's retained
             bytes are missing or altered.
     """
-    run_iri = _check_run(store, run)
+    run_iri = check_run(store, run)
     if run_iri is None:
         # The whole store: the revision side (newest revisions and the span verdicts of
         # every revised snapshot) runs in a second thread beside the claim side.

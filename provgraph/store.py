@@ -292,6 +292,13 @@ class ProvStore(ABC):
     def close(self) -> None:
         """Flush and release the store; the object is unusable afterwards."""
 
+    def discard_if_new(self) -> bool:
+        """Close the store; a store that created its directory when it was opened
+        deletes it again (:meth:`EmbeddedStore.discard_if_new`). Returns whether it
+        deleted one: here never."""
+        self.close()
+        return False
+
     def optimize(self) -> None:
         """Compact the store after large bulk loads (speeds up queries)."""
 
@@ -314,7 +321,8 @@ class ProvStore(ABC):
                 or next(iter(self.quads(graph=iri)), None) is not None)
 
     def bulk_load(self, path: str | os.PathLike[str], format: str, *,
-                  graph: IRI | None = None) -> None:
+                  graph: IRI | None = None,
+                  progress: Callable[[int, int], None] | None = None) -> None:
         """Stream an RDF file into the store without a transaction (pair: :meth:`load`).
 
         This default parses the whole file and hands it to :meth:`bulk_add`;
@@ -325,6 +333,8 @@ class ProvStore(ABC):
             format: one of :data:`RDF_FORMATS`.
             graph: target graph for triple formats (``None``: default graph);
                 dataset formats keep their own graphs.
+            progress: called with ``(bytes loaded, file size in bytes)`` as parts of
+                the file are stored (here once, at the end).
 
         Raises:
             UnsupportedFormat: ``format`` is not in :data:`RDF_FORMATS`.
@@ -337,6 +347,8 @@ class ProvStore(ABC):
         except OSError as exc:
             raise StoreError(f"{format} input {path}: cannot read it: {exc}") from exc
         self.bulk_add(parse_rdf(data, format, graph=graph))
+        if progress is not None:
+            progress(len(data), len(data))
 
     def describe(self, iris: Iterable[IRI], *, graph: Any = ANY_GRAPH,
                  predicates: Iterable[IRI] | None = None,
@@ -833,6 +845,7 @@ class EmbeddedStore(ProvStore):
         self._names: dict[Any, Any] = {}  # pyoxigraph predicate/graph -> provgraph term
         self.read_only = read_only
         self._root: Path | None = None
+        self._created: Path | None = None  # the topmost directory this open created
         self._root_for_reopen: Path | None = None  # a read-only store's directory
         self._unflushed = 0
         self._flushed_at = time.monotonic()
@@ -856,7 +869,9 @@ class EmbeddedStore(ProvStore):
             else:
                 root = Path(path)
                 self.location = str(root)
+                missing = [p for p in (root, *root.parents) if not p.exists()]
                 (root / "rdf").mkdir(parents=True, exist_ok=True)
+                self._created = missing[-1] if missing else None
                 self._store = open_exclusive(root, lambda: ox.Store(str(root / "rdf")),
                                              timeout=_lock_timeout(lock_timeout))
                 self._root = root
@@ -967,7 +982,8 @@ class EmbeddedStore(ProvStore):
         return added
 
     def bulk_load(self, path: str | os.PathLike[str], format: str, *,
-                  graph: IRI | None = None) -> None:
+                  graph: IRI | None = None,
+                  progress: Callable[[int, int], None] | None = None) -> None:
         """Stream a large RDF file into the store without a transaction (pair: :meth:`load`).
 
         Line-based formats (``nquads``, ``ntriples``) are loaded in windows of
@@ -986,26 +1002,44 @@ class EmbeddedStore(ProvStore):
         parsed by pyoxigraph and written back, in place, with the store's encoding;
         every other line reaches the engine's loader as it is.
 
+        A ``KeyboardInterrupt`` (Ctrl-C) while windows load lets the windows in
+        flight finish, starts no other, and then propagates: what was loaded stays
+        stored, and loading the file again finishes it (issue 17: the workers went on
+        reading a closed file, printing a thread traceback).
+
+        Args:
+            path: the file.
+            format: one of :data:`RDF_FORMATS`.
+            graph: target graph for triple formats (``None``: default graph).
+            progress: called with ``(bytes loaded, file size in bytes)`` after each
+                window is stored (once, at the end, for a file loaded whole), from
+                the worker thread that loaded it, one call at a time.
+
         Raises:
             SerializationError: the file does not parse (earlier windows may
                 already be stored); line numbers in the message count from the
                 start of the file.
             StoreError: the file cannot be read or the store cannot be written.
+            KeyboardInterrupt: as above.
         """
         fmt = _rdf_format(format)
         kwargs: dict[str, Any] = {"format": fmt}
         if fmt not in (ox.RdfFormat.TRIG, ox.RdfFormat.N_QUADS):
             kwargs["to_graph"] = _graph_to_ox(graph)
         if fmt in (ox.RdfFormat.N_QUADS, ox.RdfFormat.N_TRIPLES):
-            self._bulk_load_windows(path, format, kwargs)
+            self._bulk_load_windows(path, format, kwargs, progress)
             return
         target = kwargs.get("to_graph")
         with _map_errors(f"{format} input {path}"):
             parsed = ox.parse(path=str(path), format=fmt, rename_blank_nodes=True)
             self._store.bulk_extend(_stored_parsed(q, target) for q in parsed)
+        if progress is not None:
+            size = os.path.getsize(path)
+            progress(size, size)
 
     def _bulk_load_windows(self, path: str | os.PathLike[str], format: str,
-                           kwargs: dict[str, Any]) -> None:
+                           kwargs: dict[str, Any],
+                           progress: Callable[[int, int], None] | None) -> None:
         import threading
 
         what = f"{format} input {path}"
@@ -1025,17 +1059,29 @@ class EmbeddedStore(ProvStore):
                 self._store.bulk_load(
                     io.BufferedReader(RewrittenWindows(raw, windows, rewrite), 1 << 20),
                     **kwargs)
+            if progress is not None:
+                progress(size, size)
             return
         lock = threading.Lock()
         failures: list[tuple[int, BaseException]] = []
+        stop = threading.Event()  # set on Ctrl-C: take no new window
+        done = [0]
 
         # pyoxigraph releases the GIL while it loads, so two workers overlap one window's
         # parsing with the other's index building, as its own loader does with its batches.
-        def work() -> None:
+        finished: list[threading.Event] = []
+
+        def work(done_event: threading.Event) -> None:
+            try:
+                _work()
+            finally:
+                done_event.set()
+
+        def _work() -> None:
             with open(path, "rb", buffering=0) as raw:
                 while True:
                     with lock:
-                        window = None if failures else next(windows, None)
+                        window = None if failures or stop.is_set() else next(windows, None)
                     if window is None:
                         return
                     try:
@@ -1045,14 +1091,30 @@ class EmbeddedStore(ProvStore):
                         with lock:
                             failures.append((window[0], exc))
                         return
+                    with lock:
+                        done[0] += window[1] - window[0]
+                        if progress is not None:
+                            progress(done[0], size)
 
         with probe:
-            workers = [threading.Thread(target=work, name=f"provgraph-bulk-load-{i}")
-                       for i in range(_BULK_WORKERS)]
-            for t in workers:
-                t.start()
-            for t in workers:
-                t.join()
+            workers: list[threading.Thread] = []
+            try:
+                for i in range(_BULK_WORKERS):
+                    finished.append(threading.Event())
+                    workers.append(threading.Thread(target=work, args=(finished[-1],),
+                                                    name=f"provgraph-bulk-load-{i}"))
+                    workers[-1].start()
+                for t in workers:
+                    t.join()
+            except KeyboardInterrupt:
+                stop.set()  # the windows in flight finish (pyoxigraph cannot be stopped
+                # inside one); then the interrupt goes on. Waited for by the workers' own
+                # events: a Thread.join() interrupted by Ctrl-C may already count a running
+                # thread as stopped (measured: the count of statements kept came out short)
+                for t, event in zip(workers, finished):
+                    if t.ident is not None:
+                        event.wait()
+                raise
         if failures:
             start, exc = min(failures, key=lambda f: f[0])
             raise with_file_lines(exc, what, path, start)
@@ -1295,6 +1357,24 @@ class EmbeddedStore(ProvStore):
     def optimize(self) -> None:
         with _map_errors(f"store {self.location}"):
             self._store.optimize()
+
+    def discard_if_new(self) -> bool:
+        """Close the store and, when this object created its directory, delete that
+        directory again (the topmost one it created), so that a first write that failed
+        leaves no empty store behind (issue 17: a failed ``provgraph record`` created
+        the store directory). Call it only when nothing this object wrote is to be kept.
+
+        Returns:
+            Whether a directory was deleted.
+        """
+        created = self._created
+        self.close()
+        if created is None:
+            return False
+        import shutil
+
+        shutil.rmtree(created, ignore_errors=True)
+        return True
 
     def close(self) -> None:
         store = getattr(self, "_store", None)

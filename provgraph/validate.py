@@ -225,7 +225,8 @@ def validate(store: ProvStore, run: IRI | str | None = None, *, shapes: bool = T
         attribute warnings, the SHACL report.
 
     Raises:
-        NotFound: ``run`` names no graph of the store.
+        NotFound: ``run`` names no graph of the store (:class:`~provgraph.errors.WrongKind`
+            when it names a claim or other resource).
 
     Example:
         >>> from provgraph.store import EmbeddedStore
@@ -239,9 +240,9 @@ def validate(store: ProvStore, run: IRI | str | None = None, *, shapes: bool = T
     from .errors import NotFound
 
     if run is not None:
-        graphs: list[IRI | None] = [IRI(run)]
-        if IRI(run) not in store.named_graphs():
-            raise NotFound(str(run), "run graph")
+        from .kinds import require_run
+
+        graphs: list[IRI | None] = [require_run(store, str(run))]
     else:
         graphs = [None] + [g for g in store.named_graphs() if g != GRAPH.ONTOLOGY]
     report = ValidationReport(graphs=graphs)

@@ -87,7 +87,7 @@ class PG(ClosedNamespace):
     _base = "https://w3id.org/provgraph/ns#"
     _terms = (
         # --- classes: bundles and ingestion
-        "Run", "Document", "SourceSnapshot", "Observation", "Reobservation", "Deletion",
+        "Run", "Removal", "Document", "SourceSnapshot", "Observation", "Reobservation", "Deletion",
         "Extraction", "ExtractedText", "Chunking", "Chunk",
         # --- classes: generated retrieval aids and indexing
         "GeneratedAid", "HypotheticalDocument", "ContextualPrefix", "GeneratedQuestion",
@@ -105,7 +105,7 @@ class PG(ClosedNamespace):
         "settings", "claimKind", "claimStatus", "targetId", "pinnedSha256", "outcome", "reason", "policy", "resolvedByteStart",
         "resolvedByteEnd", "resolvedCodepointStart", "resolvedCodepointEnd", "warrant",
         "imprecise",
-        "packageVersions", "codeRevision", "modelIds", "tokenBudget",
+        "packageVersions", "codeRevision", "modelIds", "tokenBudget", "removedStatements",
         # --- object properties
         "document", "answer", "citation", "target", "resolvedSnapshot", "segment",
         "segmentSource", "omitted", "aidUsed", "extractedText", "run",
@@ -160,6 +160,9 @@ class GRAPH:
     """Ingestion facts shared by all runs: documents, snapshots, extractions, chunks, aids."""
     ONTOLOGY = IRI("urn:provgraph:graph:ontology")
     """The bundled ontology and shapes, loaded by ``provgraph init``."""
+    REMOVALS = IRI("urn:provgraph:graph:removals")
+    """The audit trail of deleted runs: each ``pg:Removal`` and what it invalidated
+    (:mod:`provgraph.schema.removal`, ``provgraph delete-run``)."""
 
 
 UNITS = ("utf8_byte", "codepoint", "utf16_unit", "page", "block")

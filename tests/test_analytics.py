@@ -259,7 +259,7 @@ def test_impact_of_an_unknown_agent_is_an_error(recorded):
 def test_unsupported_in_the_fixture_is_the_claim_citing_generated_text(recorded):
     store, _, r = recorded
     assert analytics.unsupported(store) == [
-        UnsupportedRow(run=RUN, claim=r["claim_bad"].iri, kind="paraphrase", status="unsupported",
+        UnsupportedRow(run=RUN, claim=r["claim_bad"].iri, kind="paraphrase", claimed_status="unsupported",
                        citations=1, reason="no_eligible_citation")]
 
 
@@ -267,13 +267,13 @@ def test_unsupported_counts_uncited_claims_and_respects_outcomes(recorded):
     store, rec, r = recorded
     o = sc.outcomes_and_claims(rec, r)
     assert analytics.unsupported(store) == [
-        UnsupportedRow(run=RUN, claim=r["claim_quote"].iri, kind="quotation", status="supported",
+        UnsupportedRow(run=RUN, claim=r["claim_quote"].iri, kind="quotation", claimed_status="supported",
                        citations=1, reason="no_eligible_citation"),
-        UnsupportedRow(run=RUN, claim=r["claim_bad"].iri, kind="paraphrase", status="unsupported",
+        UnsupportedRow(run=RUN, claim=r["claim_bad"].iri, kind="paraphrase", claimed_status="unsupported",
                        citations=1, reason="no_eligible_citation"),
-        UnsupportedRow(run=RUN, claim=o["uncited"].iri, kind="paraphrase", status="supported",
+        UnsupportedRow(run=RUN, claim=o["uncited"].iri, kind="paraphrase", claimed_status="supported",
                        citations=0, reason="uncited"),
-        UnsupportedRow(run=RUN, claim=o["raw"].iri, kind="quotation", status="supported",
+        UnsupportedRow(run=RUN, claim=o["raw"].iri, kind="quotation", claimed_status="supported",
                        citations=1, reason="no_eligible_citation"),
     ]
 

@@ -30,13 +30,13 @@ def test_export_to_a_symbolic_link_writes_through_it(rag_store, runner, tmp_path
                                  f"sha256 {verify_bundle(real.read_bytes()).actual}\n")
 
 
-def test_export_into_a_missing_directory_is_an_error_exit_1(rag_store, runner, tmp_path,
+def test_export_into_a_missing_directory_is_an_error_exit_2(rag_store, runner, tmp_path,
                                                            monkeypatch):
     store, r = rag_store
     _cli_on(store, monkeypatch)
     out = tmp_path / "nope" / "claim.json"
     res = runner.invoke(cli, ["export", "--claim", r["claim_quote"].iri, "-o", str(out)])
-    assert res.exit_code == 1
+    assert res.exit_code == 2
     assert res.stderr == (f"Error: cannot write {out}: No such file or directory; the directory "
                           f"{out.parent} does not exist; create it first, or choose another "
                           "file\n")

@@ -180,14 +180,14 @@ def test_lineage_format_and_a_different_flag_are_a_usage_error(runner, disk):
 
 def test_unknown_iris_are_errors_not_empty_results(runner, disk):
     path, _, _ = disk
-    result = run(runner, path, "lineage", "urn:uuid:01900000-0000-7000-8000-00000000dead", code=1)
+    result = run(runner, path, "lineage", "urn:uuid:01900000-0000-7000-8000-00000000dead", code=2)
     assert result.output.startswith(
         "Error: entity <urn:uuid:01900000-0000-7000-8000-00000000dead> is not in the store")
     for command in (["stale"], ["unsupported"], ["coverage"], ["exposure"], ["generated-evidence"],
                     ["impact", "--agent", "lines"]):
-        result = run(runner, path, *command, "--run", "urn:uuid:nope", code=1)
+        result = run(runner, path, *command, "--run", "urn:uuid:nope", code=2)
         assert result.output.startswith("Error: run <urn:uuid:nope> is not in the store"), command
-    result = run(runner, path, "impact", "--agent", "docutils", code=1)
+    result = run(runner, path, "impact", "--agent", "docutils", code=2)
     assert result.output.startswith("Error: agent 'docutils' is not in the store")
 
 
@@ -197,7 +197,7 @@ def test_injection_through_cli_parameters_changes_nothing(runner, disk):
     assert "not an absolute IRI" in result.output
     result = run(runner, path, "stale", "--run", EVIL_IRI, code=2)
     assert "not an absolute IRI" in result.output
-    result = run(runner, path, "impact", "--agent", 'x" } ; DROP ALL ; #', code=1)
+    result = run(runner, path, "impact", "--agent", 'x" } ; DROP ALL ; #', code=2)
     assert result.output.startswith("Error: agent 'x\" } ; DROP ALL ; #' is not in the store")
     s = EmbeddedStore(path)
     try:
@@ -230,5 +230,5 @@ def test_a_query_file_iri_parameter_used_as_predicate_or_graph_is_known(runner, 
     assert json.loads(result.stdout) == []
     result = run(runner, path, "query", str(gq), "-p", "g=urn:provgraph:graph:ingestion")
     assert json.loads(result.stdout) == []
-    result = run(runner, path, "query", str(rq), "-p", "p=urn:x:no-such-predicate", code=1)
+    result = run(runner, path, "query", str(rq), "-p", "p=urn:x:no-such-predicate", code=2)
     assert result.output.startswith("Error: p <urn:x:no-such-predicate> is not in the store")

@@ -126,7 +126,7 @@ def test_resolve_citation_rows(runner, recorded):
 
 def test_resolve_unknown_run_is_an_error(runner, recorded):
     result = runner.invoke(cli, ["--store", str(recorded), "resolve", "--run", "urn:uuid:nope"])
-    assert result.exit_code == 1
+    assert result.exit_code == 2
     assert "Error: run <urn:uuid:nope> is not in the store" in result.output
 
 

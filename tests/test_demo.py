@@ -255,7 +255,7 @@ def test_demo_store_is_marked_and_other_directories_are_never_deleted(demo, tmp_
     with pytest.raises(ProvgraphError, match="is not a demo store"):
         run_demo(precious, quiet=True)
     result = runner.invoke(cli, ["demo", "--store", str(precious)])
-    assert result.exit_code == 1
+    assert result.exit_code == 2
     assert "is not a demo store" in result.output
     assert (precious / "keep.txt").read_text() == "mine"
 
@@ -330,3 +330,31 @@ def test_demo_bundles_stream_and_agree_with_the_general_path(store, monkeypatch)
     for g in runs:
         paths.agree(store, g, run=g)
     assert (paths.streamed, paths.fell_back) == (len(claims) + len(runs), 0)
+
+
+def test_a_plain_resolve_keeps_the_demo_results(demo, tmp_path, runner):
+    """Issue 17: 'provgraph --store .provgraph-demo resolve' (default policy exact) turned
+    the 10 normalized_match into quote_mismatch and changed the q01 claim bundle's digest,
+    because the demo resolved under whitespace without recording that policy on its
+    citations. The citations now declare it, so any later resolve reaches the same verdicts."""
+    import shutil
+
+    from provgraph.io.bundle import export
+    from provgraph.resolve import resolve_run
+
+    copy = tmp_path / "demo-copy"
+    shutil.copytree(demo.store_path, copy)
+    res = runner.invoke(cli, ["--store", str(copy), "resolve", "--json"], catch_exceptions=False)
+    assert res.exit_code == 0, res.output
+    counts = {r["outcome"]: r["citations"] for r in json.loads(res.stdout) if r["citations"]}
+    assert counts == demo.findings["resolver"].value
+    assert "0 statements added, 0 removed" in res.stderr  # the same resolution, not a new one
+    s = EmbeddedStore(copy)
+    try:
+        again = resolve_run(s, demo.runs["flask-docs-qa"])  # the library's default: exact
+        assert {str(c.iri): r.outcome for c, r in again.items} == (
+            demo.findings["resolver"].extra["by_citation"])
+        claim = demo.questions["q01"].claims[0]
+        assert export(s, "prov-json", claim=claim).digest == demo.findings["prov_json"].extra["digest"]
+    finally:
+        s.close()

@@ -100,12 +100,12 @@ def test_no_traceback_no_hang_nothing_stored_on_error(runner, tmp_path, args):
     check()
 
 
-def test_the_deepest_input_exits_1_in_a_real_process(tmp_path):
+def test_the_deepest_input_exits_2_in_a_real_process(tmp_path):
     src = tmp_path / "deep.json"
     src.write_bytes(b"[" * 100_000 + b"]" * 100_000)
     exe = Path(sys.executable).with_name("provgraph")
     for args in (["import"], ["record"], ["verify-bundle"]):
         res = subprocess.run([str(exe), "--store", str(tmp_path / "s"), *args, str(src)],
                              capture_output=True, text=True, timeout=60)
-        assert res.returncode == 1, res.stderr
+        assert res.returncode == 2, res.stderr
         assert res.stderr.startswith("Error:") and "Traceback" not in res.stderr, res.stderr

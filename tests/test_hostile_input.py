@@ -35,7 +35,7 @@ def test_json_nested_100000_deep_is_an_error_line_at_every_entry_point(runner, t
     started = time.perf_counter()
     res = runner.invoke(cli, ["--store", store, *args, str(src)])
     assert time.perf_counter() - started < 20
-    assert res.exit_code == 1, (res.output, res.exception)
+    assert res.exit_code == 2, (res.output, res.exception)
     assert res.stderr.startswith("Error: ") and "Traceback" not in res.stderr, res.stderr
     assert f"nested deeper than {MAX_JSON_DEPTH} levels" in res.stderr, res.stderr
 
@@ -48,7 +48,7 @@ def test_deep_prov_json_with_typed_values_or_bundles_is_an_error_line(runner, tm
     src = tmp_path / "deep.json"
     src.write_text('{"%s": ' % key + "[" * 100_000 + value + "]" * 100_000 + "}")
     res = runner.invoke(cli, ["--memory", "import", "--format", "prov-json", str(src)])
-    assert res.exit_code == 1, (res.output, res.exception)
+    assert res.exit_code == 2, (res.output, res.exception)
     assert res.stderr.startswith("Error: ") and "Traceback" not in res.stderr, res.stderr
     assert f"nested deeper than {MAX_JSON_DEPTH} levels" in res.stderr, res.stderr
 
@@ -74,7 +74,7 @@ def test_rdf_xml_nested_deeper_than_the_limit_is_refused_quickly(runner, tmp_pat
     res = runner.invoke(cli, ["--store", str(tmp_path / "s"), "import", "--format", "rdf-xml",
                               str(src)])
     assert time.perf_counter() - started < 10
-    assert res.exit_code == 1
+    assert res.exit_code == 2
     assert res.stderr.startswith("Error: ") and f"deeper than {MAX_XML_DEPTH}" in res.stderr, \
         res.stderr
 
@@ -95,8 +95,8 @@ def test_a_write_command_on_a_corrupt_store_is_an_error_line(runner, tmp_path):
     assert runner.invoke(cli, ["--store", str(store), "init"]).exit_code == 0
     (store / "rdf" / "CURRENT").write_text("garbage\n")
     events = tmp_path / "e.jsonl"
-    events.write_text('{"event": "run", "label": "x"}\n')
+    events.write_text('{"event": "query", "text": "q"}\n')  # valid: the store is what fails
     res = runner.invoke(cli, ["--store", str(store), "record", str(events)])
-    assert res.exit_code == 1, res.output
+    assert res.exit_code == 2, res.output
     assert res.stderr.startswith(f"Error: cannot open the store at {store}: the engine reports "
                                  "Corruption: CURRENT file corrupted. The store is damaged")

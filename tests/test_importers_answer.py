@@ -201,7 +201,7 @@ def test_cli_answer_import_without_sources_or_with_an_empty_answer_fails(runner,
             ([str(empty), "--source", str(source)], "the answer is empty: there is nothing to check"),
             ([str(answer), "--source", str(empty_dir)], "no source files found")):
         result = runner.invoke(cli, ["--store", store_dir, "import", "--format", "answer", *args])
-        assert result.exit_code == 1, result.output
+        assert result.exit_code == 2, result.output
         assert result.output.startswith("Error: ") and message in result.output
         assert "nothing was stored" in result.output and "Traceback" not in result.output
     result = runner.invoke(cli, ["--store", store_dir, "import", "--format", "answer", str(answer),

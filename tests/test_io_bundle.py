@@ -204,7 +204,7 @@ def test_cli_export_writes_the_whole_file_or_nothing(rag_store, runner, tmp_path
     out = tmp_path / "claim.json"
     out.write_bytes(b"an earlier export")
     res = runner.invoke(cli, ["export", "--claim", "urn:x:no-such-claim", "-o", str(out)])
-    assert res.exit_code == 1 and "urn:x:no-such-claim" in res.stderr
+    assert res.exit_code == 2 and "urn:x:no-such-claim" in res.stderr
     assert out.read_bytes() == b"an earlier export" and sorted(tmp_path.iterdir()) == [out]
     res = runner.invoke(cli, ["export", "--run", r["run"], "-o", str(out)], catch_exceptions=False)
     assert res.exit_code == 0 and sorted(tmp_path.iterdir()) == [out]
@@ -293,7 +293,7 @@ def test_verifying_an_empty_file_says_it_is_empty(runner, tmp_path):
     empty = tmp_path / "claim.json"
     empty.write_bytes(b"\n")
     res = runner.invoke(cli, ["verify-bundle", str(empty)])
-    assert res.exit_code == 1
+    assert res.exit_code == 2
     assert res.stderr == (f"Error: {empty}: the bundle file is empty: there is no bundle to "
                           "verify; export one with 'provgraph export --claim IRI -o FILE' (or "
                           "'--run IRI')\n")
@@ -338,13 +338,13 @@ def test_cli_export_to_a_directory_or_into_a_missing_one_names_the_output(rag_st
     adir.mkdir()
     res = runner.invoke(cli, ["export", "--claim", r["claim_quote"].iri, "--format", "prov-json",
                               "-o", str(adir)])
-    assert res.exit_code == 1 and isinstance(res.exception, SystemExit)
+    assert res.exit_code == 2 and isinstance(res.exception, SystemExit)
     assert f"{adir} is a directory" in res.stderr and "Traceback" not in res.output
     assert ".partial" not in res.stderr
     assert sorted(tmp_path.iterdir()) == [adir] and list(adir.iterdir()) == []  # nothing left
     missing = tmp_path / "missing" / "claim.json"
     res = runner.invoke(cli, ["export", "--claim", r["claim_quote"].iri, "-o", str(missing)])
-    assert res.exit_code == 1 and isinstance(res.exception, SystemExit)
+    assert res.exit_code == 2 and isinstance(res.exception, SystemExit)
     assert f"cannot write {missing}" in res.stderr and ".partial" not in res.stderr
     assert f"{missing.parent} does not exist" in res.stderr
     assert sorted(tmp_path.iterdir()) == [adir]

@@ -39,7 +39,7 @@ def test_import_is_all_or_nothing(runner, tmp_path):
     store = str(tmp_path / "s")
     bad = DOC.replace(b"entity(ex:data)", b"hadMember(ex:data, -)")
     res = runner.invoke(cli, ["--store", store, "import", "-", "--format", "provn"], input=bad)
-    assert res.exit_code == 1
+    assert res.exit_code == 2
     assert res.stderr == ("Error: <stdin>: hadMember(ex:data, -) has no entity ('-' in a mandatory "
                           "position); PROV-DM requires it, so the record has no PROV-O form and "
                           "the document is not valid PROV. Give the entity (an identifier), or "
@@ -51,7 +51,7 @@ def test_import_is_all_or_nothing(runner, tmp_path):
 
 def test_zero_statements_is_an_error_not_a_silent_success(runner, tmp_path):
     res = runner.invoke(cli, ["--memory", "import", "-"], input=b"document endDocument")
-    assert res.exit_code == 1
+    assert res.exit_code == 2
     assert "the provn document holds no PROV statements; nothing was stored" in res.stderr
 
 
@@ -89,7 +89,7 @@ def test_rag_formats_dispatch_to_the_importers(runner, tmp_path, monkeypatch):
     assert res.stderr == ("error: citation 3: unknown document id\n"
                           f"imported {answer} (anthropic): 12 statements stored\n")
     res = runner.invoke(cli, ["--memory", "import", str(answer), "--format", "cohere"])
-    assert res.exit_code == 1  # errors without --partial
+    assert res.exit_code == 2  # errors without --partial
 
 
 def test_source_and_partial_are_only_for_rag_formats(runner, tmp_path):
@@ -102,12 +102,14 @@ def test_source_and_partial_are_only_for_rag_formats(runner, tmp_path):
 
 def test_import_refuses_provgraphs_reserved_graphs(runner, tmp_path):
     store = str(tmp_path / "s")
-    for graph in ("urn:provgraph:graph:ontology", "urn:provgraph:graph:ingestion"):
+    for graph in ("urn:provgraph:graph:ontology", "urn:provgraph:graph:ingestion",
+                  "urn:provgraph:graph:removals"):
         res = runner.invoke(cli, ["--store", store, "import", "-", "--graph", graph], input=DOC)
         assert res.exit_code == 2
         assert res.stderr.endswith(
             f"Error: Invalid value for '--graph': {graph} is a graph provgraph reserves for "
-            "itself (reserved: urn:provgraph:graph:ingestion, urn:provgraph:graph:ontology); "
+            "itself (reserved: urn:provgraph:graph:ingestion, urn:provgraph:graph:ontology, "
+            "urn:provgraph:graph:removals); "
             "name another graph, such as urn:example:g1. To restore 'provgraph export --all' "
             "output, import the TriG or N-Quads file without --graph: its graphs are kept\n")
     s = EmbeddedStore(store)
@@ -136,7 +138,7 @@ def test_a_document_with_the_ontology_graph_is_refused_and_the_ingestion_graph_r
     onto = b"<urn:x:a> <http://www.w3.org/ns/prov#wasDerivedFrom> <urn:x:b> " \
            b"<urn:provgraph:graph:ontology> .\n"
     res = runner.invoke(cli, ["--memory", "import", "-"], input=onto)
-    assert res.exit_code == 1
+    assert res.exit_code == 2
     assert res.stderr == (
         "Error: <stdin>: the document writes into <urn:provgraph:graph:ontology>, the graph of "
         "provgraph's bundled ontology and shapes, which only 'provgraph init' fills; rename that "

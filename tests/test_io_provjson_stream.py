@@ -20,7 +20,8 @@ from provgraph.io.load import import_document
 from provgraph.io.provjson_stream import NotStreamable, nt_line
 from provgraph.store import EmbeddedStore, rdfc_canonical_nquads
 from provgraph.terms import IRI, Literal
-from provgraph.vocab import PROV
+from provgraph.kinds import RUN_TYPES
+from provgraph.vocab import PROV, RDF
 
 from .conftest import shared_cases
 from .io_helpers import canon
@@ -148,8 +149,9 @@ def test_every_shared_prov_case_streams_or_falls_back_and_agrees(paths):
             store.close()
             continue
         name = path.relative_to(root).as_posix()
-        subjects = sorted({q[0] for q in store.quads() if isinstance(q[0], IRI)})
-        for s in subjects[:25]:
+        bundles = {q[0] for q in store.quads(None, RDF.type) if str(q[2]) in RUN_TYPES}
+        subjects = sorted({q[0] for q in store.quads() if isinstance(q[0], IRI)} - bundles)
+        for s in subjects[:25]:  # a bundle is exported as run= (claim= refuses it: issue 17)
             paths.agree(store, f"{name} claim {s}", claim=s)
         for g in store.named_graphs():
             paths.agree(store, f"{name} run {g}", run=g)

@@ -24,8 +24,9 @@ from provgraph.vocab import PROV
 from . import pipeline, query_scenarios as sc
 
 QUERY_NAMES = ["citations-of", "claims", "coverage", "derived-from", "exposure",
-               "generated-evidence", "impact", "invalidations", "lineage", "revisions", "stale",
-               "stale-citations", "stale-claims", "stale-dependents", "stale-texts", "unsupported"]
+               "generated-evidence", "impact", "invalidations", "lineage", "revisions",
+               "runs", "stale", "stale-citations", "stale-claims", "stale-dependents", "stale-texts",
+               "unsupported"]
 
 
 @pytest.fixture(scope="module")

@@ -21,7 +21,7 @@ def test_service_in_a_query_file_is_refused_before_anything_runs(runner, tmp_pat
     rq = tmp_path / "federated.rq"
     rq.write_text(HEADER + form.format(url=f"{base}sparql") + "\n")
     res = runner.invoke(cli, ["--memory", "query", str(rq)])
-    assert res.exit_code == 1
+    assert res.exit_code == 2
     # issue 15: read from the parse tree (provgraph.sparql_guard); "1SERVICE" is not SPARQL
     # 1.1 for the checker, and a text it cannot read is refused, never handed to the engine
     assert res.stderr in (
@@ -57,7 +57,7 @@ def test_a_syntax_error_names_the_position_and_the_first_expected_tokens(runner,
     rq = tmp_path / "broken.rq"
     rq.write_text("SELECT ?x WHERE { ?x")
     res = runner.invoke(cli, ["--memory", "query", str(rq)])
-    assert res.exit_code == 1
+    assert res.exit_code == 2
     # the engine lists ~470 characters of grammar here, character classes included
     # issue 15: a user's query is parsed by the checker (rdflib's SPARQL 1.1 grammar)
     # before the engine, which would evaluate it; its messages are less precise

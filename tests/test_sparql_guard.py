@@ -94,7 +94,7 @@ def test_no_obfuscated_service_or_load_reaches_the_network(listener, runner, tmp
     rq = tmp_path / "q.rq"
     rq.write_text("# summary: hostile\n" + text + "\n", encoding="utf-8")
     res = runner.invoke(cli, ["--memory", "query", str(rq)])
-    assert res.exit_code == 1, res.output
+    assert res.exit_code == 2, res.output
     assert res.stderr.startswith("Error: ") and "Traceback" not in res.stderr
     # a user's query directory is untrusted too
     with pytest.raises((QueryRefused, QuerySyntaxError)):
@@ -160,7 +160,7 @@ def test_an_update_given_to_query_says_updates_are_refused(runner, tmp_path):
     rq = tmp_path / "drop.rq"
     rq.write_text("DROP ALL\n")
     res = runner.invoke(cli, ["--memory", "query", str(rq)])
-    assert res.exit_code == 1
+    assert res.exit_code == 2
     assert res.stderr.startswith(f"Error: {rq}: this is a SPARQL Update, and updates are "
                                  "refused here")
     assert "expected CONSTRUCT" not in res.stderr

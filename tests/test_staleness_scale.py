@@ -17,7 +17,8 @@ from typing import Any
 import pytest
 
 from provgraph import EmbeddedStore, Recorder, analytics, ids
-from provgraph._rows import _MIN, _check_run, _int, _run_query, _str, _time
+from provgraph._rows import _MIN, _int, _run_query, _str, _time
+from provgraph.kinds import check_run
 from provgraph.analytics import StaleRow
 from provgraph.errors import OriginalMissingError
 from provgraph.staleness import _cited_span, _decoded, _snapshot_text, _worse
@@ -33,7 +34,7 @@ def reference_stale(store: Any, run: str | None = None) -> list[StaleRow]:
     """stale() as it was before the scale work (provgraph 2026-11, commit ec62f03): one
     stale.rq row per claim, and citations-of.rq and derived-from.rq for every changed
     target, the snapshot's own derivations looked up statement by statement."""
-    run_iri = _check_run(store, run)
+    run_iri = check_run(store, run)
     kinds: dict[tuple[Any, Any, Any], str] = {}
     for r in _run_query(store, "stale", {"run": run_iri}):
         key = (r["run"], r["claim"], r["snapshot"])

@@ -79,7 +79,9 @@ def held(path: Path, seconds: float | None = None) -> Iterator[subprocess.Popen[
 
 
 def _run(path: Path, *args: str, env: dict[str, str] | None = None) -> tuple[int, str]:
-    result = CliRunner().invoke(cli, ["--store", str(path), *args], env=env)
+    # 'record -' reads a valid one-event log: the log is checked before the store (issue 17)
+    result = CliRunner().invoke(cli, ["--store", str(path), *args], env=env,
+                                input='{"event": "query", "text": "q"}\n')
     return result.exit_code, result.output
 
 
@@ -101,7 +103,7 @@ def test_a_writer_waits_the_stated_time_then_names_the_holder(recorded_path: Pat
     with held(recorded_path) as holder:
         code, out = _run(recorded_path, "record", str(log),
                          env={"PROVGRAPH_LOCK_TIMEOUT": "0.5"})
-    assert code == 1
+    assert code == 2
     assert f"being written by pid {holder.pid} (-c " in out
     assert "waited 0.5 s" in out and "provgraph serve" in out
     assert len(EmbeddedStore(recorded_path, read_only=True)) == before  # nothing half-written
@@ -171,7 +173,7 @@ def test_reads_work_on_a_read_only_mount(recorded_path: Path, tmp_path: Path) ->
             (ro / "probe").write_text("x")  # the mount really refuses writes, even to root
         assert {" ".join(c): _run(ro, *c) for c in READ_COMMANDS} == alone
         code, out = _run(ro, "init")
-        assert code == 1 and "read-only file system" in out
+        assert code == 2 and "read-only file system" in out
     finally:
         subprocess.run(["umount", str(ro)], check=True)
 
@@ -248,7 +250,7 @@ def test_a_directory_of_other_files_is_not_made_a_store(tmp_path: Path) -> None:
     other.mkdir()
     (other / "pg_hba.conf").write_text("local all all trust\n")
     code, out = _run(other, "init")
-    assert code == 1 and "is not a provgraph store: it holds other files (pg_hba.conf)" in out
+    assert code == 2 and "is not a provgraph store: it holds other files (pg_hba.conf)" in out
     assert sorted(p.name for p in other.iterdir()) == ["pg_hba.conf"]  # nothing written
 
 
@@ -261,7 +263,7 @@ def test_another_programs_rocksdb_is_neither_opened_nor_changed(recorded_path: P
     before = {p.name: p.stat().st_mtime_ns for p in (foreign / "rdf").iterdir()}
     for cmd in (["init"], ["stale"], ["record", "-"]):
         code, out = _run(foreign, *cmd)
-        assert code == 1 and "RocksDB database of another program" in out, (cmd, out)
+        assert code == 2 and "RocksDB database of another program" in out, (cmd, out)
     assert {p.name: p.stat().st_mtime_ns for p in (foreign / "rdf").iterdir()} == before
 
 
@@ -272,5 +274,5 @@ def test_a_truncated_table_file_is_an_error_line_for_readers_and_writers(
         fh.truncate(sst.stat().st_size // 2)
     for cmd in (["stale"], ["resolve"]):
         code, out = _run(recorded_path, *cmd)
-        assert code == 1 and out.startswith("Error: ") and "damaged" in out, (cmd, out)
+        assert code == 2 and out.startswith("Error: ") and "damaged" in out, (cmd, out)
         assert "Traceback" not in out

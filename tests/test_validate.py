@@ -338,7 +338,7 @@ def test_prov_export_of_an_ill_typed_time_names_the_statement_and_suggests_valid
     res = runner.invoke(cli, ["--store", store, "validate"])
     assert res.exit_code == 1 and "3 violation(s)" in res.stderr
     res = runner.invoke(cli, ["--store", store, "export", "--all", "-o", str(tmp_path / "x.json")])
-    assert res.exit_code == 1
+    assert res.exit_code == 2
     assert res.stderr == (
         f'Error: the statement {_E}e> <http://www.w3.org/ns/prov#generatedAtTime> '
         f'"2026-02-30T00:00:00Z"^^{_XSD}dateTime> . has no PROV-JSON, PROV-N or PROV-XML form: '

@@ -71,6 +71,7 @@ class DemoResult:
             ``stale``, ``impact``, ``generated_evidence``, ``prov_json``).
         counts: numbers shown in the report (snapshots, chunks, statements ...).
         seconds: wall time of the run.
+        program: how the report spells the provgraph command (``run_demo(program=)``).
     """
 
     store_path: Path
@@ -87,6 +88,7 @@ class DemoResult:
     counts: dict[str, Any] = field(default_factory=dict)
     pipeline: PipelineResult | None = None
     seconds: float = 0.0
+    program: str = "provgraph"
 
     def questions_of(self, claims: set[str] | dict[str, Any]) -> set[str]:
         """Question ids of the given claim IRIs."""
@@ -117,8 +119,16 @@ def _fresh_store(path: Path) -> EmbeddedStore:
     return store
 
 
-def run_demo(store_path: Path | None = None, *, console: Any = None, quiet: bool = False
-             ) -> DemoResult:
+def _missing_part(note: str) -> str:
+    """``provgraph.x (why)`` from a finding's note ``(not available: provgraph.x missing: why)``."""
+    what = note.removeprefix("(not available: ").removesuffix(")")
+    name, _, why = what.partition(" missing")
+    why = why.removeprefix(": ")
+    return f"{name} ({why})" if why else name
+
+
+def run_demo(store_path: Path | None = None, *, console: Any = None, quiet: bool = False,
+             program: str = "provgraph") -> DemoResult:
     """Run the reference pipeline end to end, print the audit report, return the results.
 
     Args:
@@ -127,13 +137,17 @@ def run_demo(store_path: Path | None = None, *, console: Any = None, quiet: bool
             demo store is never deleted).
         console: a ``rich.console.Console`` to print to (default: standard output).
         quiet: print nothing.
+        program: how the report spells the provgraph command in the commands it
+            suggests (``.venv/bin/provgraph`` when ``provgraph`` is not on PATH).
 
     Returns:
         :class:`DemoResult`; the store is closed.
 
     Raises:
         ProvgraphError: ``store_path`` holds something other than a demo store, or the
-            corpus is missing.
+            corpus is missing; or a provgraph module the report asks did not import
+            (after the report is printed, with what it could show: issue 17, the
+            demo exited 0 then).
     """
     from . import report
 
@@ -169,6 +183,12 @@ def run_demo(store_path: Path | None = None, *, console: Any = None, quiet: bool
     finally:
         store.close()
     demo.seconds = time.perf_counter() - started
+    demo.program = program
     if not quiet:
         report.render(demo, console)
+    missing = [f.note for f in demo.findings.values() if not f.available]
+    if missing:
+        what = "; ".join(dict.fromkeys(_missing_part(n) for n in missing))
+        raise ProvgraphError(f"the demo ran without {what}; reinstall provgraph with its "
+                             "dependencies ('make demo', or pip install -e .) and run it again")
     return demo

@@ -27,11 +27,13 @@ class Finding:
 
 def optional_module(name: str, *attrs: str) -> tuple[Any, str]:
     """``(module, "")`` when ``name`` imports and has every attribute in ``attrs``,
-    else ``(None, "(not available: <what> missing)")``."""
+    else ``(None, "(not available: <what> missing)")``, with ``: <why>`` when a library
+    the module imports is what failed."""
     try:
         mod = importlib.import_module(name)
-    except ImportError:
-        return None, f"(not available: {name} missing)"
+    except ImportError as exc:  # the module, or a library it imports (issue 17: say which)
+        why = "" if exc.name == name else f": {exc}"
+        return None, f"(not available: {name} missing{why})"
     for a in attrs:
         if not hasattr(mod, a):
             return None, f"(not available: {name}.{a} missing)"

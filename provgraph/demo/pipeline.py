@@ -37,11 +37,18 @@ from .chunking import CHUNK_PARAMETERS, CHUNKER, chunk_ranges
 from .corpus import PAGE_TITLES, PAGES, RELEASES, Release, document_iri, page_bytes
 from .rst import PARSER_V1, PARSER_V2, Extracted, ParserProfile, block_at, extract_rst
 
-__all__ = ["DocState", "Answered", "PipelineResult", "run_pipeline", "demo_iri", "RUN_LABELS"]
+__all__ = ["DocState", "Answered", "PipelineResult", "run_pipeline", "demo_iri", "RUN_LABELS",
+           "QUOTE_POLICY"]
 
 _NS = uuid.UUID("6f1c3a52-3d0e-5b8e-9a51-7d2f0c1e4b10")
 MEDIA_TYPE = "text/x-rst; charset=utf-8"
 RUN_LABELS = ("flask-docs-qa", "flask-docs-update", "parser-upgrade")
+QUOTE_POLICY = "whitespace"
+"""The normalization policy every quote of the reader declares (``Recorder.citation(...,
+policy=)``): it quotes across line breaks with a single space, as language models do.
+Declared on the citation, so any later ``provgraph resolve`` reaches the demo's verdicts
+(issue 17: the demo resolved under it without recording it, and a plain resolve then
+turned its normalized matches into mismatches)."""
 RETRIEVER = ("rank-bm25", importlib.metadata.version("rank-bm25"))
 
 
@@ -233,6 +240,7 @@ def _answer(rec: Recorder, question: Question, index: Index,
                 target = source(cit.target)
                 c = rec.citation(claim, target=target, start=cit.start, end=cit.end, unit="codepoint",
                                  quote=cit.quote, prefix=cit.prefix, suffix=cit.suffix,
+                                 policy=QUOTE_POLICY if cit.quote is not None else None,
                                  iri=demo_iri(run, qid, f"claim-{k + 1}", f"citation-{j + 1}"))
                 cits.append(iri_of(c))  # a recorded citation has its IRI
                 cpages.append(where[cit.target[1]][0].page)

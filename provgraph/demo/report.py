@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import shlex
 import sys
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
@@ -15,14 +16,13 @@ from rich.tree import Tree
 from ..store import ProvStore
 from ..terms import term_value
 from .findings import Finding, optional_module, unavailable
-from .pipeline import PipelineResult
+from .pipeline import QUOTE_POLICY, PipelineResult
 from .rst import PARSER_V1, PARSER_V2
 
 if TYPE_CHECKING:
     from . import DemoResult
 
-__all__ = ["library_findings", "counts", "render", "next_commands", "LINEAGE_QUESTION",
-           "RESOLVER_POLICY"]
+__all__ = ["library_findings", "counts", "render", "next_commands", "LINEAGE_QUESTION"]
 
 LINEAGE_QUESTION = "q01"
 """The question whose quoted claim the report shows the lineage tree of."""
@@ -44,15 +44,12 @@ def counts(store: ProvStore, result: PipelineResult) -> dict[str, Any]:
     return out
 
 
-RESOLVER_POLICY = "whitespace"
-"""Normalization policy for the resolver: the reader quotes across line breaks with a
-single space, as language models do."""
-
-
 def library_findings(store: ProvStore, demo: DemoResult) -> dict[str, Finding]:
     """Ask provgraph's resolver, query library and exporter about the demo store.
 
-    Resolves the QA run's citations (writing the outcomes), then exports the PROV-JSON
+    Resolves the QA run's citations as a plain ``provgraph resolve`` does (the default
+    policy; each quote declares :data:`~provgraph.demo.pipeline.QUOTE_POLICY`, which wins),
+    so resolving the demo store again changes nothing; then exports the PROV-JSON
     bundle of the lineage question's claim into ``<store>/exports/``.
     """
     findings: dict[str, Finding] = {}
@@ -62,13 +59,14 @@ def library_findings(store: ProvStore, demo: DemoResult) -> dict[str, Finding]:
     if mod is None:
         findings["resolver"] = unavailable(note)
     else:
-        rr = mod.resolve_run(store, qa_run, policy=RESOLVER_POLICY)
+        rr = mod.resolve_run(store, qa_run)
         findings["resolver"] = Finding(
             True, {k: v for k, v in rr.counts().items() if v},
             extra={"by_citation": {str(c.iri): r.outcome for c, r in rr.items},
                    "reasons": {str(c.iri): r.reason for c, r in rr.items},
-                   "policy": f"{rr.items[0][1].policy}@{rr.items[0][1].policy_version}"
-                   if rr.items else RESOLVER_POLICY,
+                   "policy": ", ".join(sorted({f"{r.policy}@{r.policy_version}"
+                                               for c, r in rr.items if c.quote is not None}))
+                   or QUOTE_POLICY,
                    "added": rr.added})
     an, note = optional_module("provgraph.analytics", "lineage", "stale", "impact",
                                "generated_evidence")
@@ -252,8 +250,8 @@ def _stale(console: Console, demo: DemoResult) -> None:
         console.print("  The library looks for the cited text, whitespace-normalized, in the newest "
                       "snapshot's bytes and in every text extracted from it; the demo compares it "
                       "with the text the same parser extracts from the newest snapshot. A derivation "
-                      "claim cites no text of its own (its operands do), so its span is unknown.",
-                      highlight=False)
+                      "claim quotes no text of its own: it rests on its operands' cited spans, so "
+                      "its row says what theirs say.", highlight=False)
 
 
 def _parser(console: Console, demo: DemoResult) -> None:
@@ -292,27 +290,29 @@ def _generated(console: Console, demo: DemoResult) -> None:
                                       ("question", "quoted (generated prefix text)")))
 
 
-def next_commands(demo: DemoResult) -> list[str]:
+def next_commands(demo: DemoResult, program: str | None = None) -> list[str]:
     """The command lines the report suggests trying next on the demo store.
 
-    Each names a ``provgraph`` command (``tests/test_cli_demo.py`` runs every one of them
-    on a demo store, so a renamed command or option fails there, not in a user's shell).
+    Each names a provgraph command, spelled ``program`` (default: ``demo.program``,
+    ``.venv/bin/provgraph`` after ``make demo``). ``tests/test_cli_demo.py`` runs every
+    one of them on a demo store, and in bash exactly as printed after ``make demo``, so a
+    renamed command or option fails there, not in a user's shell.
     """
-    store = str(demo.store_path)
+    pg = program or demo.program
+    store = shlex.quote(str(demo.store_path))
     claim = demo.questions[LINEAGE_QUESTION].claims[0]
     qa_run = demo.runs["flask-docs-qa"]
     return [
-        f"provgraph --store {store} lineage {claim}",
-        f"provgraph --store {store} stale --table",
-        f"provgraph --store {store} impact --agent {PARSER_V1.name} --version {PARSER_V1.version} "
+        f"{pg} --store {store} lineage {claim}",
+        f"{pg} --store {store} stale --table",
+        f"{pg} --store {store} impact --agent {PARSER_V1.name} --version {PARSER_V1.version} "
         "--table",
-        f"provgraph --store {store} resolve --run {qa_run} --policy {RESOLVER_POLICY} "
-        "--citations --table",
-        f"provgraph --store {store} export --claim {claim} -o claim.prov.json",
-        f"provgraph verify-bundle {store}/exports/{LINEAGE_QUESTION}-claim.prov.json",
-        f"provgraph --store {store} generated-evidence --table",
-        f"provgraph --store {store} coverage --run {qa_run} --table",
-        "provgraph queries",
+        f"{pg} --store {store} resolve --run {qa_run} --citations --table",
+        f"{pg} --store {store} export --claim {claim} -o claim.prov.json",
+        f"{pg} verify-bundle {store}/exports/{LINEAGE_QUESTION}-claim.prov.json",
+        f"{pg} --store {store} generated-evidence --table",
+        f"{pg} --store {store} coverage --run {qa_run} --table",
+        f"{pg} queries",
     ]
 
 
@@ -342,8 +342,8 @@ def render(demo: DemoResult, console: Any = None) -> None:
     if _note(console, finding):
         console.print(f"  {finding.value}")
         console.print(f"  bundle {finding.extra['bundle']}: {finding.extra['statements']} statements, "
-                      f"sha-256 {finding.extra['digest']} (check it: provgraph verify-bundle "
-                      f"{finding.value})", soft_wrap=True)
+                      f"sha-256 {finding.extra['digest']} (check it: {demo.program} verify-bundle "
+                      f"{shlex.quote(str(finding.value))})", soft_wrap=True)
     console.rule("Where things are")
     console.print(f"  store: {demo.store_path}  ({demo.counts.get('statements')} statements; "
                   f"originals under {demo.store_path / 'originals'})")

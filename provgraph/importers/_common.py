@@ -450,7 +450,10 @@ def _record_one(rec: _ImportRecorder, fmt: str, spec: ItemSpec) -> tuple[int, in
     snaps: dict[int, Any] = {}
     for d in spec.docs:
         if d.data is not None and id(d) not in snaps:
-            snaps[id(d)] = rec.snapshot(d.data, uri=d.uri, media_type=d.media_type)
+            # an answer's --source files are whole documents (a changed one is a revision);
+            # the other formats' documents are passages a service returned (never revisions)
+            snaps[id(d)] = rec.snapshot(d.data, uri=d.uri, media_type=d.media_type,
+                                        part=fmt != "answer")
     q = rec.query(spec.query) if spec.query else None
     retrieval = None
     if spec.retriever is not None and q is not None:

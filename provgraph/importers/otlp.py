@@ -620,7 +620,8 @@ def record_item(rec: _ImportRecorder, spec: ItemSpec) -> tuple[int, int, int, se
                 continue
             if doc.data is not None:
                 snap = rec.snapshot(doc.data, uri=doc.uri, media_type=doc.media_type,
-                                    observed_at=r.span.end or r.span.start)
+                                    observed_at=r.span.end or r.span.start,
+                                    part=True)  # the chunk text the framework returned
                 targets[id(doc)] = snap
                 snaps.add(snap.iri)
             else:

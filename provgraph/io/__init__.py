@@ -150,6 +150,49 @@ def detect(data: bytes, name: str = "<input>") -> str:
         >>> detect(b'document\\n  entity(ex:e)\\nendDocument')
         'provn'
     """
+    fmt, tried = _detect(data, name)
+    if fmt is not None:
+        return fmt
+    raise _undetected(data, name, tried)
+
+
+def _undetected(data: bytes, name: str, tried: list[str]) -> SerializationError:
+    if _is_event_log(data):  # issue 17: a JSONL event log given to 'import'
+        return SerializationError(
+            f"{name} is a provgraph event log (JSON Lines with \"event\" fields), not a "
+            f"document to import; record it with 'provgraph record {name}'")
+    return SerializationError(
+        f"cannot tell the format of {name}; tried " + "; ".join(tried)
+        + ". Pass --format (one of " + ", ".join(n for n, f in FORMATS.items() if f.readable)
+        + ")")
+
+
+def _is_event_log(data: bytes) -> bool:
+    """Whether the first line is a JSON object with a string ``event``, as every line of
+    a JSONL event log (:mod:`provgraph.events`) is."""
+    first = data.lstrip(b"\xef\xbb\xbf").lstrip().split(b"\n", 1)[0]
+    try:
+        obj = loads_json(first)
+    except ValueError:
+        return False
+    return isinstance(obj, dict) and isinstance(obj.get("event"), str)
+
+
+_SYNTAX_BY_EXTENSION = frozenset({"turtle", "trig", "nquads", "ntriples", "provn"})
+"""Formats whose syntax errors :func:`read` reports by the file's extension when the
+content fits no format (JSON and XML files already say why they do not fit)."""
+
+
+def _extension_format(name: str) -> str | None:
+    """The text syntax ``name``'s extension names (``doc.ttl``: ``turtle``) among
+    :data:`_SYNTAX_BY_EXTENSION`, or ``None``."""
+    suffix = Path(name).suffix.lower()
+    return next((f.name for f in FORMATS.values()
+                 if f.name in _SYNTAX_BY_EXTENSION and suffix in f.extensions), None)
+
+
+def _detect(data: bytes, name: str) -> tuple[str | None, list[str]]:
+    """:func:`detect`'s work: the format, or ``None`` and why each format did not fit."""
     text = data.lstrip(b"\xef\xbb\xbf").lstrip()
     if not text:
         raise SerializationError(f"{name} is empty: there is nothing to import")
@@ -165,9 +208,9 @@ def detect(data: bytes, name: str = "<input>") -> str:
             tried.append(f"prov-xml/rdf-xml: {str(exc).split(': ', 1)[-1].split(';')[0]}")
         else:
             if root.tag == "{http://www.w3.org/ns/prov#}document":
-                return "prov-xml"
+                return "prov-xml", tried
             if root.tag == "{http://www.w3.org/1999/02/22-rdf-syntax-ns#}RDF":
-                return "rdf-xml"
+                return "rdf-xml", tried
             tried.append(f"prov-xml/rdf-xml: the XML root is {root.tag}, neither prov:document "
                          "nor rdf:RDF")
     elif text[:1] in (b"{", b"["):
@@ -179,16 +222,16 @@ def detect(data: bytes, name: str = "<input>") -> str:
             items = doc if isinstance(doc, list) else [doc]
             if any(isinstance(i, dict) and ("@context" in i or "@graph" in i or "@id" in i)
                    for i in items):
-                return "json-ld"
+                return "json-ld", tried
             if isinstance(doc, dict) and doc and set(doc) <= PROV_JSON_KEYS:
-                return "prov-json"
+                return "prov-json", tried
             keys = sorted(doc)[:6] if isinstance(doc, dict) else type(doc).__name__
             tried.append(f"prov-json: keys {keys} are not PROV-JSON keys; json-ld: no @context")
     else:
         tried.append("prov-xml/rdf-xml: not XML; prov-json/json-ld: not JSON")
     first = _PROVN_COMMENT.sub(b" ", text[:4096]).lstrip()
     if first.startswith(b"document") and (len(first) == 8 or not first[8:9].isalnum()):
-        return "provn"
+        return "provn", tried
     tried.append("provn: does not start with 'document'")
     if not text[:1] in (b"{", b"["):
         from ..store import parse_rdf
@@ -200,12 +243,9 @@ def detect(data: bytes, name: str = "<input>") -> str:
                 tried.append(f"{fmt}: {str(exc).split('does not parse: ')[-1]}")
                 continue
             if fmt == "trig" and all(q[3] is None for q in quads):
-                return "turtle"
-            return fmt
-    raise SerializationError(
-        f"cannot tell the format of {name}; tried " + "; ".join(tried)
-        + ". Pass --format (one of " + ", ".join(n for n, f in FORMATS.items() if f.readable)
-        + ")")
+                return "turtle", tried
+            return fmt, tried
+    return None, tried
 
 
 @dataclass
@@ -250,11 +290,31 @@ def read(data: bytes, format: str = "auto", *, name: str = "<input>",
             remote JSON-LD context) or has no PROV-O form, or a relation lacks an
             argument PROV-DM requires (a ``-`` where the informant belongs, a qualified
             node without its ``prov:agent``: :func:`provgraph.relations.missing_argument`);
-            nothing is returned.
+            nothing is returned. With ``format="auto"``, content that fits no format
+            is read as its file name's extension says (``doc.ttl``: Turtle), so the
+            message gives that format's syntax error (issue 17: it said only that the
+            format could not be told); a JSONL event log is told to go to
+            ``provgraph record``.
     """
+    if format != "auto":
+        return _read(data, format, name, graph)
+    fmt, tried = _detect(data, name)
+    if fmt is not None:
+        return _read(data, fmt, name, graph)
+    by_extension = _extension_format(name)
+    if by_extension is None or _is_event_log(data):
+        raise _undetected(data, name, tried)
+    try:  # the content fits no format: read it as its extension says, for that error
+        return _read(data, by_extension, name, graph)
+    except SerializationError as exc:
+        detail = str(exc).split("does not parse: ", 1)[-1].removeprefix(f"{name}: ")
+        raise SerializationError(f"{name} ({by_extension}, from its extension) does not "
+                                 f"parse: {detail}") from exc
+
+
+def _read(data: bytes, fmt: str, name: str, graph: IRI | None) -> ReadResult:
     from . import provo
 
-    fmt = detect(data, name) if format == "auto" else format
     spec = get(fmt)
     if not spec.readable:
         raise UnsupportedFormat(fmt, [n for n, f in FORMATS.items() if f.readable],

@@ -38,8 +38,8 @@ A **run bundle** is the same closure seeded with every resource described in
 the run's graph (so describing nodes recorded in the run graph are seeds too).
 
 Store cost: a claim bundle is read with :data:`CLAIM_EXPORT_READS` store reads,
-whatever the number of citations or statements: one pattern lookup (does the claim
-exist) and one SPARQL query (:func:`lineage_closure`: the closure path over
+whatever the number of citations or statements: one pattern lookup (the claim's types:
+it exists and is no run, :mod:`provgraph.kinds`) and one SPARQL query (:func:`lineage_closure`: the closure path over
 :data:`~provgraph.relations.UPSTREAM`, the describing path, and every statement of
 each node reached, in one batch). A run bundle still reads subject by subject.
 
@@ -80,6 +80,7 @@ from dataclasses import dataclass, field
 from typing import Any, BinaryIO
 
 from ..errors import NotFound, SerializationError
+from ..kinds import require_lineage_start, require_run
 from ..ids import content_iri
 from ..relations import BUNDLE_LEFT_OUT, DESCRIBING, PROV_RELATIONS, UPSTREAM, closure_path
 from ..store import ANY_GRAPH, ProvStore, iri_error, rdfc_canonical_nquads
@@ -279,6 +280,8 @@ def export(store: ProvStore, format: str, *, claim: str | None = None, run: str 
     Raises:
         ValueError: not exactly one selection, or a claim/run that is not an absolute IRI.
         NotFound: the claim has no statements, or the run is not a graph of the store.
+        WrongKind: ``claim`` is a run or another bundle, or ``run`` is not a graph but a
+            claim or other resource (:mod:`provgraph.kinds`).
 
     Store cost: a claim export issues :data:`CLAIM_EXPORT_READS` (2) store reads in
     every format, however many citations and statements the claim has (module
@@ -306,14 +309,10 @@ def export(store: ProvStore, format: str, *, claim: str | None = None, run: str 
         if value is not None and (why := iri_error(str(value))) is not None:
             raise ValueError(f"{option} {value!r} is not an absolute IRI ({why})")
     if claim is not None:
-        seed = IRI(claim)
-        if not store.has_subject(seed):
-            raise NotFound(seed, "claim")
+        seed = require_lineage_start(store, claim, "claim")
         kind = "claim"
     else:
-        seed = IRI(str(run))
-        if seed not in store.named_graphs():
-            raise NotFound(seed, "run graph")
+        seed = require_run(store, str(run))
         kind = "run"
     bundle = content_iri("bundle", kind, seed)
     describe: list[Quad] = [

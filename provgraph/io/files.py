@@ -14,7 +14,7 @@ from typing import BinaryIO, TypeVar
 
 from ..errors import ProvgraphError
 
-__all__ = ["atomic_write"]
+__all__ = ["atomic_write", "check_output_file"]
 
 T = TypeVar("T")
 
@@ -53,19 +53,17 @@ def atomic_write(path: str | os.PathLike[str], write: Callable[[BinaryIO], T]) -
         >>> out.read_bytes()[:9], sorted(p.name for p in out.parent.iterdir())
         (b'<urn:x:s>', ['bundle.nq'])
     """
-    target = Path(path)
-    if target.is_symlink():  # write through the link, as open() would
-        target = Path(os.path.realpath(target))
-    if target.is_dir():
-        raise ProvgraphError(f"{path} is a directory; give the name of a file to write "
-                             "(one inside it, for example)")
+    target = check_output_file(path)
     try:
         fh = tempfile.NamedTemporaryFile("wb", dir=target.parent, prefix=f".{target.name}.",
                                          suffix=".partial", delete=False)
     except OSError as exc:
-        why = (f"the directory {target.parent} does not exist; create it first"
-               if isinstance(exc, FileNotFoundError) else
-               f"check that the directory {target.parent} is writable")
+        if not isinstance(exc, FileNotFoundError):
+            why = f"check that the directory {target.parent} is writable"
+        elif target.parent.is_dir():  # /proc, /sys: there, but no new files (issue 17)
+            why = f"the directory {target.parent} exists but does not take new files"
+        else:
+            why = f"the directory {target.parent} does not exist; create it first"
         raise ProvgraphError(f"cannot write {path}: {exc.strerror or exc}; {why}, or choose "
                              "another file") from exc
     with fh:
@@ -84,6 +82,25 @@ def atomic_write(path: str | os.PathLike[str], write: Callable[[BinaryIO], T]) -
         raise ProvgraphError(f"cannot write {path}: {exc.strerror or exc}; choose another "
                              "file") from exc
     return result
+
+
+def check_output_file(path: str | os.PathLike[str]) -> Path:
+    """The file :func:`atomic_write` would write for ``path`` (a symbolic link resolved:
+    it is written through), once checked not to be a directory.
+
+    Callers that infer a format from ``path``'s extension check this first, so that
+    ``-o /tmp`` says it is a directory rather than a file of an unknown format (issue 17).
+
+    Raises:
+        ProvgraphError: ``path`` is a directory.
+    """
+    target = Path(path)
+    if target.is_symlink():  # write through the link, as open() would
+        target = Path(os.path.realpath(target))
+    if target.is_dir():
+        raise ProvgraphError(f"{path} is a directory; give the name of a file to write "
+                             "(one inside it, for example)")
+    return target
 
 
 def _umask() -> int:

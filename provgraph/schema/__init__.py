@@ -13,6 +13,7 @@ module             concept
 ``agent``          software agents (role, name, version) and the statements
                    every activity shares
 ``run``            the run: a PROV bundle (named graph)
+``removal``        a deleted run: the removal that invalidated it (audit trail)
 ``snapshot``       documents, snapshots, revisions, deletions
 ``extraction``     parser runs and the extracted text with its offset map
 ``chunk``          chunking and chunks with their position selectors
@@ -39,10 +40,10 @@ from __future__ import annotations
 
 from . import (
     agent, aid, chunk, citation, claim, extraction, generation, indexed, prompt, query, retrieval,
-    run, segment, snapshot,
+    removal, run, segment, snapshot,
 )
 from ._table import Field, Part, Table, all_tables
 
 __all__ = ["Field", "Part", "Table", "all_tables", "agent", "aid", "chunk", "citation", "claim",
-           "extraction", "generation", "indexed", "prompt", "query", "retrieval", "run", "segment",
-           "snapshot"]
+           "extraction", "generation", "indexed", "prompt", "query", "removal", "retrieval", "run",
+           "segment", "snapshot"]

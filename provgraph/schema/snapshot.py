@@ -24,6 +24,11 @@ only) is a ``pg:Document`` with ``pg:notRetained`` (why) and no snapshot: it can
 a retrieval hit and a citation target, never evidence (the resolver reports its
 citations as ``unresolved_id`` with that reason).
 
+A new snapshot of a document that already has one is a revision of the document's
+newest snapshot (:func:`newest_of_document`), whether or not ``revision_of`` names it
+(issue 17: without it the snapshot was silently not a revision, so ``stale`` found
+nothing); one observed before that newest snapshot must name its place.
+
 Ordering revisions: :func:`newest_first` is the one rule every reader uses (the
 resolver's "newest revision of a document"): a snapshot that no other snapshot of
 the document revises comes first, then later observation times, compared as
@@ -47,7 +52,7 @@ from .agent import Activity, activity_quads
 __all__ = ["SnapshotRecord", "DocumentRecord", "DOCUMENT", "SNAPSHOT", "to_quads", "document_quads",
            "deletion_quads", "load", "newest_first", "observation_iri", "SnapshotState", "states",
            "reobservation_iri", "reobservation_quads", "reobservations", "unretained_quads",
-           "not_retained"]
+           "not_retained", "newest_of_document"]
 
 
 def observation_iri(sha256: str) -> IRI:
@@ -240,6 +245,47 @@ def newest_first(snapshots: Sequence[IRI], observed: Mapping[IRI, object],
     descending. The one ordering of revisions (``stale``, ``resolve``)."""
     return sorted(snapshots, key=lambda s: (s not in revised, instant(observed.get(s)) or _MIN, s),
                   reverse=True)
+
+
+_OF_DOCUMENT = f"""SELECT ?doc ?snap ?observed ?older WHERE {{
+  ?snap <{PROV.specializationOf}> ?doc ; a <{PG.SourceSnapshot}> .
+  OPTIONAL {{ ?snap <{PG.observedAt}> ?observed }}
+  OPTIONAL {{ ?snap <{PROV.wasRevisionOf}> ?older }}
+}}"""
+
+
+def newest_of_document(store: ProvStore, document: IRI, pending: Sequence[Quad] = ()
+                       ) -> tuple[IRI, _dt.datetime | None] | None:
+    """The newest snapshot of ``document`` (:func:`newest_first`) and its observation
+    time, or ``None`` when it has none: what a new snapshot of the document revises.
+
+    Args:
+        store: the store (one query, bound to the document).
+        document: the document's IRI.
+        pending: statements written but not yet committed (a Recorder batch), read too.
+    """
+    observed: dict[IRI, object] = {}
+    revised: set[IRI] = set()
+    snaps: set[IRI] = set()
+    for row in store.select(_OF_DOCUMENT, {"doc": document}):
+        snap = IRI(row["snap"])
+        snaps.add(snap)
+        if row.get("observed") is not None:
+            observed[snap] = row["observed"]
+        if isinstance(row.get("older"), IRI):
+            revised.add(IRI(row["older"]))
+    mine = {q[0] for q in pending if q[1] == PROV.specializationOf and q[2] == document}
+    for q in pending:
+        if q[0] in mine and q[1] == RDF.type and q[2] == PG.SourceSnapshot:
+            snaps.add(IRI(q[0]))
+        elif q[0] in mine and q[1] == PG.observedAt:
+            observed[IRI(q[0])] = q[2]
+        elif q[0] in mine and q[1] == PROV.wasRevisionOf and isinstance(q[2], IRI):
+            revised.add(q[2])
+    if not snaps:
+        return None
+    newest = newest_first(sorted(snaps), observed, revised)[0]
+    return newest, instant(observed.get(newest))
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)

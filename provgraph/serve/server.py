@@ -409,12 +409,19 @@ def _status_of(exc: ProvgraphError) -> int:
 
 def _error_body(exc: ProvgraphError) -> dict[str, Any]:
     body: dict[str, Any] = {"error": str(exc), "kind": type(exc).__name__}
-    attrs = {k: v for k, v in vars(exc).items()
-             if isinstance(v, (str, int, float, bool, list, type(None)))}
+    attrs = {k: v for k, v in vars(exc).items() if _plain(v)}
     body["attrs"] = attrs
     if isinstance(exc, EventLogError):
         body["line"], body["field"] = exc.line, exc.field
     return body
+
+
+def _plain(value: Any) -> bool:
+    """Whether ``value`` is JSON as it is: a string, number, boolean, ``None`` or a list
+    of them (an :class:`EventLogError`'s ``errors`` are exceptions: left out)."""
+    if isinstance(value, list):
+        return all(_plain(v) and not isinstance(v, list) for v in value)
+    return isinstance(value, (str, int, float, bool, type(None)))
 
 
 def serve(store: EmbeddedStore, config: ServeConfig, *,
