@@ -13,7 +13,7 @@ from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
 from . import ids
-from ._rows import _Row, _catalog, _check_run, _run_query, _str, _int
+from ._rows import _Row, _check_run, _int, _run_query, _run_values, _str
 from .errors import OffsetError, OriginalMissingError, SourceDecodeError, StoreError
 from .matching import cluster_break_problem
 from .normalize import get_policy
@@ -462,13 +462,8 @@ def _derived_from(store: ProvStore, targets: Sequence[IRI]) -> dict[IRI, list[di
 
 def _of_targets(store: ProvStore, name: str, targets: Sequence[IRI]) -> list[dict[str, Term | None]]:
     """Run a bundled query whose one parameter is ``?target`` for all of ``targets``
-    at once (a VALUES clause: one query instead of one per target, each planned
-    anew; the IRIs come from the store, so the catalog's parameter checks are
-    skipped)."""
-    if not targets:
-        return []
-    q = _catalog().get(name)
-    return store.select(q.text, source=q.path, values=("target", list(dict.fromkeys(targets))))
+    at once (:func:`provgraph._rows._run_values`)."""
+    return _run_values(store, name, "target", targets)
 
 
 def _by_target(rows: list[dict[str, Term | None]]) -> dict[IRI, list[dict[str, Term | None]]]:
