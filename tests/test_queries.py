@@ -23,9 +23,10 @@ from provgraph.vocab import PG, PROV
 
 from . import pipeline, query_scenarios as sc
 
-QUERY_NAMES = ["citations-of", "claims", "coverage", "derived-from", "exposure",
-               "generated-evidence", "impact", "impact-claims", "invalidations", "lineage", "revisions", "stale",
-               "stale-citations", "stale-claims", "stale-dependents", "stale-texts", "unsupported"]
+QUERY_NAMES = ["citations-of", "claims", "coverage", "derivations", "derived-from", "exposure",
+               "generated-evidence", "impact", "impact-claims", "invalidations", "lineage",
+               "revisions", "stale", "stale-citations", "stale-claims", "stale-dependents",
+               "stale-texts", "unsupported"]
 
 
 @pytest.fixture(scope="module")
@@ -82,7 +83,7 @@ def _params(r, name):
         return {"agent_name": "plain-utf8"}
     if name == "citations-of":
         return {"target": r["c_interval"].iri}
-    if name in ("derived-from", "stale-citations", "stale-dependents"):
+    if name in ("derived-from", "stale-citations", "stale-dependents", "derivations"):
         return {"target": r["c_interval"].iri}
     return {}
 
