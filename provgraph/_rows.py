@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import dataclasses
 import datetime as _dt
+import operator
 from collections.abc import Callable, Mapping, Sequence
 from functools import lru_cache
 from typing import Any, TypeVar
@@ -76,19 +77,40 @@ class _Row:
     @classmethod
     def columns(cls) -> tuple[str, ...]:
         """The field names, in order (the CSV/table columns)."""
-        return tuple(f.name for f in dataclasses.fields(cls))  # type: ignore[arg-type]
+        return _shape(cls)[0]
 
     def to_dict(self) -> dict[str, Any]:
         """The row as a dict of JSON values: IRIs as text, times as ISO 8601 strings."""
-        out: dict[str, Any] = {}
-        for name in self.columns():
-            v = getattr(self, name)
-            if isinstance(v, _dt.datetime):
-                v = v.isoformat()
-            elif isinstance(v, str):
-                v = str(v)
-            out[name] = v
-        return out
+        columns, values = _shape(type(self))
+        return dict(zip(columns, map(_json_value, values(self))))
+
+
+_Shape = tuple[tuple[str, ...], Callable[[Any], tuple[Any, ...]]]
+_SHAPES: dict[type, _Shape] = {}
+
+
+def _shape(cls: type) -> _Shape:
+    """A row type's field names and a getter of all its values at once (computed once
+    per type: the CLI calls :meth:`_Row.to_dict` for every row it prints, issue 16)."""
+    shape = _SHAPES.get(cls)
+    if shape is None:
+        columns = tuple(f.name for f in dataclasses.fields(cls))
+        get = operator.attrgetter(*columns)
+        shape = _SHAPES[cls] = (columns, get if len(columns) > 1 else lambda row: (get(row),))
+    return shape
+
+
+def _json_value(v: Any) -> Any:
+    """A field value as :meth:`_Row.to_dict` gives it: a datetime as ISO 8601 text, a
+    ``str`` subclass (IRI) as ``str``, anything else as it is."""
+    cls = type(v)
+    if cls is str or v is None or cls is int or cls is bool:
+        return v
+    if isinstance(v, _dt.datetime):
+        return v.isoformat()
+    if isinstance(v, str):
+        return str(v)
+    return v
 
 
 _R = TypeVar("_R", bound=_Row)
