@@ -667,10 +667,10 @@ def floor_rows(size: int, floors: dict[str, Any]) -> list[dict[str, Any]]:
               and (not big or inp["a"]["median"] < ABSOLUTE["inproc"])) if size >= FLOOR_FROM else None
         rows.append({
             "measure": f"{what}, in-process ({n}, {r['rows']:,} rows; median, "
-                       f"{pairing.describe(inp)})",
-            "value": round(inp["a"]["median"], 4), "unit": "s",
+                       f"{pairing.describe(inp, scale=1000.0, unit='ms')})",
+            "value": round(inp["a"]["median"] * 1000, 3), "unit": "ms",
             "baseline": f"raw pyoxigraph, the same {r['reads']} reads ({r['values']:,} values read)",
-            "baseline_value": round(inp["b"]["median"], 4),
+            "baseline_value": round(inp["b"]["median"] * 1000, 3),
             "ratio": round(inp["ratio"]["median"], 4), "target": target if size >= FLOOR_FROM else "",
             "ok": ok})
         rows.append({
@@ -692,17 +692,20 @@ def run(quick: bool) -> dict[str, Any]:
     """Build on-disk workloads and measure (the entry point for ``bench/__main__.py``).
 
     Args:
-        quick: ``True`` measures 1,000 answers only (about a minute); ``False``
-            measures 1,000 and 10,000 answers (several minutes; the 100,000-answer
-            target is measured with ``python -m bench.bench_queries --answers 100000
-            --no-baselines``, which takes about 40 minutes to record).
+        quick: ``True`` measures 1,000 answers only, without the plain-SPARQL and
+            networkx baselines (about 30 s); ``False`` measures 1,000 and 10,000 answers
+            (several minutes; the 100,000-answer targets are measured with ``python -m
+            bench.bench_queries --answers 100000 --path DIR --no-baselines``, which takes
+            about 20 minutes to record once).
 
     Returns:
         ``{"rows": [...], "notes": [...], "results": {answers: measure(...)}}``;
         times in seconds (lineage in milliseconds in ``rows``).
     """
     sizes = [1_000] if quick else [1_000, 10_000]
-    results = {str(n): _build_and_measure(n, repeat=10 if quick else 20) for n in sizes}
+    # quick: no plain-SPARQL or networkx baselines (no target; 15-20 s of the budget)
+    results = {str(n): _build_and_measure(n, repeat=10 if quick else 20, baselines=not quick,
+                                          pairs=5, cli_pairs=3 if quick else 5) for n in sizes}
     return {"rows": report_rows(results), "notes": _notes(results), "results": results}
 
 
@@ -727,7 +730,7 @@ def _notes(results: dict[str, dict[str, Any]]) -> list[str]:
 
 
 def _build_and_measure(answers: int, *, repeat: int, baselines: bool = True,
-                       path: Path | None = None, pairs: int = 5,
+                       path: Path | None = None, pairs: int = 5, cli_pairs: int | None = None,
                        floors_only: bool = False) -> dict[str, Any]:
     """Build the workload (or reuse the one at ``path``), then measure it read-only:
     :func:`measure` (unless ``floors_only``) and :func:`measure_floors` (``pairs`` pairs)."""
@@ -756,7 +759,7 @@ def _build_and_measure(answers: int, *, repeat: int, baselines: bool = True,
                 res = measure(store, truth, repeat=repeat, baselines=baselines)
             finally:
                 store.close()
-        res["floors"] = measure_floors(where, pairs=pairs, truth=truth)
+        res["floors"] = measure_floors(where, pairs=pairs, cli_pairs=cli_pairs, truth=truth)
         res["record_s"], res["optimize_s"], res["reused_store"] = truth.record_s, opt, reuse
         return res
 
