@@ -235,8 +235,10 @@ def stale(store: ProvStore, *, run: str | None = None) -> list[StaleRow]:
     if run_iri is None:
         # The whole store: the revision side (newest revisions and the span verdicts of
         # every revised snapshot) runs in a second thread beside the claim side.
-        # pyoxigraph evaluates a query without holding the GIL, so on two cores the
-        # two overlap (about 0.25 s of 1 s at 100,000 answers); the verdicts of a
+        # pyoxigraph evaluates a query mostly without holding the GIL, so on two idle
+        # cores the two overlap (about 0.25 s of 1 s at 100,000 answers, measured for
+        # issue 12; on a machine with no idle core, as in issue 16's runs at load 2,
+        # the gain is within the noise: with/without 0.91-1.15); the verdicts of a
         # snapshot do not depend on which claims cite it.
         with ThreadPoolExecutor(max_workers=1, thread_name_prefix="provgraph-stale") as pool:
             side = pool.submit(_revised, store, None)
