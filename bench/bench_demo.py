@@ -26,46 +26,16 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import statistics
-import subprocess
 import sys
 import tempfile
 import time
-from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+from .pairing import child, paired, provgraph_cli
+
 FLOOR = [sys.executable, "-c", "import click, pyoxigraph"]
 """The start-up floor: the interpreter with the two libraries every command needs."""
-
-
-def _cli() -> list[str]:
-    script = Path(sys.executable).parent / "provgraph"
-    return [str(script)] if script.exists() else [sys.executable, "-m", "provgraph"]
-
-
-def _child(argv: list[str]) -> Callable[[], None]:
-    def call() -> None:
-        subprocess.run(argv, check=True, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL)
-    return call
-
-
-def _paired(a: Callable[[], Any], b: Callable[[], Any], pairs: int) -> dict[str, Any]:
-    """A B A B ... after one warm-up of each: medians, spreads and pair-by-pair ratios."""
-    a(), b()
-    ta: list[float] = []
-    tb: list[float] = []
-    for _ in range(pairs):
-        for fn, out in ((a, ta), (b, tb)):
-            t = time.perf_counter()
-            fn()
-            out.append(time.perf_counter() - t)
-    ratios = [x / y for x, y in zip(ta, tb)]
-    return {"a": _spread(ta), "b": _spread(tb), "ratio": _spread(ratios)}
-
-
-def _spread(xs: list[float]) -> dict[str, float]:
-    return {"min": min(xs), "median": statistics.median(xs), "max": max(xs), "n": len(xs)}
 
 
 def measure(store_dir: Path, *, pairs: int = 5) -> dict[str, Any]:
@@ -93,14 +63,14 @@ def measure(store_dir: Path, *, pairs: int = 5) -> dict[str, Any]:
             return sum(1 for _ in raw.query(text, use_default_graph_as_union=True))
 
         out["rows"] = {"provgraph": len(analytics.exposure(store)), "raw": raw_exposure()}
-        out["exposure"] = _paired(lambda: analytics.exposure(store), raw_exposure, pairs)
+        out["exposure"] = paired(lambda: analytics.exposure(store), raw_exposure, pairs)
     finally:
         store.close()
         del raw
-    cli, where = _cli(), ["--store", str(store_dir)]
-    out["exposure_cli"] = _paired(_child([*cli, *where, "exposure"]), _child(FLOOR), pairs)
-    out["help"] = _paired(_child([*cli, "--help"]), _child(FLOOR), pairs)
-    out["lineage_cli"] = _paired(_child([*cli, *where, "lineage", claim]), _child(FLOOR), pairs)
+    cli, where = provgraph_cli(), ["--store", str(store_dir)]
+    out["exposure_cli"] = paired(child([*cli, *where, "exposure"]), child(FLOOR), pairs)
+    out["help"] = paired(child([*cli, "--help"]), child(FLOOR), pairs)
+    out["lineage_cli"] = paired(child([*cli, *where, "lineage", claim]), child(FLOOR), pairs)
     out["claim"] = claim
     out["load_after"] = os.getloadavg()[0]
     return out

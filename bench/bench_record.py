@@ -42,12 +42,14 @@ import pyoxigraph as ox
 from provgraph.store import EmbeddedStore
 from provgraph.terms import IRI, BNode, Literal, Quad
 
-from . import workload as w
+from . import pairing, workload as w
 
 SLICE = 1000
 """Answers per slice: the unit of the batch/bulk variants (one transaction or bulk load each)."""
-SUB = 100
-"""The per-answer variants take turns every SUB answers."""
+SUB = 50
+"""The per-answer variants take turns every SUB answers; each turn is one A B pair of the
+target row (quick mode's 500 answers: 10 pairs; 5 pairs of 100 answers gave medians
+from 1.38 to 1.55 in two runs an hour apart)."""
 
 ALL_VARIANTS = ("recorder_tx", "raw_tx", "raw_tx_build", "recorder_batch", "raw_batch", "raw_bulk")
 
@@ -107,15 +109,31 @@ def dir_size(path: str | os.PathLike[str]) -> int:
 
 
 class _Timer:
+    """Total seconds of the timed blocks, and each block's own (``laps``)."""
+
     def __init__(self) -> None:
         self.seconds = 0.0
+        self.laps: list[float] = []
 
     def __enter__(self) -> "_Timer":
         self._t = time.perf_counter()
         return self
 
     def __exit__(self, *exc: Any) -> None:
-        self.seconds += time.perf_counter() - self._t
+        lap = time.perf_counter() - self._t
+        self.seconds += lap
+        self.laps.append(lap)
+
+
+def _pairs(timers: dict[str, _Timer]) -> dict[str, Any]:
+    """The per-answer variants against ``raw_tx`` block by block: they take turns every
+    ``SUB`` answers, so block ``i`` of each is one A B pair (:func:`bench.pairing.paired_values`)."""
+    out: dict[str, Any] = {}
+    for a, b in (("recorder_tx", "raw_tx"), ("recorder_tx", "raw_tx_build")):
+        if a in timers and b in timers and timers[a].laps and \
+                len(timers[a].laps) == len(timers[b].laps):
+            out[f"{a}/{b}"] = pairing.paired_values(timers[a].laps, timers[b].laps)
+    return out
 
 
 def run(answers: int, *, workdir: str | None = None, variants: Iterable[str] = ALL_VARIANTS,
@@ -217,6 +235,7 @@ def run(answers: int, *, workdir: str | None = None, variants: Iterable[str] = A
 
         res["statements_per_answer"] = n_statements / answers
         res["seconds"] = {v: timers[v].seconds for v in variants}
+        res["pairs"] = _pairs(timers)
         res["ingestion_seconds"] = {v: ing_timers[v].seconds for v in variants}
         res["ms_per_answer"] = {v: 1000 * timers[v].seconds / answers for v in variants}
 
@@ -320,6 +339,7 @@ def run_prefilled(answers: int, *, tail: int = SLICE, workdir: str | None = None
                 for a in specs[lo:lo + SUB]:
                     w.record_answer(rec, wl, ing, a)
         res["seconds"] = {k: t.seconds for k, t in timers.items()}
+        res["pairs"] = _pairs(timers)
         res["ms_per_answer"] = {k: 1000 * t.seconds / tail for k, t in timers.items()}
         res["ingestion_seconds"] = {}
         res["quads_in_store"] = {"raw_tx": len(raw), "recorder_tx": len(st)}

@@ -26,6 +26,7 @@ from __future__ import annotations
 
 import argparse
 import platform
+import statistics
 import sys
 import time
 from collections.abc import Callable
@@ -35,6 +36,7 @@ from typing import Any
 if __package__ in (None, ""):
     sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
+from bench import pairing  # noqa: E402
 from provgraph.matching import check_quote  # noqa: E402
 from provgraph.offsets import BOM, SourceText  # noqa: E402
 
@@ -57,19 +59,26 @@ def make_source(sentences: int = 400) -> tuple[str, list[str]]:
     return "".join(out), sents
 
 
-def _rate(fn: Callable[[], int], min_seconds: float) -> float:
-    """Calls per second of ``fn`` (which returns how many checks it did), repeated
-    until ``min_seconds`` have passed; the best of 3 rounds."""
-    best = 0.0
-    for _ in range(3):
-        done, start = 0, time.perf_counter()
-        while True:
-            done += fn()
-            elapsed = time.perf_counter() - start
-            if elapsed >= min_seconds / 3:
-                break
-        best = max(best, done / elapsed)
-    return best
+def _round(fn: Callable[[], int], seconds: float) -> float:
+    """Checks per second of ``fn`` (which returns how many checks it did), called until
+    ``seconds`` have passed."""
+    done, start = 0, time.perf_counter()
+    while True:
+        done += fn()
+        elapsed = time.perf_counter() - start
+        if elapsed >= seconds:
+            return done / elapsed
+
+
+def _paired_rates(fn: Callable[[], int], base: Callable[[], int], min_seconds: float,
+                  pairs: int = 3) -> dict[str, Any]:
+    """Rates of ``fn`` and of the baseline ``base`` in turn, ``pairs`` rounds each of
+    ``min_seconds / pairs`` (A B A B ..., :func:`bench.pairing.paired_values`)."""
+    a, b = [], []
+    for _ in range(pairs):
+        a.append(_round(fn, min_seconds / pairs))
+        b.append(_round(base, min_seconds / pairs))
+    return pairing.paired_values(a, b)
 
 
 def _store_rate(n_citations: int) -> float:
@@ -158,12 +167,15 @@ def run(quick: bool = True) -> dict[str, Any]:
         return len(quotes)
 
     out: dict[str, Any] = {"source_bytes": len(data), "citations": len(sents)}
-    out["bytes_find_per_s"] = _rate(baseline, seconds)
-    out["exact_range_per_s"] = _rate(exact_range, seconds)
-    out["quote_search_per_s"] = _rate(quote_search, seconds)
-    out["normalized_search_per_s"] = _rate(normalized_search, seconds)
-    out["ratio_exact_range_vs_find"] = out["exact_range_per_s"] / out["bytes_find_per_s"]
-    out["ratio_quote_search_vs_find"] = out["quote_search_per_s"] / out["bytes_find_per_s"]
+    pairs = {"exact_range": _paired_rates(exact_range, baseline, seconds),
+             "quote_search": _paired_rates(quote_search, baseline, seconds),
+             "normalized_search": _paired_rates(normalized_search, baseline, seconds)}
+    out["pairs"] = pairs
+    out["bytes_find_per_s"] = statistics.median(p["b"]["median"] for p in pairs.values())
+    for k, p in pairs.items():
+        out[f"{k}_per_s"] = p["a"]["median"]
+    out["ratio_exact_range_vs_find"] = pairs["exact_range"]["ratio"]["median"]
+    out["ratio_quote_search_vs_find"] = pairs["quote_search"]["ratio"]["median"]
     n = 200 if quick else 2000
     out["resolve_run_citations"] = n
     out["resolve_run_per_s"] = _store_rate(n)

@@ -36,16 +36,17 @@ from __future__ import annotations
 
 import dataclasses
 from collections import deque
+from itertools import repeat
 from collections.abc import Iterable, Mapping
 from typing import TYPE_CHECKING, Any
 
 from ._rows import (
-    PREFIXES, _check_iri, _int, _iri, _Row, _run_query, _str, curie,
+    PREFIXES, _check_iri, _int, _iri, _Row, _run_query, _str, curie, row_builder,
 )
 from .errors import AgentNotFound, NotFound
 from .kinds import check_run, require_lineage_start
 from .store import ProvStore
-from .terms import IRI, Literal, Term
+from .terms import IRI, BNode, Literal, Term, term_value
 from .vocab import OUTCOMES, PG, PROV, RDF, VERIFIED_OUTCOMES
 
 if TYPE_CHECKING:
@@ -289,6 +290,12 @@ def impact(store: ProvStore, agent_name: str, *, version: str | None = None,
     the generator input's sources, the informing retrieval and its aids, cited
     targets and derivation operands, down to extraction and chunking).
 
+    The rows are those of ``impact.rq``, read grouped: the agents of that name (and
+    version) are looked up first, then ``impact-claims.rq`` gives each agent's claims
+    per run as one list, so that what repeats on every row (the agent, its name and
+    version, the run) is read once per group (issue 16; ``impact.rq`` itself where a
+    blank node makes that impossible).
+
     Args:
         store: the store to read.
         agent_name: the agent's ``pg:agentName``, e.g. ``"docutils"``.
@@ -305,24 +312,80 @@ def impact(store: ProvStore, agent_name: str, *, version: str | None = None,
         NotFound: ``run`` is not in the store.
     """
     run_iri = check_run(store, run)
-    _check_agent(store, agent_name, version)
+    agents = _matching_agents(store, agent_name, version)
+    if not agents:
+        return []  # the version exists, but not as the plain literal impact.rq matches
+    iris = [a for a in agents if isinstance(a, IRI)]
+    if len(iris) < len(agents):
+        return _impact_rows(store, agent_name, version, run_iri)  # VALUES admits no blank node
+    # one query per agent (usually one), the agent bound before evaluation: a trailing
+    # VALUES list would join after the GROUP BY, which then groups every agent's claims
+    groups = [g for a in iris for g in _run_query(store, "impact-claims", {"agent": a, "run": run_iri})]
+    if any(g["claims"] is None or str(term_value(g["claims"])).count(" ") + 1 != _int(g["count"])
+           for g in groups):
+        return _impact_rows(store, agent_name, version, run_iri)  # a blank-node claim
+    # sorted by run, claim, version, agent; the claims of a run as exact str, which sort
+    # several times faster than IRI (a str subclass) or tuples (issue 16)
+    per_run: dict[Term, list[tuple[list[str], str, IRI]]] = {}
+    for g in groups:
+        claims = str(term_value(g["claims"])).split(" ")
+        agent, run_ = IRI(g["agent"]), g["run"]  # (bound: the agent asked about, GRAPH ?run)
+        for ver in agents[agent]:
+            per_run.setdefault(run_, []).append((claims, ver, agent))  # type: ignore[arg-type]
+    build = row_builder(ImpactRow)
+    out: list[ImpactRow] = []
+    for run_ in sorted(per_run, key=str):
+        parts = per_run[run_]
+        if len(parts) == 1:  # one agent at one version: the usual case, built in C loops
+            claims, ver, agent = parts[0]
+            claims.sort()
+            out += map(build, repeat(run_), map(IRI, claims), repeat(agent), repeat(agent_name),
+                       repeat(ver))
+        else:
+            keyed = sorted((c, ver, str(agent), agent) for claims, ver, agent in parts for c in claims)
+            out += [build(run_, IRI(c), agent, agent_name, ver) for c, ver, _, agent in keyed]
+    return out
+
+
+def _impact_rows(store: ProvStore, agent_name: str, version: str | None,
+                 run: IRI | None) -> list[ImpactRow]:
+    """:func:`impact`'s rows read from ``impact.rq`` itself, one solution per row: for the
+    stores ``impact-claims.rq`` cannot answer (a blank-node agent or claim)."""
     rows = _run_query(store, "impact", {"agent_name": agent_name, "agent_version": version,
-                                        "run": run_iri})
+                                        "run": run})
     out = [ImpactRow(run=IRI(r["run"]), claim=IRI(r["claim"]), agent=IRI(r["agent"]),
                      agent_name=_str(r["agent_name"]) or "", agent_version=_str(r["agent_version"]) or "")
            for r in rows]
     return sorted(out, key=lambda x: (x.run, x.claim, x.agent_version, x.agent))
 
 
-def _check_agent(store: ProvStore, name: str, version: str | None) -> None:
+def _matching_agents(store: ProvStore, name: str, version: str | None,
+                     ) -> dict[IRI | BNode, list[str]]:
+    """The agents named ``name`` (a plain ``pg:agentName`` literal, as ``impact.rq`` binds
+    it) with their ``pg:agentVersion`` values as text, only ``version`` when given (a
+    plain literal equal to it, as ``impact.rq`` binds it); agents without a matching
+    version are left out, as ``impact.rq``'s join leaves them out.
+
+    Raises:
+        AgentNotFound: no agent has that name and a version (or that version); the
+            message lists the versions that exist.
+    """
     versions: set[str] = set()
+    out: dict[IRI | BNode, list[str]] = {}
+    wanted = None if version is None else Literal(version)
     # one lookup per agent, not per graph that describes it (a model agent is described
     # in every run graph: per quad, N runs cost N x N quads)
     for agent in {q[0] for q in store.quads(None, PG.agentName, Literal(str(name)))}:
-        for _, _, o, _ in store.quads(agent, PG.agentVersion):
-            versions.add(o.value if isinstance(o, Literal) else str(o))
+        terms = {o for _, _, o, _ in store.quads(agent, PG.agentVersion)}
+        texts = {o.value if isinstance(o, Literal) else str(o) for o in terms}
+        versions |= texts
+        match = sorted(texts if wanted is None else
+                       {o.value if isinstance(o, Literal) else str(o) for o in terms if o == wanted})
+        if match:
+            out[agent] = match
     if not versions or (version is not None and version not in versions):
         raise AgentNotFound(name, version, sorted(versions))
+    return out
 
 
 # --------------------------------------------------------------------- generated evidence

@@ -782,7 +782,7 @@ LINEAGE_FORMATS = ("tree", "dot", *ROW_FORMATS)
 def _write_result(rows: Any, row_type: Any, fmt: str | None, no_headers: bool, title: str,
                   fail_on_found: bool = False) -> None:
     n = write_rows([r.to_dict() for r in rows], row_type.columns(), fmt=fmt or "json",
-                   no_headers=no_headers, title=title)
+                   no_headers=no_headers, title=title, plain_values=True)
     if fail_on_found and n:
         click.echo(f"{title}: {n} row(s) found", err=True)
         raise click.exceptions.Exit(EXIT_FOUND)

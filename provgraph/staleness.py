@@ -10,10 +10,10 @@ import dataclasses
 import datetime as _dt
 from collections.abc import Iterator, Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
-from typing import Any
+from typing import Any, cast
 
 from . import ids
-from ._rows import _Row, _catalog, _run_query, _str, _int
+from ._rows import _Row, _int, _run_query, _run_values, _str, row_builder
 from .kinds import check_run
 from .errors import OffsetError, OriginalMissingError, SourceDecodeError, StoreError
 from .matching import cluster_break_problem
@@ -215,7 +215,9 @@ def stale(store: ProvStore, *, run: str | None = None) -> list[StaleRow]:
        mapped back and gives ``None``.
 
     A claim's ``span_unchanged`` is ``False`` if any of its spans in the snapshot
-    changed, else ``None`` if any could not be told, else ``True``.
+    changed, else ``None`` if any could not be told, else ``True``; a claim derived
+    from such a claim (``derivations.rq``, followed to the end of the chain) rests on
+    the same spans and gets the worse of the two.
 
     Args:
         store: the store to read.
@@ -234,75 +236,86 @@ def stale(store: ProvStore, *, run: str | None = None) -> list[StaleRow]:
     if run_iri is None:
         # The whole store: the revision side (newest revisions and the span verdicts of
         # every revised snapshot) runs in a second thread beside the claim side.
-        # pyoxigraph evaluates a query without holding the GIL, so on two cores the
-        # two overlap (about 0.25 s of 1 s at 100,000 answers); the verdicts of a
+        # pyoxigraph evaluates a query mostly without holding the GIL, so on two idle
+        # cores the two overlap (about 0.25 s of 1 s at 100,000 answers, measured for
+        # issue 12; on a machine with no idle core, as in issue 16's runs at load 2,
+        # the gain is within the noise: with/without 0.91-1.15); the verdicts of a
         # snapshot do not depend on which claims cite it.
         with ThreadPoolExecutor(max_workers=1, thread_name_prefix="provgraph-stale") as pool:
             side = pool.submit(_revised, store, None)
-            kinds = _stale_kinds(store, None)
+            per_run, updated = _stale_claims(store, None)
+            deleted_at = _deleted_at(store, per_run)  # while the other thread works
             try:
                 newest, verdicts = side.result()
             except StoreError:
                 # the worker reads every revised snapshot's newest bytes; only those
                 # of 'updated' rows are needed (a missing one of any other is no error)
-                newest, verdicts = _revised_for(store, kinds)
+                newest, verdicts = _revised(store, updated) if updated else ({}, {})
     else:
-        kinds = _stale_kinds(store, run_iri)
-        newest, verdicts = _revised_for(store, kinds)
-    if not kinds:
-        return []
-    deleted_at: dict[IRI, _dt.datetime | None] = {}
-    if "deleted" in kinds.values():
-        for r in _run_query(store, "invalidations", {}):
-            snap, when = IRI(r["snapshot"]), instant(r["invalidated_at"])
-            prev = deleted_at.get(snap)
-            deleted_at[snap] = when if prev is None or (when is not None and when < prev) else prev
-    rows = []
-    for key in sorted(kinds):  # the keys are unique: sorted by run, claim, snapshot
-        run_, claim, snap = key
-        kind = kinds[key]
-        if kind == "deleted":
-            rows.append(StaleRow(run=run_, claim=claim, snapshot=snap, kind=kind, newest=None,
-                                 changed_at=deleted_at.get(snap), span_unchanged=False))
-        else:
-            tip, when = newest.get(snap, (None, None))
-            unchanged = verdicts[snap].get(claim, True) if snap in verdicts else None
-            rows.append(StaleRow(run=run_, claim=claim, snapshot=snap, kind=kind, newest=tip,
-                                 changed_at=when, span_unchanged=unchanged))
+        per_run, updated = _stale_claims(store, run_iri)
+        deleted_at = _deleted_at(store, per_run)
+        newest, verdicts = _revised(store, updated) if updated else ({}, {})
+    build = row_builder(StaleRow)
+    rows: list[StaleRow] = []
+    for run_ in sorted(per_run, key=str):  # sorted by run, claim, snapshot
+        claims = per_run[run_]
+        claims.sort()  # by the claim as exact str (several times faster than IRI), snapshot
+        for text, snap, kind, term in claims:
+            claim = IRI(text) if term is None else term
+            if kind == "deleted":
+                rows.append(build(run_, claim, snap, kind, None, deleted_at.get(snap), False))
+            else:
+                tip, when = newest.get(snap, (None, None))
+                verdict = verdicts.get(snap)
+                rows.append(build(run_, claim, snap, kind, tip, when,
+                                  None if verdict is None else verdict.get(claim, True)))  # type: ignore[arg-type]
     return rows
 
 
-def _stale_kinds(store: ProvStore, run: IRI | None) -> dict[tuple[IRI, IRI, IRI], str]:
-    """(run, claim, snapshot) -> ``"updated"`` or ``"deleted"`` (which wins when both hold)."""
-    kinds: dict[tuple[IRI, IRI, IRI], str] = {}
-    for run_, claim, snap, kind in _stale_rows(store, run):
-        key = (run_, claim, snap)
-        if kind == "deleted" or key not in kinds:
-            kinds[key] = kind
-    return kinds
+_StaleClaims = dict[IRI, list[tuple[str, IRI, str, "IRI | BNode | None"]]]
 
 
-def _stale_rows(store: ProvStore, run: IRI | None) -> Iterator[tuple[IRI, IRI, IRI, str]]:
-    """The rows of ``stale.rq``, read grouped (``stale-claims.rq``), or from
-    ``stale.rq`` itself when a group's list cannot be split back into its claims (a
-    blank-node claim, whose STR fails; an IRI with a space, which no store holds)."""
+def _stale_claims(store: ProvStore, run: IRI | None) -> tuple[_StaleClaims, set[IRI]]:
+    """The rows of ``stale.rq`` by run, as ``(claim text, snapshot, kind, claim term or
+    None)`` (``None``: the claim is the IRI of its text), and the snapshots of the
+    ``updated`` ones. Read grouped (``stale-claims.rq``: a group's run, snapshot and
+    kind decoded once), or from ``stale.rq`` itself when a group's list cannot be split
+    back into its claims (a blank-node claim, whose STR fails; an IRI with a space,
+    which no store holds). Both queries group by run, claim and snapshot, so each is
+    listed once, ``"deleted"`` where both kinds hold."""
+    out: _StaleClaims = {}
+    updated: set[IRI] = set()
     groups = _run_query(store, "stale-claims", {"run": run})
-    if any(g["claims"] is None or term_value(g["claims"]).count(" ") + 1 != _int(g["count"])
+    if any(g["claims"] is None or str(term_value(g["claims"])).count(" ") + 1 != _int(g["count"])
            for g in groups):
         for r in _run_query(store, "stale", {"run": run}):
-            yield r["run"], r["claim"], r["snapshot"], _str(r["kind"]) or ""  # type: ignore[misc]
-        return
+            # (all bound: a named graph, the subject and object of pg:citedSnapshot)
+            run_, snap, kind = cast(IRI, r["run"]), cast(IRI, r["snapshot"]), _str(r["kind"]) or ""
+            claim = cast("IRI | BNode", r["claim"])
+            out.setdefault(run_, []).append((str(claim), snap, kind, claim))
+            if kind == "updated":
+                updated.add(snap)
+        return out, updated
     for g in groups:
-        run_, snap, kind = g["run"], g["snapshot"], _str(g["kind"]) or ""
-        for claim in term_value(g["claims"]).split(" "):
-            yield run_, IRI(claim), snap, kind  # type: ignore[misc]
+        run_, snap, kind = cast(IRI, g["run"]), cast(IRI, g["snapshot"]), _str(g["kind"]) or ""
+        if kind == "updated":
+            updated.add(snap)
+        out.setdefault(run_, []).extend(
+            (c, snap, kind, None) for c in str(term_value(g["claims"])).split(" "))
+    return out, updated
 
 
-def _revised_for(store: ProvStore, kinds: Mapping[tuple[IRI, IRI, IRI], str]) -> tuple[
-        dict[IRI, tuple[IRI, _dt.datetime | None]], dict[IRI, dict[IRI, bool | None]]]:
-    """:func:`_revised` of the snapshots of the ``updated`` rows of ``kinds``."""
-    updated = {k[2] for k, v in kinds.items() if v == "updated"}
-    return _revised(store, updated) if updated else ({}, {})
+def _deleted_at(store: ProvStore, per_run: _StaleClaims) -> dict[IRI, _dt.datetime | None]:
+    """When each invalidated snapshot was invalidated (``invalidations.rq``: the earliest
+    time recorded for it or its document), if any row of ``per_run`` is ``deleted``."""
+    deleted_at: dict[IRI, _dt.datetime | None] = {}
+    if not any(kind == "deleted" for claims in per_run.values() for _, _, kind, _ in claims):
+        return deleted_at
+    for r in _run_query(store, "invalidations", {}):
+        snap, when = IRI(r["snapshot"]), instant(r["invalidated_at"])
+        prev = deleted_at.get(snap)
+        deleted_at[snap] = when if prev is None or (when is not None and when < prev) else prev
+    return deleted_at
 
 
 def _revised(store: ProvStore, only: set[IRI] | None) -> tuple[
@@ -376,20 +389,26 @@ def _span_verdicts(store: ProvStore, newest: Mapping[IRI, IRI]) -> dict[IRI, dic
             direct = _str(r["via"]) == "derivation"
             found = (text in body) if direct and text is not None and body is not None else None
             verdict[claim] = _worse(verdict.get(claim, True), found)
+    # a claim derived from a claim whose span changed rests on that span too: followed
+    # step by step, each step's derivations read for all snapshots' claims at once
     dependents: dict[IRI, list[IRI]] = {}  # entity -> the entities derived from it (memo)
-    for verdict in out.values():
-        # a claim derived from a claim whose span changed rests on that span too
-        todo = [c for c, v in verdict.items() if v is not True]
-        while todo:
-            c = todo.pop()
-            if c not in dependents:
-                dependents[c] = [IRI(q[0]) for q in store.quads(None, PROV.wasDerivedFrom, c)]
-            for d in dependents[c]:
-                new = _worse(verdict.get(d, True), verdict[c])
-                if new != verdict.get(d, True) or d not in verdict:
-                    verdict[d] = new
-                    if new is not True:
-                        todo.append(d)
+    todo = {snap: [c for c, v in verdict.items() if v is not True] for snap, verdict in out.items()}
+    while any(todo.values()):
+        need = [c for claims in todo.values() for c in claims if c not in dependents]
+        if need:
+            step = _by_target(_of_targets(store, "derivations", need))
+            for c in need:
+                dependents[c] = [IRI(r["derived"]) for r in step.get(c, ())]
+        for snap, claims in todo.items():
+            verdict, later = out[snap], []
+            for c in claims:
+                for d in dependents[c]:
+                    new = _worse(verdict.get(d, True), verdict[c])
+                    if new != verdict.get(d, True) or d not in verdict:
+                        verdict[d] = new
+                        if new is not True:
+                            later.append(d)
+            todo[snap] = later
     return out
 
 
@@ -463,13 +482,8 @@ def _derived_from(store: ProvStore, targets: Sequence[IRI]) -> dict[IRI, list[di
 
 def _of_targets(store: ProvStore, name: str, targets: Sequence[IRI]) -> list[dict[str, Term | None]]:
     """Run a bundled query whose one parameter is ``?target`` for all of ``targets``
-    at once (a VALUES clause: one query instead of one per target, each planned
-    anew; the IRIs come from the store, so the catalog's parameter checks are
-    skipped)."""
-    if not targets:
-        return []
-    q = _catalog().get(name)
-    return store.select(q.text, source=q.path, values=("target", list(dict.fromkeys(targets))))
+    at once (:func:`provgraph._rows._run_values`)."""
+    return _run_values(store, name, "target", targets)
 
 
 def _by_target(rows: list[dict[str, Term | None]]) -> dict[IRI, list[dict[str, Term | None]]]:

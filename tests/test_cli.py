@@ -217,3 +217,22 @@ def test_bulk_import_says_truly_what_a_syntax_error_leaves_stored(runner, tmp_pa
     helptext = runner.invoke(cli, ["import", "--help"]).output
     assert "leaves the statements before it stored" not in " ".join(helptext.split())
     assert "blank node" in " ".join(helptext.split())  # such files are not streamed
+
+
+def test_json_rows_are_the_text_json_dumps_writes():
+    """write_rows reuses one C encoder for all rows (issue 16); the text must be what
+    json.dumps(row, ensure_ascii=False, default=str) writes, one object per line."""
+    import datetime as dt
+    import io
+    import json
+
+    from provgraph.output import write_rows
+
+    rows = [{"a": "é \" \\ \n \u2028 😀", "b": None, "c": True, "d": 1.5, "e": 10**20,
+             "f": float("nan"), "g": dt.date(2026, 1, 2), "h": [1, {"x": "y"}]},
+            {"a": "", "b": 0, "c": False, "d": -0.0, "e": -1, "f": 1e300, "g": "t", "h": {}}]
+    for fmt, head, sep, tail in (("json", "[", ",\n ", "]\n"), ("nl", "", "\n", "\n")):
+        out = io.StringIO()
+        assert write_rows(rows, list(rows[0]), fmt=fmt, out=out, plain_values=True) == 2
+        want = sep.join(json.dumps(r, ensure_ascii=False, default=str) for r in rows)
+        assert out.getvalue() == head + want + tail

@@ -66,6 +66,11 @@ def _param_sets(store: ProvStore, catalog: QueryCatalog, name: str,
         return [{"entity": e} for e in _of_types(store, _ENTITY_TYPES, limit)]
     if "target" in names:
         return [{"target": e} for e in _of_types(store, _TARGET_TYPES, limit)]
+    if "agent" in names:  # impact-claims: an agent IRI, alone and with a run
+        agents = [r["a"] for r in store.select(
+            f"SELECT DISTINCT ?a WHERE {{ ?a <{PG}agentName> ?n }} ORDER BY ?a LIMIT {limit}")]
+        return ([{"agent": a} for a in agents]
+                + [{"agent": a, "run": r} for a in agents for r in runs[1:2]])
     if "agent_name" in names:
         agents = store.select(f"SELECT DISTINCT ?n ?v WHERE {{ ?a <{PG}agentName> ?n ; "
                               f"<{PG}agentVersion> ?v }} ORDER BY ?n ?v")
