@@ -144,8 +144,10 @@ def split_iri(iri: str) -> tuple[str, str, str]:
 def prefixes_for(quads: Iterable[Quad]) -> dict[str, str]:
     """A readable prefix map for Turtle/TriG output of ``quads``."""
     names = QNames(ProvDocument())
-    for q in quads:
+    seen: set[str] = set()  # each IRI once, in first-seen order (a store export repeats most
+    for q in quads:         # of them: 44,499 statements have 161,655 IRI positions; issue 16)
         for t in (q[0], q[1], q[2], q[3]):
-            if isinstance(t, IRI) and not isinstance(t, BNode):
+            if isinstance(t, IRI) and not isinstance(t, BNode) and t not in seen:
+                seen.add(t)
                 names.qname(t)
     return {ns.prefix: uri for uri, ns in names.by_uri.items() if uri != GENID}
