@@ -330,3 +330,18 @@ def test_demo_bundles_stream_and_agree_with_the_general_path(store, monkeypatch)
     for g in runs:
         paths.agree(store, g, run=g)
     assert (paths.streamed, paths.fell_back) == (len(claims) + len(runs), 0)
+
+
+def test_both_shacl_engines_agree_on_the_demo_store(store):
+    # issue 16: the SPARQL-based constraints run once over the data graph; the results
+    # are those of the single-engine path (every constraint in pyshacl), with their count
+    import collections
+
+    from provgraph import shacl
+
+    triples = [(q[0], q[1], q[2]) for q in shacl._quads_of(store, None)]
+    data = shacl.ShapesData()
+    data.add(triples)
+    new, ref = data.validate(), shacl._reference_report(triples)
+    assert collections.Counter(new.violations) == collections.Counter(ref.violations)
+    assert new.conforms == ref.conforms
