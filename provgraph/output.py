@@ -7,10 +7,11 @@ JSON), ``csv``, ``tsv`` and ``table`` (a rich table for people).
 
 from __future__ import annotations
 
+import contextlib
 import csv
 import json
 import sys
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from typing import IO, Any, TypeVar, overload
 
 import click
@@ -18,7 +19,7 @@ import click
 from .terms import XSD, Literal, Term
 
 __all__ = ["plain", "plain_row", "write_rows", "write_lineage_tree", "output_options",
-           "ROW_FORMATS"]
+           "staged_progress", "ROW_FORMATS"]
 
 _ROW_FLAGS = (  # (option names, format, help), in the order --help lists them
     (("-t", "--table"), "table", "A table for people."),
@@ -182,3 +183,39 @@ def write_lineage_tree(rows: Sequence[Any], out: IO[str] | None = None) -> None:
             todo.append((branch.add(line(child)), child.node))
     out = out or sys.stdout
     Console(file=out, highlight=False, width=None if out.isatty() else 240).print(root)
+
+
+@contextlib.contextmanager
+def staged_progress(stages: Mapping[str, str]) -> Iterator[Callable[[str, int, int], None]]:
+    """Show a long command's progress on standard error while the block runs, only when
+    standard error is a terminal (rich, imported only then; removed at the end).
+
+    Args:
+        stages: stage name -> label, in the order the stages run.
+
+    Yields:
+        ``show(stage, done, total)``: ``done`` of ``total`` steps of ``stage`` are done
+        (a stage whose total is 1 shows as a spinner until it is done). A no-op when
+        standard error is not a terminal.
+    """
+    if not sys.stderr.isatty():
+        yield lambda stage, done, total: None
+        return
+    from rich.console import Console
+    from rich.progress import (BarColumn, MofNCompleteColumn, Progress, SpinnerColumn,
+                               TextColumn, TimeElapsedColumn)
+
+    bar = Progress(SpinnerColumn(), TextColumn("{task.description}"), BarColumn(),
+                   MofNCompleteColumn(), TimeElapsedColumn(),
+                   console=Console(stderr=True), transient=True)
+    tasks: dict[str, Any] = {}
+
+    def show(stage: str, done: int, total: int) -> None:
+        if stage not in tasks:
+            tasks[stage] = bar.add_task(stages.get(stage, stage),
+                                        total=None if total <= 1 else total)
+        bar.update(tasks[stage], completed=done,
+                   total=(total if total > 1 or done >= total else None))
+
+    with bar:
+        yield show
