@@ -150,9 +150,50 @@ def write_lineage_tree(rows: Sequence[Any], out: IO[str] | None = None) -> None:
             :func:`provgraph.analytics.lineage` returns them: the start node first
             (depth 0), every other row with its ``parent``, ``relation``, ``kind``,
             ``node`` and ``label``.
-        out: text stream (default: standard output); lines are as wide as a terminal
-            on a terminal, else up to 240 characters.
+        out: text stream (default: standard output). On a terminal the tree is drawn by
+            rich, styled and wrapped to the terminal's width; anywhere else it is plain
+            text, one line per node, never wrapped (changed in issue 16: it was wrapped at
+            240 characters), with the same guides, and rich is not imported.
     """
+    def order(r: Any) -> tuple[int, str, str]:
+        rel = r.relation or ""
+        rank = _RELATION_ORDER.index(rel) if rel in _RELATION_ORDER else len(_RELATION_ORDER)
+        return rank, r.kind, str(r.node)
+
+    def text(r: Any) -> str:
+        return (f"{r.relation} " if r.relation else "") + f"{r.kind} {r.node}" + (
+            f"  {r.label}" if r.label else "")
+
+    children: dict[Any, list[Any]] = {}
+    for r in rows[1:]:
+        children.setdefault(r.parent, []).append(r)
+    out = out or sys.stdout
+    if not out.isatty():
+        # rich's guides (its ASCII ones where the stream cannot encode box drawing)
+        encoding = (getattr(out, "encoding", None) or "utf-8").lower()
+        space, bar, fork, end = (("    ", "│   ", "├── ", "└── ") if encoding.startswith("utf")
+                                 else ("    ", "|   ", "+-- ", "`-- "))
+        first, *more = text(rows[0]).split("\n")
+        lines = [first, *more]
+        # (row, prefix of its first line, prefix of its other lines and its children's)
+        stack: list[tuple[Any, str, str]] = []
+
+        def push(node: Any, indent: str) -> None:
+            kids = sorted(children.get(node, ()), key=order)
+            for i in range(len(kids) - 1, -1, -1):
+                last = i == len(kids) - 1
+                stack.append((kids[i], indent + (end if last else fork),
+                              indent + (space if last else bar)))
+
+        push(rows[0].node, "")
+        while stack:
+            row, head, indent = stack.pop()
+            first, *more = text(row).split("\n")
+            lines.append(head + first)
+            lines.extend(indent + m for m in more)
+            push(row.node, indent)
+        out.write("\n".join(lines) + "\n")
+        return
     from rich.console import Console
     from rich.text import Text
     from rich.tree import Tree
@@ -167,22 +208,13 @@ def write_lineage_tree(rows: Sequence[Any], out: IO[str] | None = None) -> None:
             t.append("  " + r.label, style="cyan")
         return t
 
-    def order(r: Any) -> tuple[int, str, str]:
-        rel = r.relation or ""
-        rank = _RELATION_ORDER.index(rel) if rel in _RELATION_ORDER else len(_RELATION_ORDER)
-        return rank, r.kind, str(r.node)
-
-    children: dict[Any, list[Any]] = {}
-    for r in rows[1:]:
-        children.setdefault(r.parent, []).append(r)
     root = Tree(line(rows[0]))
     todo = [(root, rows[0].node)]
     while todo:
         branch, node = todo.pop()
         for child in sorted(children.get(node, ()), key=order):
             todo.append((branch.add(line(child)), child.node))
-    out = out or sys.stdout
-    Console(file=out, highlight=False, width=None if out.isatty() else 240).print(root)
+    Console(file=out, highlight=False).print(root)
 
 
 @contextlib.contextmanager

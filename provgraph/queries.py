@@ -36,7 +36,6 @@ literal that cannot change the query.
 from __future__ import annotations
 
 import datetime as _dt
-import difflib
 import re
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
@@ -383,6 +382,8 @@ class QueryCatalog:
         queries = self._load()
         if name_or_path in queries:
             return self._query(name_or_path)
+        import difflib  # only for the error message
+
         close = difflib.get_close_matches(name_or_path, list(queries), n=1)
         raise QueryNotFound(name_or_path, [str(d) for d in self._dirs], close[0] if close else None)
 
