@@ -180,8 +180,10 @@ class ShapesData:
         >>> data = ShapesData()
         >>> pg = "https://w3id.org/provgraph/ns#"
         >>> rdf_type = IRI("http://www.w3.org/1999/02/22-rdf-syntax-ns#type")
+        >>> at = IRI("http://www.w3.org/ns/prov#generatedAtTime")
         >>> data.add([(IRI("urn:x:q"), rdf_type, IRI(pg + "Query")),
-        ...           (IRI("urn:x:q"), IRI(pg + "text"), Literal("", None))])
+        ...           (IRI("urn:x:q"), IRI(pg + "text"), Literal("", None)),
+        ...           (IRI("urn:x:q"), at, Literal("2026-01-05T10:00:00Z", XSD + "dateTime"))])
         >>> [v.path for v in data.validate().violations]
         ['<https://w3id.org/provgraph/ns#text>']
     """

@@ -48,8 +48,12 @@ def _interrupt_when(cmd: list[str], ready: str, *, tty: bool) -> tuple[int, str,
     (a terminal when ``tty``) or, with ``ready`` a path, once that file exists. Return the
     exit code, standard output and standard error."""
     master, slave = pty.openpty() if tty else (None, None)
+    # SIGINT back to its default in the child: a test run started in the background of a
+    # shell without job control ignores SIGINT, and an ignored signal stays ignored across
+    # exec (Python then installs no KeyboardInterrupt handler)
     proc = subprocess.Popen([sys.executable, "-m", "provgraph", *cmd], stdout=subprocess.PIPE,
-                            stderr=slave if tty else subprocess.PIPE, stdin=subprocess.DEVNULL)
+                            stderr=slave if tty else subprocess.PIPE, stdin=subprocess.DEVNULL,
+                            preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
     err = b""
     sent = False
     deadline = time.monotonic() + 120
