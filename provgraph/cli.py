@@ -422,7 +422,9 @@ def import_(obj: _Ctx, file: Any, fmt: str, graph: str | None, sources: tuple[st
 
         store = obj.store(create=True)
         obj.on_interrupt = _stored_since(obj, len(store), name)
-        report = import_file(store, fmt, data, name, [Path(p) for p in sources], partial)
+        with staged_progress({"import": f"importing {name}"}) as show:
+            show("import", 0, 1)
+            report = import_file(store, fmt, data, name, [Path(p) for p in sources], partial)
         for err in getattr(report, "errors", []) or []:
             click.echo(f"error: {err}", err=True)
         for warning in getattr(report, "warnings", ()) or ():
@@ -440,7 +442,9 @@ def import_(obj: _Ctx, file: Any, fmt: str, graph: str | None, sources: tuple[st
 
     store = obj.store(create=True)
     obj.on_interrupt = _stored_since(obj, len(store), name)
-    done = import_document(store, data, fmt, graph=graph, name=name)
+    with staged_progress({"import": f"importing {name}"}) as show:
+        show("import", 0, 1)
+        done = import_document(store, data, fmt, graph=graph, name=name)
     for w in done.warnings:
         click.echo(f"warning: {w}", err=True)
     graphs = ", ".join("default graph" if g is None else f"<{g}>" for g in done.graphs)
@@ -480,7 +484,9 @@ def _bulk_import(obj: _Ctx, file: Any, fmt: str, graph: str | None,
     store = obj.store(create=True)
     obj.on_interrupt = _stored_since(obj, len(store), str(path), atomic=False)
     try:
-        store.bulk_load(path, kind, graph=IRI(graph) if graph else None)
+        with staged_progress({"import": f"loading {path} (--bulk)"}) as show:
+            show("import", 0, 1)
+            store.bulk_load(path, kind, graph=IRI(graph) if graph else None)
     except SerializationError as exc:
         raise click.ClickException(
             f"{exc}. --bulk has no transaction: part of the file, before or after the error, "
