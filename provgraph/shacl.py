@@ -190,35 +190,40 @@ class ShapesData:
 
     def __init__(self) -> None:
         self._graph = _DataGraph()
-        self._terms: dict[Any, Any] = {}
+        self._iris: dict[str, Any] = {}
 
     def add(self, triples: Iterable[tuple[Term, Term, Term]]) -> None:
         """Add statements (subject, predicate, object as :mod:`provgraph.terms` terms);
         a statement given twice, or in two graphs, is one statement of the data graph."""
-        terms = self._terms
+        iris = self._iris
         add = self._graph.add
         with _quiet_rdflib():
             for s, p, o in triples:
                 # IRIs repeat (predicates, classes, shared subjects): converting each once
-                # saves rdflib's IRI check, most of the conversion's cost
-                rs = terms.get(s)
+                # saves rdflib's IRI check, most of the conversion's cost. Only IRIs are
+                # kept: a blank node's label could be the same text as an IRI.
+                rs = iris.get(s) if type(s) is IRI else None
                 if rs is None:
-                    rs = terms[s] = _to_rdflib(s)
-                rp = terms.get(p)
+                    rs = _to_rdflib(s)
+                    if type(s) is IRI:
+                        iris[s] = rs
+                rp = iris.get(p) if type(p) is IRI else None
                 if rp is None:
-                    rp = terms[p] = _to_rdflib(p)
-                ro = terms.get(o) if type(o) is not Literal else None
+                    rp = _to_rdflib(p)
+                    if type(p) is IRI:
+                        iris[p] = rp
+                ro = iris.get(o) if type(o) is IRI else None
                 if ro is None:
                     ro = _to_rdflib(o)
-                    if type(o) is not Literal:
-                        terms[o] = ro
+                    if type(o) is IRI:
+                        iris[o] = ro
                 add((rs, rp, ro))
 
     def validate(self) -> ShaclReport:
         """Validate the statements added so far against the bundled shapes; see
         :func:`validate_shapes` for the report and the errors raised. Use it once: the
         ontology is mixed into the data graph."""
-        self._terms.clear()
+        self._iris.clear()
         data = self._graph
         shapes, taken = _split_shapes()
         ontology = _bundled_graph(ONTOLOGY_FILE)

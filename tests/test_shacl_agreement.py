@@ -29,9 +29,16 @@ def both(store: EmbeddedStore) -> tuple[shacl.ShaclReport, shacl.ShaclReport]:
     return shacl.validate_shapes(store), shacl._reference_report(triples)
 
 
+def typed(report: shacl.ShaclReport) -> collections.Counter[Any]:
+    """The results with their count and the kind of their terms (an IRI and a blank node
+    with the same text compare equal as provgraph terms)."""
+    return collections.Counter((v, type(v.focus_node).__name__, type(v.value).__name__,
+                                type(v.shape).__name__) for v in report.violations)
+
+
 def assert_agree(store: EmbeddedStore) -> shacl.ShaclReport:
     new, ref = both(store)
-    assert collections.Counter(new.violations) == collections.Counter(ref.violations)
+    assert typed(new) == typed(ref)
     assert len(new.violations) == len(ref.violations)
     assert new.conforms == ref.conforms
     return new
@@ -196,3 +203,4 @@ def test_agrees_on_the_shared_cases():
         assert any(str(v.shape).endswith("#ClaimShape") for v in report.violations)
     finally:
         store.close()
+
