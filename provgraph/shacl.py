@@ -43,6 +43,7 @@ graphs), §3.6 (validation report), §4 (core constraint components), §5
 from __future__ import annotations
 
 import contextlib
+import itertools
 import logging
 import re
 from collections.abc import Iterable, Iterator
@@ -198,7 +199,11 @@ class ShapesData:
     def add(self, triples: Iterable[tuple[Term, Term, Term]]) -> None:
         """Add statements (subject, predicate, object as :mod:`provgraph.terms` terms);
         a statement given twice, or in two graphs, is one statement of the data graph."""
-        triples = triples if isinstance(triples, list) else list(triples)
+        if not isinstance(triples, list):  # both graphs take each batch: hold one at a time
+            it = iter(triples)
+            while batch := list(itertools.islice(it, 50_000)):
+                self.add(batch)
+            return
         self._values.add(triples)
         iris = self._iris
         add = self._graph.add
