@@ -16,7 +16,6 @@ from __future__ import annotations
 import datetime as _dt
 import json
 import os
-import socket
 import sys
 import time
 from collections.abc import Callable
@@ -102,6 +101,8 @@ def open_exclusive(root: Path, opener: Callable[[], T], *, timeout: float) -> T:
 
 def write_note(root: Path) -> None:
     """Leave ``root/writer.json`` naming this process (best effort: never fails the open)."""
+    import socket  # here: only writers need it (start-up of readers, issue 16)
+
     note = {"pid": os.getpid(), "host": socket.gethostname(),
             "command": " ".join([Path(sys.argv[0]).name, *sys.argv[1:]])[:300],
             "since": _dt.datetime.now(_dt.timezone.utc).isoformat(timespec="seconds")}
@@ -145,6 +146,8 @@ def describe_holder(note: dict[str, object]) -> str:
         words += f" on {host}"
     if note.get("since"):
         words += f" since {note['since']}"
+    import socket
+
     if host == socket.gethostname() and not _alive(pid):
         words += (" - that process is no longer running, so its note is stale and another "
                   "process holds the lock")

@@ -16,10 +16,9 @@ from typing import Any
 
 import click
 
-from . import importers, io
+from . import importers
 from .errors import ProvgraphError
-from .normalize import POLICIES
-from .output import ROW_FORMATS, output_options, write_lineage_tree, write_rows
+from .output import ROW_FORMATS, output_options, staged_progress, write_lineage_tree, write_rows
 from .vocab import UNITS
 
 CONTEXT_SETTINGS = {"help_option_names": ["-h", "--help"]}
@@ -69,6 +68,10 @@ class _Group(click.Group):
                 f"{exc.start}); convert it to UTF-8 first") from exc
         except BrokenPipeError:  # the reader went away ('provgraph ... | head'):
             raise  # click stops quietly (exit 1), as other command-line tools do
+        except KeyboardInterrupt:  # Ctrl-C: say what was and was not done (issue 16)
+            obj = ctx.obj if isinstance(ctx.obj, _Ctx) else None
+            click.echo(f"Interrupted: {_interrupted(obj)}", err=True)
+            sys.exit(130)
         except OSError as exc:  # a user's file that cannot be read or written
             where = f": {exc.filename}" if exc.filename else ""
             raise InputError(f"{exc.strerror or exc}{where}") from exc
@@ -86,6 +89,9 @@ class _Ctx:
         self.endpoints = endpoints or {}  # --endpoint / --update-endpoint / --gsp-endpoint
         self.lock_timeout = lock_timeout
         self._store: Any = None
+        self._writer = False
+        # what a command had done when Ctrl-C stopped it; None: the generic sentence
+        self.on_interrupt: Callable[[], str] | None = None
 
     def store(self, *, create: bool = False, read_only: bool = False) -> Any:
         """The store; ``create=True`` for commands that write (init, record, import),
@@ -98,6 +104,7 @@ class _Ctx:
             self._store = open_store(self.store_path, memory=self.memory, create=create,
                                      read_only=read_only, lock_timeout=self.lock_timeout,
                                      **self.endpoints)
+            self._writer = not read_only
         return self._store
 
     def close(self) -> None:
@@ -114,6 +121,32 @@ class _Ctx:
 
 
 pass_ctx = click.make_pass_decorator(_Ctx)
+
+
+def _interrupted(obj: _Ctx | None) -> str:
+    """The sentence after 'Interrupted: ' when Ctrl-C stops a command."""
+    if obj is not None and obj.on_interrupt is not None:
+        return obj.on_interrupt()
+    if obj is None or obj._store is None or not obj._writer:
+        return "the store was not changed"
+    return ("each write is one transaction, so the store holds all or none of each; "
+            "run the command again to finish")
+
+
+def _stored_since(obj: _Ctx, before: int, name: str, *, atomic: bool = True) -> Callable[[], str]:
+    """The interrupt sentence of a command that adds statements: what is in the store now
+    (counted again, as the command counted it before it started)."""
+    def note() -> str:
+        added = len(obj.store(create=True)) - before
+        if added <= 0:
+            return f"nothing from {name} was stored (the store is as it was)"
+        if atomic:
+            return (f"{name} had been stored whole ({added} statements added) before the "
+                    "interrupt arrived")
+        return (f"a --bulk load is not atomic: {added} statements of {name} were stored; "
+                "run the same command again to load the rest (statements already stored "
+                "are not duplicated)")
+    return note
 
 
 @click.group(cls=_Group, context_settings=CONTEXT_SETTINGS)
@@ -362,10 +395,54 @@ def _program() -> str:
 # The choice lists are the library's registries, never copies of them: a format added to
 # provgraph.io.FORMATS or provgraph.importers.FORMATS is a --format choice here
 # (tests/test_cli_architecture.py).
+# The io registry (and provgraph.normalize) are imported when a choice is first needed
+# (the value is checked, or the command's --help is shown), not at start-up: every
+# command paid ~16 ms for them (issue 16, item 3).
 _RAG_FORMATS = tuple(importers.FORMATS)
-_DOCUMENT_FORMATS = ("auto", *(name for name, f in io.FORMATS.items() if f.readable))
-_IMPORT_FORMATS = _DOCUMENT_FORMATS + _RAG_FORMATS
-_EXPORT_FORMATS = tuple(io.FORMATS)
+
+
+class _Choices(click.Choice[str]):
+    """A :class:`click.Choice` whose values are a library registry's names, read on first use."""
+
+    def __init__(self, names: Callable[[], tuple[str, ...]]) -> None:
+        self._values: tuple[str, ...] = ()
+        self._names: Callable[[], tuple[str, ...]] | None = names
+        super().__init__((), case_sensitive=True)
+        self._names = names  # click's __init__ set choices to ()
+
+    @property
+    def choices(self) -> tuple[str, ...]:
+        if self._names is not None:
+            self._values = self._names()
+            self._names = None
+        return self._values
+
+    @choices.setter
+    def choices(self, values: Any) -> None:
+        self._values = tuple(values)
+        self._names = None
+
+
+def _document_formats() -> tuple[str, ...]:
+    from . import io
+
+    return ("auto", *(name for name, f in io.FORMATS.items() if f.readable))
+
+
+def _import_formats() -> tuple[str, ...]:
+    return _document_formats() + _RAG_FORMATS
+
+
+def _export_formats() -> tuple[str, ...]:
+    from . import io
+
+    return tuple(io.FORMATS)
+
+
+def _policy_names() -> tuple[str, ...]:
+    from .normalize import POLICIES
+
+    return tuple(POLICIES)
 
 
 def _non_empty_store(value: str | None) -> str | None:
@@ -403,7 +480,7 @@ def _graph_option(ctx: click.Context, param: click.Parameter, value: str | None)
 
 @cli.command(name="import")
 @click.argument("file", type=click.File("rb"))
-@click.option("--format", "fmt", type=click.Choice(_IMPORT_FORMATS), default="auto",
+@click.option("--format", "fmt", type=_Choices(_import_formats), default="auto",
               show_default=True, help="Input format; 'auto' tells it from the content.")
 @click.option("--graph", metavar="IRI", callback=_graph_option,
               help="Named graph for statements outside any bundle (not a provgraph graph).")
@@ -459,11 +536,15 @@ def _import(obj: _Ctx, file: Any, fmt: str, graph: str | None, sources: tuple[st
     name = "<stdin>" if name in ("-", "<stdin>") else str(name)
     if fmt == "auto":
         fmt = importers.detect(data) or fmt  # a RAG format with an unmistakable shape (otlp)
+    obj.on_interrupt = lambda: f"nothing from {name} was stored"
     if fmt in _RAG_FORMATS:
         from .importers import import_file
 
-        report = import_file(obj.store(create=True), fmt, data, name, [Path(p) for p in sources],
-                             partial)
+        store = obj.store(create=True)
+        obj.on_interrupt = _stored_since(obj, len(store), name)
+        with staged_progress({"import": f"importing {name}"}) as show:
+            show("import", 0, 1)
+            report = import_file(store, fmt, data, name, [Path(p) for p in sources], partial)
         for err in getattr(report, "errors", []) or []:
             click.echo(f"error: {err}", err=True)
         for warning in getattr(report, "warnings", ()) or ():
@@ -482,7 +563,11 @@ def _import(obj: _Ctx, file: Any, fmt: str, graph: str | None, sources: tuple[st
                                f"({', '.join(_RAG_FORMATS)})")
     from .io.load import import_document
 
-    done = import_document(obj.store(create=True), data, fmt, graph=graph, name=name)
+    store = obj.store(create=True)
+    obj.on_interrupt = _stored_since(obj, len(store), name)
+    with staged_progress({"import": f"importing {name}"}) as show:
+        show("import", 0, 1)
+        done = import_document(store, data, fmt, graph=graph, name=name)
     for w in done.warnings:
         click.echo(f"warning: {w}", err=True)
     graphs = ", ".join("default graph" if g is None else f"<{g}>" for g in done.graphs)
@@ -551,7 +636,7 @@ def _bulk_import(obj: _Ctx, file: Any, fmt: str, graph: str | None,
 @click.option("--run", "run_iri", metavar="IRI", callback=_iri_option,
               help="Export this run's lineage bundle.")
 @click.option("--all", "everything", is_flag=True, help="Export every graph of the store.")
-@click.option("--format", "fmt", type=click.Choice(_EXPORT_FORMATS),
+@click.option("--format", "fmt", type=_Choices(_export_formats),
               help="Output format (default: from the -o extension).")
 @click.option("-o", "--output", default="-", metavar="FILE", show_default=True,
               help="Output file; '-' is standard output.")
@@ -580,7 +665,9 @@ def export(obj: _Ctx, claim: str | None, run_iri: str | None, everything: bool, 
     if fmt is None:
         if output == "-":
             raise click.UsageError("--format is required when writing to standard output")
-        fmt = io.format_for_path(output)
+        from .io import format_for_path
+
+        fmt = format_for_path(output)
     if output == "-":
         result = do_export(obj.store(read_only=True), fmt, claim=claim, run=run_iri, everything=everything,
                            out=sys.stdout.buffer)
@@ -596,7 +683,7 @@ def export(obj: _Ctx, claim: str | None, run_iri: str | None, everything: bool, 
 
 @cli.command(name="verify-bundle")
 @click.argument("file", type=click.File("rb"))
-@click.option("--format", "fmt", type=click.Choice(_DOCUMENT_FORMATS), default="auto",
+@click.option("--format", "fmt", type=_Choices(_document_formats), default="auto",
               show_default=True)
 def verify_bundle(file: Any, fmt: str) -> None:
     """Check a bundle file's recorded sha-256 against its content (exit 1 on mismatch).
@@ -643,7 +730,28 @@ def validate(obj: _Ctx, run_iri: str | None) -> None:
     """
     from .validate import validate as check
 
-    report = check(obj.store(read_only=True), run_iri)
+    done = {"graphs": 0, "total": 0, "shapes": 0}
+
+    def note() -> str:
+        if done["shapes"]:
+            shapes = "the SHACL validation of their union was stopped before it finished"
+        else:
+            shapes = "the SHACL shapes were not checked"
+        return (f"PROV-CONSTRAINTS were checked in {done['graphs']} of "
+                f"{done['total'] or 'the'} graph(s), {shapes}; nothing was reported and the "
+                "store was not changed (validate only reads)")
+
+    obj.on_interrupt = note
+    with staged_progress({"graphs": "PROV-CONSTRAINTS, graph by graph",
+                          "shapes": "SHACL shapes"}) as show:
+        def progress(stage: str, i: int, n: int) -> None:
+            if stage == "graphs":
+                done["graphs"], done["total"] = i, n
+            else:
+                done["shapes"] = 1
+            show(stage, i, n)
+
+        report = check(obj.store(read_only=True), run_iri, progress=progress)
     for msg in report.messages():
         click.echo(msg)
     for warning in report.warnings:
@@ -658,7 +766,6 @@ def validate(obj: _Ctx, run_iri: str | None) -> None:
 
 
 # ---------------------------------------------------------------- citation resolver (issue 3)
-_POLICY_NAMES = tuple(POLICIES)
 RESOLUTION_COLUMNS = ["citation", "claim", "target_id", "outcome", "snapshot", "byte_start",
                        "byte_end", "codepoint_start", "codepoint_end", "policy", "policy_version",
                        "generated_source", "reason"]
@@ -669,7 +776,7 @@ this order (kept here until resolve.py has its own column list)."""
 @cli.command("resolve")
 @click.option("--run", "run", metavar="RUN", callback=_iri_option,
               help="Resolve only this run's citations (the run IRI); default: every run.")
-@click.option("--policy", type=click.Choice(_POLICY_NAMES), default="exact", show_default=True,
+@click.option("--policy", type=_Choices(_policy_names), default="exact", show_default=True,
               help="Normalization policy tried after exact comparison, for citations that "
               "declare none (a citation's declared policy wins).")
 @click.option("--citations", "each", is_flag=True,
@@ -717,7 +824,7 @@ def resolve_cmd(obj: _Ctx, run: str | None, policy: str, each: bool, fmt: str | 
 @click.option("--end-inclusive", is_flag=True, help="--end names the last unit of the range.")
 @click.option("--prefix", help="Text just before the quote (chooses among occurrences).")
 @click.option("--suffix", help="Text just after the quote (chooses among occurrences).")
-@click.option("--policy", type=click.Choice(_POLICY_NAMES), default="exact", show_default=True,
+@click.option("--policy", type=_Choices(_policy_names), default="exact", show_default=True,
               help="Normalization policy tried after exact comparison.")
 @click.pass_context
 def check_quote_cmd(ctx: click.Context, source_file: str, quote: str, start: int | None,

@@ -16,7 +16,6 @@ import json
 import re
 from typing import Any
 
-import uuid6
 
 from .terms import IRI
 
@@ -65,4 +64,8 @@ def content_iri(kind: str, *parts: Any) -> IRI:
 
 def new_iri() -> IRI:
     """A fresh ``urn:uuid:`` IRI holding a UUIDv7 (time-ordered)."""
+    import uuid6  # here, not at import: uuid6 reads its own version through
+    # importlib.metadata, about 50 ms of the start of every command that imports ids
+    # (resolve, record, import; issue 16)
+
     return IRI(f"urn:uuid:{uuid6.uuid7()}")

@@ -21,9 +21,7 @@ a remote RDF store (issue 13) can keep its originals in a local or shared folder
 
 from __future__ import annotations
 
-import hashlib
 import os
-import tempfile
 from abc import ABC, abstractmethod
 from pathlib import Path
 
@@ -36,6 +34,8 @@ _HEX = frozenset("0123456789abcdef")
 
 def sha256_hex(data: bytes) -> str:
     """The SHA-256 digest of ``data`` as 64 lowercase hex characters."""
+    import hashlib  # here: a reader that checks no digest never loads OpenSSL (issue 16)
+
     return hashlib.sha256(data).hexdigest()
 
 
@@ -140,6 +140,8 @@ class Originals(BlobStore):
             return digest
         try:
             target.parent.mkdir(parents=True, exist_ok=True)
+            import tempfile  # here: only writers need it (start-up of readers, issue 16)
+
             fd, tmp = tempfile.mkstemp(dir=target.parent, prefix=".tmp-")
             try:
                 with os.fdopen(fd, "wb") as fh:

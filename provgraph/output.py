@@ -17,11 +17,12 @@ whole.
 
 from __future__ import annotations
 
+import contextlib
 import csv
 import json
 import re
 import sys
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from typing import IO, Any, TypeVar, overload
 
 import click
@@ -29,7 +30,7 @@ import click
 from .terms import XSD, Literal, Term
 
 __all__ = ["plain", "plain_row", "write_rows", "write_lineage_tree", "output_options",
-           "ROW_FORMATS", "terminal_width", "shorten_middle"]
+           "staged_progress", "ROW_FORMATS", "terminal_width", "shorten_middle"]
 
 _ROW_FLAGS = (  # (option names, format, help), in the order --help lists them
     (("-t", "--table"), "table", "A table for people, as wide as the terminal: a long IRI is "
@@ -315,9 +316,50 @@ def write_lineage_tree(rows: Sequence[Any], out: IO[str] | None = None) -> None:
             :func:`provgraph.analytics.lineage` returns them: the start node first
             (depth 0), every other row with its ``parent``, ``relation``, ``kind``,
             ``node`` and ``label``.
-        out: text stream (default: standard output); lines are as wide as a terminal
-            on a terminal, else up to 240 characters.
+        out: text stream (default: standard output). On a terminal the tree is drawn by
+            rich, styled and wrapped to the terminal's width; anywhere else it is plain
+            text, one line per node, never wrapped (changed in issue 16: it was wrapped at
+            240 characters), with the same guides, and rich is not imported.
     """
+    def order(r: Any) -> tuple[int, str, str]:
+        rel = r.relation or ""
+        rank = _RELATION_ORDER.index(rel) if rel in _RELATION_ORDER else len(_RELATION_ORDER)
+        return rank, r.kind, str(r.node)
+
+    def text(r: Any) -> str:
+        return (f"{r.relation} " if r.relation else "") + f"{r.kind} {r.node}" + (
+            f"  {r.label}" if r.label else "")
+
+    children: dict[Any, list[Any]] = {}
+    for r in rows[1:]:
+        children.setdefault(r.parent, []).append(r)
+    out = out or sys.stdout
+    if not out.isatty():
+        # rich's guides (its ASCII ones where the stream cannot encode box drawing)
+        encoding = (getattr(out, "encoding", None) or "utf-8").lower()
+        space, bar, fork, end = (("    ", "│   ", "├── ", "└── ") if encoding.startswith("utf")
+                                 else ("    ", "|   ", "+-- ", "`-- "))
+        first, *more = text(rows[0]).split("\n")
+        lines = [first, *more]
+        # (row, prefix of its first line, prefix of its other lines and its children's)
+        stack: list[tuple[Any, str, str]] = []
+
+        def push(node: Any, indent: str) -> None:
+            kids = sorted(children.get(node, ()), key=order)
+            for i in range(len(kids) - 1, -1, -1):
+                last = i == len(kids) - 1
+                stack.append((kids[i], indent + (end if last else fork),
+                              indent + (space if last else bar)))
+
+        push(rows[0].node, "")
+        while stack:
+            row, head, indent = stack.pop()
+            first, *more = text(row).split("\n")
+            lines.append(head + first)
+            lines.extend(indent + m for m in more)
+            push(row.node, indent)
+        out.write("\n".join(lines) + "\n")
+        return
     from rich.console import Console
     from rich.text import Text
     from rich.tree import Tree
@@ -332,19 +374,46 @@ def write_lineage_tree(rows: Sequence[Any], out: IO[str] | None = None) -> None:
             t.append("  " + r.label, style="cyan")
         return t
 
-    def order(r: Any) -> tuple[int, str, str]:
-        rel = r.relation or ""
-        rank = _RELATION_ORDER.index(rel) if rel in _RELATION_ORDER else len(_RELATION_ORDER)
-        return rank, r.kind, str(r.node)
-
-    children: dict[Any, list[Any]] = {}
-    for r in rows[1:]:
-        children.setdefault(r.parent, []).append(r)
     root = Tree(line(rows[0]))
     todo = [(root, rows[0].node)]
     while todo:
         branch, node = todo.pop()
         for child in sorted(children.get(node, ()), key=order):
             todo.append((branch.add(line(child)), child.node))
-    out = out or sys.stdout
-    Console(file=out, highlight=False, width=None if out.isatty() else 240).print(root)
+    Console(file=out, highlight=False).print(root)
+
+
+@contextlib.contextmanager
+def staged_progress(stages: Mapping[str, str]) -> Iterator[Callable[[str, int, int], None]]:
+    """Show a long command's progress on standard error while the block runs, only when
+    standard error is a terminal (rich, imported only then; removed at the end).
+
+    Args:
+        stages: stage name -> label, in the order the stages run.
+
+    Yields:
+        ``show(stage, done, total)``: ``done`` of ``total`` steps of ``stage`` are done
+        (a stage whose total is 1 shows as a spinner until it is done). A no-op when
+        standard error is not a terminal.
+    """
+    if not sys.stderr.isatty():
+        yield lambda stage, done, total: None
+        return
+    from rich.console import Console
+    from rich.progress import (BarColumn, MofNCompleteColumn, Progress, SpinnerColumn,
+                               TextColumn, TimeElapsedColumn)
+
+    bar = Progress(SpinnerColumn(), TextColumn("{task.description}"), BarColumn(),
+                   MofNCompleteColumn(), TimeElapsedColumn(),
+                   console=Console(stderr=True), transient=True)
+    tasks: dict[str, Any] = {}
+
+    def show(stage: str, done: int, total: int) -> None:
+        if stage not in tasks:
+            tasks[stage] = bar.add_task(stages.get(stage, stage),
+                                        total=None if total <= 1 else total)
+        bar.update(tasks[stage], completed=done,
+                   total=(total if total > 1 or done >= total else None))
+
+    with bar:
+        yield show

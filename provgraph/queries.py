@@ -36,7 +36,6 @@ literal that cannot change the query.
 from __future__ import annotations
 
 import datetime as _dt
-import difflib
 import re
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
@@ -45,7 +44,6 @@ from typing import Any
 
 from .errors import NotFound, QueryError, QueryNotFound, QueryParameterError, QuerySyntaxError
 from .resources import data_dir
-from .sparql_guard import check_untrusted
 from .store import ProvStore, check_query_syntax
 from .terms import IRI, Literal, Term, XSD
 
@@ -247,6 +245,21 @@ def _projection(body: str) -> list[str] | None:
     return names
 
 
+def _header(text: str) -> dict[str, str]:
+    """The ``# key: value`` lines before the first line that is not a comment."""
+    header: dict[str, str] = {}
+    for line in text.splitlines():
+        s = line.strip()
+        if not s:
+            continue
+        if not s.startswith("#"):
+            break
+        m = _HEADER.match(s)
+        if m:
+            header[m.group(1)] = m.group(2)
+    return header
+
+
 def parse_query(text: str, path: str, default_name: str, *, trusted: bool = False) -> NamedQuery:
     """Parse and check one ``.rq`` text (see the module docstring for the rules).
 
@@ -259,16 +272,7 @@ def parse_query(text: str, path: str, default_name: str, *, trusted: bool = Fals
         QuerySyntaxError: the body does not parse or the header is malformed.
         QueryParameterError: header and body disagree.
     """
-    header: dict[str, str] = {}
-    for line in text.splitlines():
-        s = line.strip()
-        if not s:
-            continue
-        if not s.startswith("#"):
-            break
-        m = _HEADER.match(s)
-        if m:
-            header[m.group(1)] = m.group(2)
+    header = _header(text)
     name = header.get("name") or default_name
     params: list[Param] = []
     for tok in header.get("params", "").split():
@@ -282,6 +286,8 @@ def parse_query(text: str, path: str, default_name: str, *, trusted: bool = Fals
     returns = tuple(t.lstrip("?$") for t in header.get("returns", "").split())
     body = _strip_comments_and_strings(text)
     if not trusted:  # before the engine's syntax check, which evaluates the query
+        from .sparql_guard import check_untrusted  # (not needed by the bundled queries)
+
         check_untrusted(text, path)
     check_query_syntax(text, path)
     used = set(_VAR.findall(body))
@@ -331,26 +337,41 @@ class QueryCatalog:
 
     def __init__(self, directories: list[Path] | None = None) -> None:
         self._dirs = directories if directories is not None else [data_dir("queries")]
-        self._cache: dict[str, NamedQuery] | None = None
+        self._cache: dict[str, NamedQuery | tuple[str, Path]] | None = None
 
-    def _load(self) -> dict[str, NamedQuery]:
+    def _load(self) -> dict[str, NamedQuery | tuple[str, Path]]:
+        # A user's folder is checked whole when first used, as before. A bundled query
+        # is only named here (its header's name) and checked when first asked for:
+        # one command uses one or two of them, and checking all of them cost ~14 ms
+        # of every command's start-up (issue 16, item 3).
         if self._cache is None:
-            found: dict[str, NamedQuery] = {}
+            found: dict[str, NamedQuery | tuple[str, Path]] = {}
             bundled = data_dir("queries")
             for d in self._dirs:
                 for path in sorted(Path(d).glob("*.rq")):
-                    q = parse_query(path.read_text(encoding="utf-8"), str(path), path.stem,
-                                    trusted=Path(d) == bundled)
-                    found[q.name] = q
+                    text = path.read_text(encoding="utf-8")
+                    if Path(d) == bundled:
+                        found[_header(text).get("name") or path.stem] = (text, path)
+                    else:
+                        q = parse_query(text, str(path), path.stem)
+                        found[q.name] = q
             self._cache = found
         return self._cache
+
+    def _query(self, name: str) -> NamedQuery:
+        queries = self._load()
+        q = queries[name]
+        if isinstance(q, tuple):
+            text, path = q
+            q = queries[name] = parse_query(text, str(path), path.stem, trusted=True)
+        return q
 
     def names(self) -> list[str]:
         """All query names, sorted."""
         return sorted(self._load())
 
     def __iter__(self) -> Iterator[NamedQuery]:
-        return iter(self._load()[n] for n in self.names())
+        return iter([self._query(n) for n in self.names()])
 
     def get(self, name_or_path: str) -> NamedQuery:
         """A query by name, by path to a ``.rq`` file, or given as SPARQL text (any text
@@ -370,7 +391,9 @@ class QueryCatalog:
             return parse_query(p.read_text(encoding="utf-8"), str(p), p.stem)
         queries = self._load()
         if name_or_path in queries:
-            return queries[name_or_path]
+            return self._query(name_or_path)
+        import difflib  # only for the error message
+
         close = difflib.get_close_matches(name_or_path, list(queries), n=1)
         raise QueryNotFound(name_or_path, [str(d) for d in self._dirs], close[0] if close else None)
 

@@ -98,7 +98,7 @@ from __future__ import annotations
 
 import datetime as _dt
 from collections import defaultdict
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -209,8 +209,8 @@ class ValidationReport:
         return out
 
 
-def validate(store: ProvStore, run: IRI | str | None = None, *, shapes: bool = True
-             ) -> ValidationReport:
+def validate(store: ProvStore, run: IRI | str | None = None, *, shapes: bool = True,
+             progress: Callable[[str, int, int], None] | None = None) -> ValidationReport:
     """Check the store (or one run's graph) against the PROV-CONSTRAINTS subset
     above and the SHACL shapes.
 
@@ -219,6 +219,10 @@ def validate(store: ProvStore, run: IRI | str | None = None, *, shapes: bool = T
         run: a run IRI: check only that graph. ``None``: every graph except the
             ontology graph.
         shapes: also run the SHACL shapes when available.
+        progress: called as ``progress(stage, done, total)``: ``("graphs", i, n)`` after
+            each graph's PROV-CONSTRAINTS check (the store is read once, graph by
+            graph), ``("shapes", 0, 1)`` before and ``("shapes", 1, 1)`` after the SHACL
+            validation of their union. ``None``: no calls.
 
     Returns:
         :class:`ValidationReport`: violations (PROV-CONSTRAINTS numbers), PROV-DM
@@ -246,20 +250,31 @@ def validate(store: ProvStore, run: IRI | str | None = None, *, shapes: bool = T
     else:
         graphs = [None] + [g for g in store.named_graphs() if g != GRAPH.ONTOLOGY]
     report = ValidationReport(graphs=graphs)
-    for g in graphs:
+    shapes_data: Any = None
+    if shapes:
+        try:
+            from .shacl import ShapesData
+        except ImportError:
+            report.shacl_note = ("SHACL shapes not checked: provgraph.shacl is not installed "
+                                 "in this build")
+        else:  # the shapes validate the union of the same graphs (issue 16: read once)
+            shapes_data = ShapesData()
+    for i, g in enumerate(graphs, 1):
         triples = [(q[0], q[1], q[2]) for q in store.quads(graph=g)]
         violations, warnings = _check(triples, g)
         report.violations.extend(violations)
         report.warnings.extend(warnings)
         report.warnings.extend(zone_less_times(triples, g))
-    if shapes:
-        try:
-            from .shacl import validate_shapes
-        except ImportError:
-            report.shacl_note = ("SHACL shapes not checked: provgraph.shacl is not installed "
-                                 "in this build")
-        else:
-            report.shacl = validate_shapes(store, None if run is None else graphs)
+        if shapes_data is not None:
+            shapes_data.add(triples)
+        if progress is not None:
+            progress("graphs", i, len(graphs))
+    if shapes_data is not None:
+        if progress is not None:
+            progress("shapes", 0, 1)
+        report.shacl = shapes_data.validate()
+        if progress is not None:
+            progress("shapes", 1, 1)
     return report
 
 

@@ -14,7 +14,6 @@ References: PROV-O (https://www.w3.org/TR/prov-o/), Web Annotation Vocabulary
 
 from __future__ import annotations
 
-import difflib
 from collections.abc import Iterator
 from typing import Any
 
@@ -28,6 +27,8 @@ class _ClosedMeta(type):
     def __getattr__(cls, name: str) -> Any:
         if name.startswith("_"):
             raise AttributeError(name)
+        import difflib  # only for the error message
+
         close = difflib.get_close_matches(name, cls._terms, n=1)
         hint = f" Did you mean {cls.__name__}.{close[0]}?" if close else ""
         raise AttributeError(f"{cls.__name__} has no term {name!r}.{hint}")

@@ -123,6 +123,48 @@ def test_lineage_tree(runner, disk):
     )
 
 
+@pytest.mark.parametrize("encoding", ["utf-8", "ascii"])
+def test_lineage_tree_off_a_terminal_is_rich_drawing_unwrapped(disk, monkeypatch, encoding):
+    # issue 16: off a terminal the tree is written without rich; on one, rich draws it.
+    # Both give the same lines (rich's ASCII guides where the stream is not UTF-8), except
+    # that rich wraps at the terminal's width and the plain text never wraps.
+    import re
+
+    from provgraph.output import write_lineage_tree
+
+    path, r, _ = disk
+    s = EmbeddedStore(path)
+    try:
+        rows = analytics.lineage(s, r["claim_quote"].iri)
+    finally:
+        s.close()
+    import dataclasses
+
+    rows = [rows[0], dataclasses.replace(rows[1], label=("x " * 400).strip()), *rows[2:]]
+
+    class Stream(io.StringIO):
+        def __init__(self, tty: bool) -> None:
+            super().__init__()
+            self.tty = tty
+
+        @property
+        def encoding(self) -> str:  # type: ignore[override]
+            return encoding
+
+        def isatty(self) -> bool:
+            return self.tty
+
+    plain, drawn = Stream(False), Stream(True)
+    write_lineage_tree(rows, plain)
+    monkeypatch.setenv("COLUMNS", "100000")
+    write_lineage_tree(rows, drawn)
+    unstyled = re.sub(r"\x1b\[[0-9;]*m", "", drawn.getvalue())
+    assert plain.getvalue() == unstyled
+    assert len(plain.getvalue().splitlines()) == len(rows)
+    assert ("x " * 399).strip() in plain.getvalue()
+    assert ("└── " if encoding == "utf-8" else "`-- ") in plain.getvalue()
+
+
 def analytics_rows(path, iri):
     s = EmbeddedStore(path)
     try:

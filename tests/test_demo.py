@@ -358,3 +358,19 @@ def test_a_plain_resolve_keeps_the_demo_results(demo, tmp_path, runner):
         assert export(s, "prov-json", claim=claim).digest == demo.findings["prov_json"].extra["digest"]
     finally:
         s.close()
+
+
+def test_both_shacl_engines_agree_on_the_demo_store(store):
+    # issue 16: the SPARQL-based constraints run once over the data graph; the results
+    # are those of the single-engine path (every constraint in pyshacl), with their count
+    import collections
+
+    from provgraph import shacl
+
+    triples = [(q[0], q[1], q[2]) for q in shacl._quads_of(store, None)]
+    data = shacl.ShapesData()
+    data.add(triples)
+    new, ref = data.validate(), shacl._reference_report(triples)
+    assert collections.Counter((v, type(v.focus_node), type(v.value)) for v in new.violations) \
+        == collections.Counter((v, type(v.focus_node), type(v.value)) for v in ref.violations)
+    assert new.conforms == ref.conforms

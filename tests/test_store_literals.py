@@ -479,3 +479,30 @@ def test_formal_times_keep_their_form_through_every_prov_dm_format(parts):
     for fmt in PROV_DM:
         back = pio.read(export(store, fmt, everything=True).data, fmt).quads
         assert canon(back) == canon(original), fmt
+
+
+@settings(max_examples=40, deadline=None, derandomize=True)
+@given(st.lists(_LITERALS, min_size=1, max_size=8))
+def test_the_engine_dump_and_the_term_by_term_dump_are_the_same_file(literals):
+    """issue 16: 'export --all' (trig, nquads, json-ld) writes the engine's quads as they
+    are, decoding only the literals kept under a private datatype; the file is the one the
+    generic path (every term through provgraph.terms) writes, blank nodes, graphs and the
+    graphs left out included."""
+    from provgraph.io.names import prefixes_for_iris
+    from provgraph.store import ProvStore
+    from provgraph.terms import BNode
+    from provgraph.vocab import GRAPH
+
+    store = EmbeddedStore()
+    import_document(store, _document(literals), "nquads")
+    g, b = IRI("http://example.org/g"), BNode("b1")
+    store.add([(b, IRI("http://example.org/p"), o, g) for o in literals]
+              + [(IRI("http://example.org/e"), IRI("http://example.org/q"), b, g),
+                 (IRI("urn:x:o"), IRI("urn:x:p"), IRI("urn:x:o"), GRAPH.ONTOLOGY)])
+    for fmt in ("trig", "nquads", "json-ld"):
+        for skip in ((), {GRAPH.ONTOLOGY}, {None, g}):
+            prefixes = prefixes_for_iris if fmt == "trig" else None
+            native = store.serialize_dataset(fmt, skip=skip, prefixes=prefixes)
+            generic = ProvStore.serialize_dataset(store, fmt, skip=skip, prefixes=prefixes)
+            assert native == generic, (fmt, skip)
+    store.close()

@@ -303,6 +303,13 @@ def export(store: ProvStore, format: str, *, claim: str | None = None, run: str 
         raise ValueError("give exactly one of claim, run, everything")
     spec = get(format)
     if everything:
+        if spec.kind == "rdf" and spec.datasets:  # straight from the store (issue 16)
+            from .names import prefixes_for_iris
+
+            data, n = store.serialize_dataset(
+                format, skip={GRAPH.ONTOLOGY},
+                prefixes=prefixes_for_iris if format in ("turtle", "trig") else None)
+            return _deliver(ExportResult(data, format, n), out)
         quads = [q for q in store.quads() if q[3] != GRAPH.ONTOLOGY]
         return _deliver(ExportResult(write(quads, format), format, len(quads)), out)
     for option, value in (("claim", claim), ("run", run)):

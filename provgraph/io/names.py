@@ -16,7 +16,8 @@ from prov.model import ProvDocument
 
 from ..terms import IRI, BNode, Quad
 
-__all__ = ["GENID", "WELL_KNOWN_PREFIXES", "QNames", "split_iri", "prefixes_for", "xml_split",
+__all__ = ["GENID", "WELL_KNOWN_PREFIXES", "QNames", "split_iri", "prefixes_for",
+           "prefixes_for_iris", "xml_split",
            "NCNAME"]
 
 GENID = "urn:provgraph:genid:"
@@ -143,9 +144,17 @@ def split_iri(iri: str) -> tuple[str, str, str]:
 
 def prefixes_for(quads: Iterable[Quad]) -> dict[str, str]:
     """A readable prefix map for Turtle/TriG output of ``quads``."""
+    return prefixes_for_iris(t for q in quads for t in (q[0], q[1], q[2], q[3])
+                             if isinstance(t, IRI) and not isinstance(t, BNode))
+
+
+def prefixes_for_iris(iris: Iterable[IRI]) -> dict[str, str]:
+    """:func:`prefixes_for` from the IRIs of the statements, in statement order (subject,
+    predicate, object, graph; repeats allowed): the prefixes depend on that order."""
     names = QNames(ProvDocument())
-    for q in quads:
-        for t in (q[0], q[1], q[2], q[3]):
-            if isinstance(t, IRI) and not isinstance(t, BNode):
-                names.qname(t)
+    seen: set[str] = set()  # each IRI once, in first-seen order (a store export repeats most
+    for t in iris:          # of them: 44,499 statements have 161,655 IRI positions; issue 16)
+        if t not in seen:
+            seen.add(t)
+            names.qname(t)
     return {ns.prefix: uri for uri, ns in names.by_uri.items() if uri != GENID}

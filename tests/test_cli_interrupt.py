@@ -1,0 +1,124 @@
+"""Ctrl-C (issue 16, item 2): a long command stops, says what was and was not done, exits
+130, and leaves the store as it was (a write is stored whole or not at all). Each test runs
+the real command in a subprocess and sends it SIGINT while it works."""
+
+from __future__ import annotations
+
+import json
+import os
+import pty
+import select
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from provgraph.recorder import Recorder
+from provgraph.store import EmbeddedStore
+
+pytestmark = pytest.mark.skipif(sys.platform == "win32", reason="POSIX signals and ptys")
+
+
+def _contents(path: Path) -> list[str]:
+    store = EmbeddedStore(path, read_only=True)
+    try:
+        return sorted(repr(q) for q in store.quads())
+    finally:
+        store.close()
+
+
+def _chunked_store(path: Path, chunks: int) -> None:
+    """One source in ``chunks`` chunks: enough focus nodes for the shapes to take a while."""
+    line = "Pumps are serviced every 6 months by certified staff.\n"
+    text = line * chunks
+    store = EmbeddedStore(path)
+    rec = Recorder(store, label="interrupt", packages=[])
+    snap = rec.snapshot(text.encode(), uri="file:///manual.txt", media_type="text/plain")
+    ext = rec.extraction(snap, parser=("plain", "1"), text=text)
+    rec.chunking(ext, chunker=("lines", "1"),
+                 ranges=[(i * len(line), (i + 1) * len(line)) for i in range(chunks)])
+    store.close()
+
+
+def _interrupt_when(cmd: list[str], ready: str, *, tty: bool) -> tuple[int, str, str]:
+    """Run ``provgraph`` with ``cmd``; send SIGINT once ``ready`` shows on its standard error
+    (a terminal when ``tty``) or, with ``ready`` a path, once that file exists. Return the
+    exit code, standard output and standard error."""
+    master, slave = pty.openpty() if tty else (None, None)
+    # SIGINT back to its default in the child: a test run started in the background of a
+    # shell without job control ignores SIGINT, and an ignored signal stays ignored across
+    # exec (Python then installs no KeyboardInterrupt handler)
+    proc = subprocess.Popen([sys.executable, "-m", "provgraph", *cmd], stdout=subprocess.PIPE,
+                            stderr=slave if tty else subprocess.PIPE, stdin=subprocess.DEVNULL,
+                            preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
+    err = b""
+    sent = False
+    deadline = time.monotonic() + 120
+    if tty:
+        assert master is not None and slave is not None
+        os.close(slave)
+        while time.monotonic() < deadline:
+            r, _, _ = select.select([master], [], [], 0.05)
+            if r:
+                try:
+                    chunk = os.read(master, 65536)
+                except OSError:  # the child closed the terminal
+                    break
+                if not chunk:
+                    break
+                err += chunk
+            if not sent and ready.encode() in err:
+                proc.send_signal(signal.SIGINT)
+                sent = True
+            if proc.poll() is not None and not r:
+                break
+        os.close(master)
+    else:
+        while not sent and proc.poll() is None and time.monotonic() < deadline:
+            if Path(ready).exists():
+                proc.send_signal(signal.SIGINT)
+                sent = True
+            time.sleep(0.01)
+    out, rest = proc.communicate(timeout=120)
+    err += rest or b""
+    assert sent, f"the command ended before {ready!r} showed: {err.decode(errors='replace')}"
+    return proc.returncode, out.decode(), err.decode(errors="replace")
+
+
+def test_validate_stops_during_the_shapes_and_says_what_was_checked(tmp_path):
+    path = tmp_path / "store"
+    _chunked_store(path, 1500)
+    before = _contents(path)
+    store = EmbeddedStore(path, read_only=True)
+    graphs = 1 + len(store.named_graphs())  # the default graph and each named graph
+    store.close()
+    code, out, err = _interrupt_when(["--store", str(path), "validate"], "SHACL shapes", tty=True)
+    assert code == 130, err
+    assert out == ""  # no report: the validation did not finish
+    assert (f"Interrupted: PROV-CONSTRAINTS were checked in {graphs} of {graphs} graph(s), the SHACL "
+            "validation of their union was stopped before it finished; nothing was reported "
+            "and the store was not changed (validate only reads)") in err
+    assert _contents(path) == before
+
+
+def test_import_stops_and_stores_nothing(tmp_path):
+    path = tmp_path / "store"
+    EmbeddedStore(path).close()
+    before = _contents(path)
+    n = 8000
+    doc = {"prefix": {"ex": "http://example.org/"},
+           "entity": {f"ex:e{i}": {"prov:label": f"entity {i}"} for i in range(n)},
+           "activity": {f"ex:a{i}": {} for i in range(n // 4)},
+           "wasGeneratedBy": {f"_:g{i}": {"prov:entity": f"ex:e{i}", "prov:activity": f"ex:a{i // 4}"}
+                              for i in range(n)}}
+    big = tmp_path / "big.json"
+    big.write_text(json.dumps(doc))
+    code, out, err = _interrupt_when(["--store", str(path), "import", str(big)],
+                                     str(path / "writer.json"), tty=False)
+    assert code == 130, err
+    assert f"Interrupted: nothing from {big} was stored" in err
+    assert "imported" not in err
+    assert _contents(path) == before
