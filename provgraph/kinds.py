@@ -19,7 +19,7 @@ from .store import ProvStore
 from .terms import IRI
 from .vocab import GRAPH, PG, PROV, RDF
 
-__all__ = ["types_of", "require_run", "check_run", "require_lineage_start", "RUN_TYPES"]
+__all__ = ["types_of", "describe_types", "require_run", "check_run", "require_lineage_start", "RUN_TYPES"]
 
 RUN_TYPES = frozenset({str(PG.Run), str(PROV.Bundle)})
 """Types that make a resource a run (a bundle) rather than a lineage start."""
@@ -38,6 +38,12 @@ def types_of(store: ProvStore, iri: IRI) -> list[str]:
     """The ``rdf:type`` values of ``iri`` in any graph, as sorted CURIEs (``pg:Claim``)
     or ``<IRI>`` for types outside PROV-O and provgraph's vocabulary."""
     return _sorted_curies(_types(store, iri))
+
+
+def describe_types(store: ProvStore, iri: IRI) -> str:
+    """What ``iri`` is, for an error message: ``a run (pg:Run, prov:Bundle, prov:Entity)``,
+    ``a claim (pg:Claim, prov:Entity)``; ``iri`` must have a type."""
+    return _described(types_of(store, iri))
 
 
 def _sorted_curies(types: set[str]) -> list[str]:
