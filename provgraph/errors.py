@@ -59,11 +59,31 @@ class StoreBusyError(StoreError):
         self.location = location
         self.waited = waited
         self.holder = holder
+        url = _served_url(holder.get("command"))
+        advice = (f"It is a provgraph server: record through that server: provgraph --store "
+                  f"{url} COMMAND" if url else
+                  "Wait for that process to finish, or stop it, or run 'provgraph serve' so "
+                  "every process records through one writer")
         super().__init__(f"the store at {location} is being written by {hint}; waited "
                          f"{waited:g} s for it (--lock-timeout / $PROVGRAPH_LOCK_TIMEOUT). "
-                         "Wait for that process to finish, or stop it, or run 'provgraph "
-                         "serve' so every process records through one writer; reading "
-                         "commands never wait")
+                         f"{advice}; reading commands never wait")
+
+
+def _served_url(command: object) -> str | None:
+    """The URL of the ``provgraph serve`` whose command line (``writer.json``) is
+    ``command``, or ``None`` when it is another command."""
+    if not isinstance(command, str):
+        return None
+    words = command.split()
+    if "serve" not in words:
+        return None
+    bind = "127.0.0.1:7878"  # provgraph serve's default --bind
+    for i, word in enumerate(words):
+        if word == "--bind" and i + 1 < len(words):
+            bind = words[i + 1]
+        elif word.startswith("--bind="):
+            bind = word.removeprefix("--bind=")
+    return f"http://{bind}"
 
 
 class OriginalMissingError(StoreError):
