@@ -128,6 +128,8 @@ class QueryNotFound(QueryError):
     Args:
         file: ``name`` is a path (it ends in ``.rq`` or holds a ``/``): the message says
             the file does not exist.
+        found: what ``name`` is instead (``"a directory"``; ``"a file"``: one named
+            without ``/`` or ``.rq``, which is read as a query name): the message says so.
 
     Attributes:
         name: the name asked for.
@@ -135,9 +137,17 @@ class QueryNotFound(QueryError):
     """
 
     def __init__(self, name: str, searched: Sequence[str], suggestion: str | None = None,
-                 *, file: bool = False) -> None:
+                 *, file: bool = False, found: str | None = None) -> None:
         self.name = name
         self.searched = list(searched)
+        if found == "a directory":
+            super().__init__(f"{name} is a directory, not a query file; give a FILE.rq in it, "
+                             "or a query name ('provgraph queries' lists them)")
+            return
+        if found == "a file":  # a file named without '/' or '.rq' would be a query name
+            super().__init__(f"{name} is a file, but not a query name; give its path as "
+                             f"./{name} to run it as a query file (or name it FILE.rq)")
+            return
         if file:  # a path (FILE.rq) names a file, not an entry of the list (issue 17)
             super().__init__(f"the query file {name} does not exist (looked for "
                              f"{', '.join(self.searched)}); check the path, or give a query "

@@ -148,6 +148,39 @@ def test_a_missing_query_file_is_a_missing_file(runner, recorded_store, tmp_path
     assert 'Did you mean "lineage"' in res.stderr or "Did you mean" in res.stderr
 
 
+@pytest.mark.parametrize("given", ["notes.txt", "adir", "adir/", "./notes.txt"])
+def test_a_query_argument_naming_a_file_or_directory_says_what_it_is(runner, recorded_store,
+                                                                      tmp_path, monkeypatch,
+                                                                      given):
+    # 'query notes.txt' said 'Query "notes.txt" not found', 'query adir/' that the file
+    # does not exist, though both are there
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "notes.txt").write_text("SELECT * WHERE { ?s ?p ?o }\n")
+    (tmp_path / "adir").mkdir()
+    res = runner.invoke(cli, ["--store", recorded_store, "query", given])
+    if given == "./notes.txt":  # a path with a '/' is read as a query file, whatever its name
+        assert res.exit_code == 0, res.output
+        return
+    assert res.exit_code == 2, res.output
+    if given.startswith("adir"):
+        assert res.stderr.startswith(f"Error: {given} is a directory, not a query file"), \
+            res.stderr
+    else:
+        assert res.stderr.startswith("Error: notes.txt is a file, but not a query name; give "
+                                     "its path as ./notes.txt"), res.stderr
+    assert "not found" not in res.stderr and "does not exist" not in res.stderr
+
+
+def test_a_query_name_runs_even_beside_a_file_or_directory_of_that_name(
+        runner, recorded_store, tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "claims").mkdir()
+    (tmp_path / "runs").write_text("x\n")
+    for name in ("claims", "runs"):
+        res = runner.invoke(cli, ["--store", recorded_store, "query", name])
+        assert res.exit_code == 0, res.output
+
+
 # ------------------------------------------------------------- record and import
 
 def _statements(path: str) -> int:
