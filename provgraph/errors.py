@@ -263,11 +263,18 @@ class UnsupportedFormat(SerializationError):
     Attributes:
         format: the name given.
         known: the names provgraph accepts.
+
+    ``cannot_hold=True``: ``format`` is known but cannot hold the statements (Turtle and
+    named graphs); the message is ``hint``.
     """
 
-    def __init__(self, format: str, known: Sequence[str], hint: str = "") -> None:
+    def __init__(self, format: str, known: Sequence[str], hint: str = "", *,
+                 cannot_hold: bool = False) -> None:
         self.format = format
         self.known = list(known)
+        if cannot_hold:  # a known format that cannot hold what is asked: hint says why
+            super().__init__(f"{format} cannot hold this export: {hint}")
+            return
         super().__init__(
             f"unsupported format {format!r}; use one of: {', '.join(self.known)}"
             + (f" ({hint})" if hint else "")
