@@ -553,3 +553,25 @@ def test_shell_completion(runner, tmp_path):
     env.update(COMP_WORDS="provgraph query lin", COMP_CWORD="2")
     done = subprocess.run([str(exe)], env=env, capture_output=True, text=True, timeout=60)
     assert "plain,lineage" in done.stdout.splitlines()
+
+
+def test_copying_a_store_as_the_readme_says_keeps_stale_working(runner, recorded_store,
+                                                                 tmp_path):
+    # the README's recipe (export --all trig, import) left the originals behind: 'stale'
+    # on the copy failed with "retained original ... is missing"; it now says to copy them
+    import shutil
+    from pathlib import Path
+
+    readme = (Path(__file__).parent.parent / "README.md").read_text(encoding="utf-8")
+    recipe = readme[readme.index("To copy a store"):][:500]
+    assert "cp -r\nOLD/originals NEW/" in recipe or "cp -r OLD/originals NEW/" in recipe, recipe
+    trig, copy = tmp_path / "store.trig", tmp_path / "copy"
+    assert runner.invoke(cli, ["--store", recorded_store, "export", "--all", "--format", "trig",
+                               "-o", str(trig)]).exit_code == 0
+    assert runner.invoke(cli, ["--store", str(copy), "import", str(trig)]).exit_code == 0
+    res = runner.invoke(cli, ["--store", str(copy), "stale", "--csv"])
+    assert res.exit_code == 2 and "is missing from" in res.stderr, res.output
+    shutil.copytree(Path(recorded_store) / "originals", copy / "originals", dirs_exist_ok=True)
+    res = runner.invoke(cli, ["--store", str(copy), "stale", "--csv"])
+    assert res.exit_code == 0, res.output
+    assert res.stdout == runner.invoke(cli, ["--store", recorded_store, "stale", "--csv"]).stdout
