@@ -177,3 +177,14 @@ def test_a_truncated_pretty_printed_document_is_one_json_error_not_line_items(fm
     assert errs[0].message.startswith("is not JSON (Unterminated string starting at line 9 column 3)"), \
         errs[0].message
     assert len(store) == 0
+
+
+@pytest.mark.parametrize("fmt", ["anthropic", "bedrock", "cohere"])
+@pytest.mark.parametrize("data", [b"", b"\n  \n", b"\xef\xbb\xbf"])
+def test_an_empty_file_is_empty_not_a_json_syntax_error(data, fmt):
+    # it said "is not JSON (Expecting value at line 1 column 1)", where the plain import
+    # of the same file says "is empty"
+    with pytest.raises(ImportFailed) as info:
+        import_file(EmbeddedStore(), fmt, data, "x.json")
+    [err] = info.value.report.errors
+    assert err.message == "is empty: there is nothing to import", err.message

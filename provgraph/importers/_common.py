@@ -274,6 +274,8 @@ def load_json(data: bytes, what: str) -> tuple[Any, bool]:
         text = data.decode("utf-8-sig")
     except UnicodeDecodeError as exc:
         raise PayloadError("$", f"is not UTF-8 text (byte {exc.start}); {what} expects JSON") from None
+    if not text.strip():
+        raise PayloadError("$", "is empty: there is nothing to import")
     try:
         return loads_json(text), False
     except json.JSONDecodeError as exc:
