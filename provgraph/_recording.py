@@ -30,6 +30,10 @@ __all__ = ["RecorderBase", "SEGMENT_ORIGINS"]
 _HEX64 = re.compile(r"^[0-9a-fA-F]{64}$")
 _IRI_SYNTAX = ids.IRI_SYNTAX
 
+def _a(noun: str) -> str:
+    return ("an " if noun[0] in "aeiou" else "a ") + noun
+
+
 # The class an IRI given for each Recorder argument must have (Recorder._require).
 _KIND_CLASS = {"query": "Query", "generator input": "GeneratorInput", "answer": "Answer",
                "claim": "Claim"}
@@ -209,8 +213,8 @@ class RecorderBase:
         if not isinstance(ref, str):
             return iri
         if iri == self.iri:
-            raise RecordError(f"{what} <{iri}> is a run (this recorder's own), not a {what}; "
-                              f"give the IRI of a {what} (pg:{_KIND_CLASS[what]})")
+            raise RecordError(f"{what} <{iri}> is a run (this recorder's own), not {_a(what)}; "
+                              f"give the IRI of {_a(what)} (pg:{_KIND_CLASS[what]})")
         if iri in self._written:
             return iri
         if iri in self._support or (_IRI_SYNTAX.match(iri) and self.store.has_subject(iri)):
@@ -227,5 +231,5 @@ class RecorderBase:
         if expected in types:
             return
         if RUN_TYPES & types or any(t.startswith(base) for t in types):
-            raise RecordError(f"{what} <{iri}> is {describe_types(self.store, iri)}, not a "
-                              f"{what}; give the IRI of a {what} (pg:{_KIND_CLASS[what]})")
+            raise RecordError(f"{what} <{iri}> is {describe_types(self.store, iri)}, not "
+                              f"{_a(what)}; give the IRI of {_a(what)} (pg:{_KIND_CLASS[what]})")

@@ -57,10 +57,10 @@ def _is_graph(store: ProvStore, iri: IRI) -> bool:
 def _described(types: list[str]) -> str:
     if "pg:Run" in types or "prov:Bundle" in types:
         name = "a run"
-    elif any(t.startswith("pg:") for t in types):
-        name = "a " + next(t for t in types if t.startswith("pg:"))[3:].lower()
     else:
-        name = "a " + types[0].removeprefix("prov:").lower()
+        noun = (next(t for t in types if t.startswith("pg:"))[3:] if any(
+            t.startswith("pg:") for t in types) else types[0].removeprefix("prov:")).lower()
+        name = ("an " if noun[:1] in ("a", "e", "i", "o", "u") else "a ") + noun
     return f"{name} ({', '.join(types)})"
 
 
