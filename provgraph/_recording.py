@@ -23,12 +23,20 @@ from .schema.agent import Activity, activity_quads
 from .schema.segment import SEGMENT_ORIGINS
 from .store import ProvStore
 from .terms import IRI, Literal, Quad, lit
-from .vocab import AGENT_ROLES
+from .vocab import AGENT_ROLES, PG, RDF
 
 __all__ = ["RecorderBase", "SEGMENT_ORIGINS"]
 
 _HEX64 = re.compile(r"^[0-9a-fA-F]{64}$")
 _IRI_SYNTAX = ids.IRI_SYNTAX
+
+def _a(noun: str) -> str:
+    return ("an " if noun[0] in "aeiou" else "a ") + noun
+
+
+# The class an IRI given for each Recorder argument must have (Recorder._require).
+_KIND_CLASS = {"query": "Query", "generator input": "GeneratorInput", "answer": "Answer",
+               "claim": "Claim"}
 
 
 def _utcnow() -> _dt.datetime:
@@ -197,10 +205,31 @@ class RecorderBase:
         return tuple(segments)
 
     def _require(self, ref: Ref, what: str) -> IRI:
-        """The IRI of ``ref``, which must name something already recorded."""
+        """The IRI of ``ref``, which must name something already recorded, and, given as
+        an IRI string, not something of another kind: a run, or a resource whose
+        ``pg:`` types do not include ``what``'s class (``claim``: ``pg:Claim``). A
+        resource with PROV types only (imported PROV) is taken as it is."""
         iri = iri_of(ref)
-        if not isinstance(ref, str) or iri in self._support or iri in self._written:
+        if not isinstance(ref, str):
             return iri
-        if _IRI_SYNTAX.match(iri) and self.store.has_subject(iri):
+        if iri == self.iri:
+            raise RecordError(f"{what} <{iri}> is a run (this recorder's own), not {_a(what)}; "
+                              f"give the IRI of {_a(what)} (pg:{_KIND_CLASS[what]})")
+        if iri in self._written:
+            return iri
+        if iri in self._support or (_IRI_SYNTAX.match(iri) and self.store.has_subject(iri)):
+            self._check_kind(iri, what)
             return iri
         raise RecordError(f"{what} <{iri}> is not recorded; record it first or pass its record")
+
+    def _check_kind(self, iri: IRI, what: str) -> None:
+        from .kinds import RUN_TYPES, describe_types
+
+        expected = str(getattr(PG, _KIND_CLASS[what]))
+        base = expected.removesuffix(_KIND_CLASS[what])
+        types = {str(q[2]) for q in self.store.quads(iri, RDF.type)}
+        if expected in types:
+            return
+        if RUN_TYPES & types or any(t.startswith(base) for t in types):
+            raise RecordError(f"{what} <{iri}> is {describe_types(self.store, iri)}, not "
+                              f"{_a(what)}; give the IRI of {_a(what)} (pg:{_KIND_CLASS[what]})")

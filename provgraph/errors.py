@@ -59,11 +59,31 @@ class StoreBusyError(StoreError):
         self.location = location
         self.waited = waited
         self.holder = holder
+        url = _served_url(holder.get("command"))
+        advice = (f"It is a provgraph server: record through that server: provgraph --store "
+                  f"{url} COMMAND" if url else
+                  "Wait for that process to finish, or stop it, or run 'provgraph serve' so "
+                  "every process records through one writer")
         super().__init__(f"the store at {location} is being written by {hint}; waited "
                          f"{waited:g} s for it (--lock-timeout / $PROVGRAPH_LOCK_TIMEOUT). "
-                         "Wait for that process to finish, or stop it, or run 'provgraph "
-                         "serve' so every process records through one writer; reading "
-                         "commands never wait")
+                         f"{advice}; reading commands never wait")
+
+
+def _served_url(command: object) -> str | None:
+    """The URL of the ``provgraph serve`` whose command line (``writer.json``) is
+    ``command``, or ``None`` when it is another command."""
+    if not isinstance(command, str):
+        return None
+    words = command.split()
+    if "serve" not in words:
+        return None
+    bind = "127.0.0.1:7878"  # provgraph serve's default --bind
+    for i, word in enumerate(words):
+        if word == "--bind" and i + 1 < len(words):
+            bind = words[i + 1]
+        elif word.startswith("--bind="):
+            bind = word.removeprefix("--bind=")
+    return f"http://{bind}"
 
 
 class OriginalMissingError(StoreError):
@@ -108,6 +128,8 @@ class QueryNotFound(QueryError):
     Args:
         file: ``name`` is a path (it ends in ``.rq`` or holds a ``/``): the message says
             the file does not exist.
+        found: what ``name`` is instead (``"a directory"``; ``"a file"``: one named
+            without ``/`` or ``.rq``, which is read as a query name): the message says so.
 
     Attributes:
         name: the name asked for.
@@ -115,9 +137,17 @@ class QueryNotFound(QueryError):
     """
 
     def __init__(self, name: str, searched: Sequence[str], suggestion: str | None = None,
-                 *, file: bool = False) -> None:
+                 *, file: bool = False, found: str | None = None) -> None:
         self.name = name
         self.searched = list(searched)
+        if found == "a directory":
+            super().__init__(f"{name} is a directory, not a query file; give a FILE.rq in it, "
+                             "or a query name ('provgraph queries' lists them)")
+            return
+        if found == "a file":  # a file named without '/' or '.rq' would be a query name
+            super().__init__(f"{name} is a file, but not a query name; give its path as "
+                             f"./{name} to run it as a query file (or name it FILE.rq)")
+            return
         if file:  # a path (FILE.rq) names a file, not an entry of the list (issue 17)
             super().__init__(f"the query file {name} does not exist (looked for "
                              f"{', '.join(self.searched)}); check the path, or give a query "
@@ -233,11 +263,18 @@ class UnsupportedFormat(SerializationError):
     Attributes:
         format: the name given.
         known: the names provgraph accepts.
+
+    ``cannot_hold=True``: ``format`` is known but cannot hold the statements (Turtle and
+    named graphs); the message is ``hint``.
     """
 
-    def __init__(self, format: str, known: Sequence[str], hint: str = "") -> None:
+    def __init__(self, format: str, known: Sequence[str], hint: str = "", *,
+                 cannot_hold: bool = False) -> None:
         self.format = format
         self.known = list(known)
+        if cannot_hold:  # a known format that cannot hold what is asked: hint says why
+            super().__init__(f"{format} cannot hold this export: {hint}")
+            return
         super().__init__(
             f"unsupported format {format!r}; use one of: {', '.join(self.known)}"
             + (f" ({hint})" if hint else "")

@@ -19,7 +19,7 @@ from .store import ProvStore
 from .terms import IRI
 from .vocab import GRAPH, PG, PROV, RDF
 
-__all__ = ["types_of", "require_run", "check_run", "require_lineage_start", "RUN_TYPES"]
+__all__ = ["types_of", "describe_types", "require_run", "check_run", "require_lineage_start", "RUN_TYPES"]
 
 RUN_TYPES = frozenset({str(PG.Run), str(PROV.Bundle)})
 """Types that make a resource a run (a bundle) rather than a lineage start."""
@@ -40,6 +40,12 @@ def types_of(store: ProvStore, iri: IRI) -> list[str]:
     return _sorted_curies(_types(store, iri))
 
 
+def describe_types(store: ProvStore, iri: IRI) -> str:
+    """What ``iri`` is, for an error message: ``a run (pg:Run, prov:Bundle, prov:Entity)``,
+    ``a claim (pg:Claim, prov:Entity)``; ``iri`` must have a type."""
+    return _described(types_of(store, iri))
+
+
 def _sorted_curies(types: set[str]) -> list[str]:
     return sorted((_curie(t) for t in types), key=lambda c: (c.startswith("<"), c))
 
@@ -51,10 +57,10 @@ def _is_graph(store: ProvStore, iri: IRI) -> bool:
 def _described(types: list[str]) -> str:
     if "pg:Run" in types or "prov:Bundle" in types:
         name = "a run"
-    elif any(t.startswith("pg:") for t in types):
-        name = "a " + next(t for t in types if t.startswith("pg:"))[3:].lower()
     else:
-        name = "a " + types[0].removeprefix("prov:").lower()
+        noun = (next(t for t in types if t.startswith("pg:"))[3:] if any(
+            t.startswith("pg:") for t in types) else types[0].removeprefix("prov:")).lower()
+        name = ("an " if noun[:1] in ("a", "e", "i", "o", "u") else "a ") + noun
     return f"{name} ({', '.join(types)})"
 
 

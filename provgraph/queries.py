@@ -384,14 +384,19 @@ class QueryCatalog:
         """
         if not name_or_path.endswith(".rq") and _INLINE.search(name_or_path):
             return parse_query(name_or_path, "<command line>", "query")
+        p = Path(name_or_path)
         if name_or_path.endswith(".rq") or "/" in name_or_path:
-            p = Path(name_or_path)
+            if p.is_dir():
+                raise QueryNotFound(name_or_path, [str(p.absolute())], found="a directory")
             if not p.is_file():
                 raise QueryNotFound(name_or_path, [str(p.absolute())], file=True)
             return parse_query(p.read_text(encoding="utf-8"), str(p), p.stem)
         queries = self._load()
         if name_or_path in queries:
             return self._query(name_or_path)
+        if p.is_dir() or p.is_file():  # not a query name, but there: say what it is
+            raise QueryNotFound(name_or_path, [str(p.absolute())],
+                                found="a directory" if p.is_dir() else "a file")
         import difflib  # only for the error message
 
         close = difflib.get_close_matches(name_or_path, list(queries), n=1)

@@ -1655,6 +1655,7 @@ def open_store(path: str | os.PathLike[str] | None = None, *, memory: bool = Fal
     if str(path) == "":
         raise StoreError("the store path is empty; give a directory with --store PATH or "
                          "$PROVGRAPH_STORE")
+    _refuse_file_in_the_way(where)
     if (not create or read_only) and not (where / "rdf").is_dir():
         raise StoreError(
             f"no provgraph store at {where}; check --store / $PROVGRAPH_STORE, or create one "
@@ -1669,6 +1670,17 @@ _STORE_ENTRIES = frozenset({"rdf", "originals", "writer.json", "exports"})
 """What a provgraph store directory holds (``exports``: the demo's bundle files)."""
 
 
+def _refuse_file_in_the_way(root: Path) -> None:
+    """Refuse a store path that is a file, or lies under one (``notes.txt/store``): the
+    nearest existing path of ``root`` and its parents must be a directory."""
+    for candidate in (root, *root.parents):
+        if candidate.exists():
+            if not candidate.is_dir():
+                raise StoreError(f"{candidate} is a file, not a provgraph store directory; "
+                                 "give a directory with --store (provgraph creates it)")
+            return
+
+
 def check_store_directory(root: Path) -> None:
     """Refuse to open ``root`` as a store when it is something else (issue 15): a file, a
     directory holding other files and no ``rdf/``, or an ``rdf/`` that is another
@@ -1678,9 +1690,7 @@ def check_store_directory(root: Path) -> None:
     Raises:
         StoreError: naming ``root``, what was found there and the fix.
     """
-    if root.exists() and not root.is_dir():
-        raise StoreError(f"{root} is a file, not a provgraph store directory; give a "
-                         "directory with --store (provgraph creates it)")
+    _refuse_file_in_the_way(root)
     rdf = root / "rdf"
     if not rdf.is_dir():
         try:

@@ -148,6 +148,39 @@ def test_a_missing_query_file_is_a_missing_file(runner, recorded_store, tmp_path
     assert 'Did you mean "lineage"' in res.stderr or "Did you mean" in res.stderr
 
 
+@pytest.mark.parametrize("given", ["notes.txt", "adir", "adir/", "./notes.txt"])
+def test_a_query_argument_naming_a_file_or_directory_says_what_it_is(runner, recorded_store,
+                                                                      tmp_path, monkeypatch,
+                                                                      given):
+    # 'query notes.txt' said 'Query "notes.txt" not found', 'query adir/' that the file
+    # does not exist, though both are there
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "notes.txt").write_text("SELECT * WHERE { ?s ?p ?o }\n")
+    (tmp_path / "adir").mkdir()
+    res = runner.invoke(cli, ["--store", recorded_store, "query", given])
+    if given == "./notes.txt":  # a path with a '/' is read as a query file, whatever its name
+        assert res.exit_code == 0, res.output
+        return
+    assert res.exit_code == 2, res.output
+    if given.startswith("adir"):
+        assert res.stderr.startswith(f"Error: {given} is a directory, not a query file"), \
+            res.stderr
+    else:
+        assert res.stderr.startswith("Error: notes.txt is a file, but not a query name; give "
+                                     "its path as ./notes.txt"), res.stderr
+    assert "not found" not in res.stderr and "does not exist" not in res.stderr
+
+
+def test_a_query_name_runs_even_beside_a_file_or_directory_of_that_name(
+        runner, recorded_store, tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "claims").mkdir()
+    (tmp_path / "runs").write_text("x\n")
+    for name in ("claims", "runs"):
+        res = runner.invoke(cli, ["--store", recorded_store, "query", name])
+        assert res.exit_code == 0, res.output
+
+
 # ------------------------------------------------------------- record and import
 
 def _statements(path: str) -> int:
@@ -520,3 +553,25 @@ def test_shell_completion(runner, tmp_path):
     env.update(COMP_WORDS="provgraph query lin", COMP_CWORD="2")
     done = subprocess.run([str(exe)], env=env, capture_output=True, text=True, timeout=60)
     assert "plain,lineage" in done.stdout.splitlines()
+
+
+def test_copying_a_store_as_the_readme_says_keeps_stale_working(runner, recorded_store,
+                                                                 tmp_path):
+    # the README's recipe (export --all trig, import) left the originals behind: 'stale'
+    # on the copy failed with "retained original ... is missing"; it now says to copy them
+    import shutil
+    from pathlib import Path
+
+    readme = (Path(__file__).parent.parent / "README.md").read_text(encoding="utf-8")
+    recipe = readme[readme.index("To copy a store"):][:500]
+    assert "cp -r\nOLD/originals NEW/" in recipe or "cp -r OLD/originals NEW/" in recipe, recipe
+    trig, copy = tmp_path / "store.trig", tmp_path / "copy"
+    assert runner.invoke(cli, ["--store", recorded_store, "export", "--all", "--format", "trig",
+                               "-o", str(trig)]).exit_code == 0
+    assert runner.invoke(cli, ["--store", str(copy), "import", str(trig)]).exit_code == 0
+    res = runner.invoke(cli, ["--store", str(copy), "stale", "--csv"])
+    assert res.exit_code == 2 and "is missing from" in res.stderr, res.output
+    shutil.copytree(Path(recorded_store) / "originals", copy / "originals", dirs_exist_ok=True)
+    res = runner.invoke(cli, ["--store", str(copy), "stale", "--csv"])
+    assert res.exit_code == 0, res.output
+    assert res.stdout == runner.invoke(cli, ["--store", recorded_store, "stale", "--csv"]).stdout

@@ -100,3 +100,25 @@ def test_a_write_command_on_a_corrupt_store_is_an_error_line(runner, tmp_path):
     assert res.exit_code == 2, res.output
     assert res.stderr.startswith(f"Error: cannot open the store at {store}: the engine reports "
                                  "Corruption: CURRENT file corrupted. The store is damaged")
+
+
+@pytest.mark.parametrize("command", [["stale"], ["runs"], ["lineage", "urn:x:c"],
+                                     ["record", "EVENTS"]])
+@pytest.mark.parametrize("inside", [False, True])
+def test_a_store_path_that_is_or_passes_through_a_file_says_so(runner, tmp_path, command,
+                                                                inside):
+    # a reading command said "no provgraph store at FILE ... create one with 'provgraph
+    # init'", which then fails; a writer under a file said "cannot read the store
+    # directory ...: [Errno 20] Not a directory"
+    afile = tmp_path / "notes.txt"
+    afile.write_text("hello\n")
+    events = tmp_path / "e.jsonl"
+    events.write_text('{"event": "query", "text": "q"}\n')
+    store = afile / "s" if inside else afile
+    args = [str(events) if a == "EVENTS" else a for a in command]
+    res = runner.invoke(cli, ["--store", str(store), *args])
+    assert res.exit_code == 2, res.output
+    assert res.stderr.startswith(f"Error: {afile} is a file, not a provgraph store directory"), \
+        res.stderr
+    assert "provgraph init" not in res.stderr
+    assert afile.read_text() == "hello\n"

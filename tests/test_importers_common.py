@@ -160,3 +160,31 @@ def test_a_recording_failure_stores_nothing_or_only_the_other_items(monkeypatch)
     r = import_file(store, "cohere", b"{}", "x.json", partial=True)
     assert (r.items_ok, r.answers, r.claims, r.snapshots, len(r.errors)) == (1, 1, 1, 1, 1)
     assert r.stored == len(store) > 50  # a fresh store holds exactly what was stored
+
+
+@pytest.mark.parametrize("fmt", ["anthropic", "cohere", "openai", "vertex"])
+def test_a_truncated_pretty_printed_document_is_one_json_error_not_line_items(fmt):
+    # a pretty-printed response cut short was read as JSON Lines: "item 0 at line 1: is not
+    # JSON (Expecting property name ...); item 1 at line 2: ... and 7 more"
+    store = EmbeddedStore()
+    text = json.dumps({"id": "msg_1", "content": [{"type": "text", "text": "a"}],
+                       "model": "m", "role": "assistant", "usage": {"a": 1}}, indent=2)
+    cut = text[:text.index('"model"') + 5].encode()
+    with pytest.raises(ImportFailed) as info:
+        import_file(store, fmt, cut, "resp.json")
+    errs = info.value.report.errors
+    assert len(errs) == 1 and errs[0].path == "$", errs
+    assert errs[0].message.startswith("is not JSON (Unterminated string starting at line 9 column 3)"), \
+        errs[0].message
+    assert len(store) == 0
+
+
+@pytest.mark.parametrize("fmt", ["anthropic", "bedrock", "cohere"])
+@pytest.mark.parametrize("data", [b"", b"\n  \n", b"\xef\xbb\xbf"])
+def test_an_empty_file_is_empty_not_a_json_syntax_error(data, fmt):
+    # it said "is not JSON (Expecting value at line 1 column 1)", where the plain import
+    # of the same file says "is empty"
+    with pytest.raises(ImportFailed) as info:
+        import_file(EmbeddedStore(), fmt, data, "x.json")
+    [err] = info.value.report.errors
+    assert err.message == "is empty: there is nothing to import", err.message

@@ -276,3 +276,21 @@ def test_a_truncated_table_file_is_an_error_line_for_readers_and_writers(
         code, out = _run(recorded_path, *cmd)
         assert code == 2 and out.startswith("Error: ") and "damaged" in out, (cmd, out)
         assert "Traceback" not in out
+
+
+@pytest.mark.parametrize("command, url", [
+    ("provgraph --store T serve --bind 127.0.0.1:7890", "http://127.0.0.1:7890"),
+    ("/venv/bin/provgraph --store T serve --bind=[::1]:9000 --allow-update", "http://[::1]:9000"),
+    ("provgraph --store T serve", "http://127.0.0.1:7878"),
+])
+def test_a_store_held_by_serve_says_to_record_through_that_server(command: str, url: str) -> None:
+    # it said "run 'provgraph serve' so every process records through one writer" to
+    # someone whose store provgraph serve was already holding
+    err = StoreBusyError("T", 1, {"pid": 7, "command": command}, f"pid 7 ({command})")
+    assert f"record through that server: provgraph --store {url} COMMAND" in str(err)
+    assert "run 'provgraph serve'" not in str(err)
+
+
+def test_a_store_held_by_another_writer_still_suggests_serve() -> None:
+    err = StoreBusyError("T", 1, {"pid": 7, "command": "provgraph import x"}, "pid 7 (...)")
+    assert "run 'provgraph serve' so every process records through one writer" in str(err)

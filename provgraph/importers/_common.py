@@ -274,20 +274,40 @@ def load_json(data: bytes, what: str) -> tuple[Any, bool]:
         text = data.decode("utf-8-sig")
     except UnicodeDecodeError as exc:
         raise PayloadError("$", f"is not UTF-8 text (byte {exc.start}); {what} expects JSON") from None
+    if not text.strip():
+        raise PayloadError("$", "is empty: there is nothing to import")
     try:
         return loads_json(text), False
     except json.JSONDecodeError as exc:
         lines = [(n, ln) for n, ln in enumerate(text.splitlines(), 1) if ln.strip()]
-        if len(lines) < 2 or not lines[0][1].lstrip().startswith("{"):
-            raise PayloadError("$", f"is not JSON ({exc.msg} at line {exc.lineno} column "
+        if len(lines) < 2 or not lines[0][1].lstrip().startswith("{") \
+                or _continues_on_next_line(lines[0][1]):
+            raise PayloadError("$", f"is not JSON ({_msg(exc)} at line {exc.lineno} column "
                                     f"{exc.colno}); {what} expects JSON or JSON Lines") from None
     out: list[Any] = []
     for n, ln in lines:
         try:
             out.append(loads_json(ln))
         except json.JSONDecodeError as exc:
-            out.append(PayloadError(f"line {n}", f"is not JSON ({exc.msg} at column {exc.colno})"))
+            out.append(PayloadError(f"line {n}", f"is not JSON ({_msg(exc)} at column {exc.colno})"))
     return out, True
+
+
+def _msg(exc: json.JSONDecodeError) -> str:
+    """``exc``'s message without the trailing "at" of "Unterminated string starting at",
+    which the caller follows with its own "at line N"."""
+    return exc.msg.removesuffix(" at")
+
+
+def _continues_on_next_line(line: str) -> bool:
+    """Whether ``line`` is the start of a JSON value that goes on past it (``{`` of a
+    pretty-printed document, truncated or not), rather than a JSON Lines line: its parse
+    fails at the line's end, not inside it."""
+    try:
+        loads_json(line)
+    except json.JSONDecodeError as exc:
+        return exc.pos >= len(line.rstrip())
+    return False
 
 
 def parse_items(raw: Sequence[tuple[str, Any]],

@@ -73,7 +73,9 @@ def parse(data: bytes, name: str, sources: Sequence[Path] = ()) -> Parsed:
     """
     try:
         value, lines = load_json(data, "the bedrock format")
-    except PayloadError:
+    except PayloadError as exc:
+        if exc.message.startswith("is empty"):
+            raise
         deep = json_depth_error(data)  # YAML flow collections nest like JSON (issue 15)
         if deep is not None:
             raise PayloadError("$", f"is not JSON ({deep.msg} at line {deep.lineno} column "

@@ -414,7 +414,7 @@ def write(quads: list[Quad], format: str) -> bytes:
             raise UnsupportedFormat(format, [n for n, f in FORMATS.items() if f.datasets],
                                     f"{format} holds only a default graph and this export has "
                                     f"{len(named)} named graph(s) (PROV bundles, e.g. <{named[0]}>); "
-                                    "use trig, nquads or json-ld")
+                                    "use trig, nquads or json-ld", cannot_hold=True)
         return serialize_quads(quads, format, prefixes=provo.prefixes_for(quads)
                                if format in ("turtle", "trig") else None)
     document = provo.quads_to_document(quads, xml=format == "prov-xml",
