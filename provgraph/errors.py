@@ -326,8 +326,9 @@ class NotFound(ProvgraphError):
 
     def __init__(self, iri: str, what: str = "resource") -> None:
         self.iri = iri
+        lister = "provgraph runs" if what == "run" else "provgraph query claims"
         super().__init__(f"{what} <{iri}> is not in the store; check the IRI "
-                         "(for example with 'provgraph query claims')")
+                         f"(for example with '{lister}')")
 
 
 class WrongKind(NotFound):

@@ -236,3 +236,18 @@ def test_json_rows_are_the_text_json_dumps_writes():
         assert write_rows(rows, list(rows[0]), fmt=fmt, out=out, plain_values=True) == 2
         want = sep.join(json.dumps(r, ensure_ascii=False, default=str) for r in rows)
         assert out.getvalue() == head + want + tail
+
+
+def test_an_unknown_run_points_to_the_list_of_runs(runner, tmp_path):
+    # a new user's run (issue 17): 'delete-run' or 'coverage --run' with a mistyped run IRI
+    # suggested 'provgraph query claims', which lists claims, not runs
+    log = tmp_path / "events.jsonl"
+    log.write_text("\n".join(pipeline.events()) + "\n", encoding="utf-8")
+    store = str(tmp_path / "store")
+    assert runner.invoke(cli, ["--store", store, "record", str(log)]).exit_code == 0
+    missing = pipeline.RUN + "-typo"
+    for args in (["delete-run", missing, "--yes"], ["coverage", "--run", missing]):
+        res = runner.invoke(cli, ["--store", store, *args])
+        assert res.exit_code == 2, (args, res.output)
+        assert res.stderr == (f"Error: run <{missing}> is not in the store; check the IRI "
+                              "(for example with 'provgraph runs')\n"), args
