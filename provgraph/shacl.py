@@ -57,6 +57,7 @@ from rdflib.collection import Collection
 from rdflib.namespace import SH as _SH
 from rdflib.plugins.sparql import prepareQuery
 
+from ._rdflib_terms import from_rdflib
 from .errors import VocabularyError
 from .resources import ontology_text
 from .store import ANY_GRAPH, ProvStore, ValueGraph
@@ -509,18 +510,9 @@ def _quiet_rdflib() -> Iterator[None]:
 
 
 def _from_rdflib(node: Any) -> Term | None:
-    if node is None:
-        return None
-    if isinstance(node, rdflib.URIRef):
-        return IRI(str(node))
-    if isinstance(node, rdflib.BNode):
-        return BNode(str(node))
-    if isinstance(node, rdflib.Literal):
-        if node.language:
-            return Literal(str(node), None, node.language)
-        dt = str(node.datatype) if node.datatype is not None else None
-        return Literal(str(node), None if dt == _XSD_STRING else dt)
-    return None
+    """A report or data term as a provgraph term (:func:`provgraph._rdflib_terms.from_rdflib`)."""
+    term: Term | None = from_rdflib(node)
+    return term
 
 
 def _path_text(g: rdflib.Graph, node: Any) -> str | None:

@@ -189,9 +189,6 @@ def _check_parsed(checked: str, source: str, update: bool) -> None:
 # ---------------------------------------------------------------------------
 # what an update writes (issue 15: literal fidelity of SPARQL Update text)
 
-_XSD_STRING = "http://www.w3.org/2001/XMLSchema#string"
-
-
 @dataclass(frozen=True)
 class UpdateRequest:
     """A SPARQL 1.1 Update request as rdflib's parser reads it, with every literal in the
@@ -310,15 +307,6 @@ def _clause_quads(clause: Any) -> Iterator[Quad]:
 
 def _term(node: Any) -> Term | Any:
     """An rdflib term as a :mod:`provgraph.terms` term (a variable as it is)."""
-    import rdflib
+    from ._rdflib_terms import from_rdflib
 
-    if isinstance(node, rdflib.URIRef):
-        return IRI(str(node))
-    if isinstance(node, rdflib.BNode):
-        return BNode(str(node))
-    if isinstance(node, rdflib.Literal):
-        if node.language:
-            return Literal(str(node), None, node.language)
-        dt = None if node.datatype is None else str(node.datatype)
-        return Literal(str(node), None if dt == _XSD_STRING else dt)
-    return node
+    return from_rdflib(node)
