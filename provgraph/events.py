@@ -34,7 +34,7 @@ from typing import IO, Any
 
 import jsonschema
 
-from .limits import loads_json
+from .limits import json_error_text, loads_json
 from .errors import EventLogError, ProvgraphError
 from .model import Agent, Hit, Segment
 from .recorder import Recorder
@@ -88,7 +88,7 @@ def _parsed(lines: Iterable[str], source: str
         try:
             obj = loads_json(line)
         except json.JSONDecodeError as exc:
-            yield n, EventLogError(source, n, None, f"not valid JSON ({exc.msg} at column {exc.colno})")
+            yield n, EventLogError(source, n, None, f"not valid JSON ({json_error_text(exc)} at column {exc.colno})")
             continue
         if not isinstance(obj, dict):
             yield n, EventLogError(source, n, None, "each line must be a JSON object")

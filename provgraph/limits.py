@@ -28,6 +28,7 @@ import re
 from typing import Any
 
 __all__ = ["MAX_JSON_DEPTH", "MAX_XML_DEPTH", "JSONTooDeep", "json_depth_error", "loads_json",
+           "json_error_text",
            "check_xml_depth"]
 
 MAX_JSON_DEPTH = 100
@@ -67,6 +68,12 @@ def json_depth_error(text: str | bytes, limit: int = MAX_JSON_DEPTH) -> JSONTooD
         elif ch in "]}":
             depth -= 1
     return None
+
+
+def json_error_text(exc: json.JSONDecodeError) -> str:
+    """``exc``'s message without the trailing "at" of Python's "Unterminated string
+    starting at", for a caller that follows it with its own "at line N column M"."""
+    return exc.msg.removesuffix(" at")
 
 
 def loads_json(text: str | bytes) -> Any:

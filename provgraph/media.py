@@ -36,7 +36,7 @@ import json
 from bisect import bisect_right
 from collections.abc import Iterable
 
-from .limits import loads_json
+from .limits import json_error_text, loads_json
 from .offsets import SourceText
 
 __all__ = ["BLOCKS_MEDIA_TYPE", "BlockText", "encode_blocks", "is_blocks_media_type",
@@ -167,7 +167,7 @@ class BlockText:
         try:
             value = loads_json(text)
         except json.JSONDecodeError as exc:
-            raise ValueError(f"{name} is not JSON ({exc.msg} at line {exc.lineno} column "
+            raise ValueError(f"{name} is not JSON ({json_error_text(exc)} at line {exc.lineno} column "
                              f"{exc.colno}); a {BLOCKS_MEDIA_TYPE} document is a JSON array "
                              "of strings") from None
         if not isinstance(value, list) or not all(isinstance(v, str) for v in value):

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import json
 
+import pytest
+
 from provgraph.cli import cli
 
 from . import pipeline
@@ -251,3 +253,17 @@ def test_an_unknown_run_points_to_the_list_of_runs(runner, tmp_path):
         assert res.exit_code == 2, (args, res.output)
         assert res.stderr == (f"Error: run <{missing}> is not in the store; check the IRI "
                               "(for example with 'provgraph runs')\n"), args
+
+
+@pytest.mark.parametrize("args", [["record"], ["import", "--format", "bedrock"],
+                                  ["import", "--format", "otlp"]])
+def test_an_unterminated_json_string_is_reported_without_a_doubled_at(runner, tmp_path, args):
+    # Python says "Unterminated string starting at"; provgraph follows it with its own
+    # "at column N", which gave "starting at at column 9" (found by the new-user run, issue 17)
+    bad = tmp_path / "bad.jsonl"
+    bad.write_text('{"a": "no end\n', encoding="utf-8")
+    res = runner.invoke(cli, ["--store", str(tmp_path / "s"), *args, str(bad)])
+    assert res.exit_code == 2, res.output
+    assert "at at" not in res.stderr, res.stderr
+    if args[0] == "record" or "otlp" in args:  # bedrock: not its format, said otherwise
+        assert "Unterminated string starting at column" in res.stderr, res.stderr

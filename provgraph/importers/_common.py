@@ -38,7 +38,7 @@ from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from ..limits import loads_json
+from ..limits import json_error_text, loads_json
 from .. import __version__, ids
 from ..errors import ImportFailed, ProvgraphError
 from ..model import Hit, Segment
@@ -282,21 +282,17 @@ def load_json(data: bytes, what: str) -> tuple[Any, bool]:
         lines = [(n, ln) for n, ln in enumerate(text.splitlines(), 1) if ln.strip()]
         if len(lines) < 2 or not lines[0][1].lstrip().startswith("{") \
                 or _continues_on_next_line(lines[0][1]):
-            raise PayloadError("$", f"is not JSON ({_msg(exc)} at line {exc.lineno} column "
+            raise PayloadError("$", f"is not JSON ({json_error_text(exc)} at line {exc.lineno} column "
                                     f"{exc.colno}); {what} expects JSON or JSON Lines") from None
     out: list[Any] = []
     for n, ln in lines:
         try:
             out.append(loads_json(ln))
         except json.JSONDecodeError as exc:
-            out.append(PayloadError(f"line {n}", f"is not JSON ({_msg(exc)} at column {exc.colno})"))
+            out.append(PayloadError(f"line {n}", f"is not JSON ({json_error_text(exc)} at column {exc.colno})"))
     return out, True
 
 
-def _msg(exc: json.JSONDecodeError) -> str:
-    """``exc``'s message without the trailing "at" of "Unterminated string starting at",
-    which the caller follows with its own "at line N"."""
-    return exc.msg.removesuffix(" at")
 
 
 def _continues_on_next_line(line: str) -> bool:

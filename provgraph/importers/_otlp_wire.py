@@ -18,7 +18,7 @@ import re
 from dataclasses import dataclass, field
 from typing import Any
 
-from ..limits import loads_json
+from ..limits import json_error_text, loads_json
 from ._common import ItemError, ItemFailed, PayloadError, jpath
 
 __all__ = ["Span", "detect", "read_spans"]
@@ -211,7 +211,7 @@ def read_spans(data: bytes, name: str) -> tuple[list[Span], list[ItemError]]:
                 else:
                     spans.extend(_request_spans(obj, f"{name}:1", errors))
                     return spans, errors
-            errors.append(ItemError(None, at, f"is not JSON ({exc.msg} at column {exc.colno}); "
+            errors.append(ItemError(None, at, f"is not JSON ({json_error_text(exc)} at column {exc.colno}); "
                                               f"otlp expects {HINT}"))
             continue
         spans.extend(_request_spans(obj, at, errors))

@@ -50,7 +50,7 @@ from typing import Any
 
 import yaml
 
-from ..limits import json_depth_error, loads_json
+from ..limits import json_depth_error, json_error_text, loads_json
 from ._common import (
     cite, ClaimSpec, DOCUMENTS_INPUT, Doc, ItemFailed, ItemSpec, Parsed, PayloadError,
     exchanges, get, jpath, load_json, parse_items, passage_uri, text_doc,
@@ -78,7 +78,7 @@ def parse(data: bytes, name: str, sources: Sequence[Path] = ()) -> Parsed:
             raise
         deep = json_depth_error(data)  # YAML flow collections nest like JSON (issue 15)
         if deep is not None:
-            raise PayloadError("$", f"is not JSON ({deep.msg} at line {deep.lineno} column "
+            raise PayloadError("$", f"is not JSON ({json_error_text(deep)} at line {deep.lineno} column "
                                     f"{deep.colno})") from None
         try:
             value, lines = yaml.safe_load(data.decode("utf-8-sig")), False
@@ -103,7 +103,7 @@ def _body(value: Any, path: str) -> dict[str, Any]:
         try:
             value = loads_json(value)
         except json.JSONDecodeError as exc:
-            raise ItemFailed(path, f"is not JSON ({exc.msg} at column {exc.colno})") from None
+            raise ItemFailed(path, f"is not JSON ({json_error_text(exc)} at column {exc.colno})") from None
     if not isinstance(value, dict):
         raise ItemFailed(path, "must be a JSON object")
     return value
