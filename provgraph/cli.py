@@ -208,25 +208,6 @@ def cli(ctx: click.Context, store_path: str | None, memory: bool, endpoint: str 
     ctx.call_on_close(obj.close)
 
 
-def _progress(total: int, label: str, unit: str = "lines"
-              ) -> tuple[Callable[[int], None], Callable[[], None]]:
-    """A rich progress bar on standard error when it is a terminal (``unit="bytes"``:
-    with the transfer size and speed), nothing otherwise; ``(update(done), stop())``,
-    where ``stop`` may be called more than once."""
-    if not sys.stderr.isatty() or total < 200:
-        return (lambda n: None), (lambda: None)
-    from rich.progress import (BarColumn, DownloadColumn, Progress, TaskProgressColumn,
-                               TextColumn, TimeRemainingColumn, TransferSpeedColumn)
-
-    columns: list[Any] = [TextColumn("{task.description}"), BarColumn(), TaskProgressColumn()]
-    if unit == "bytes":
-        columns += [DownloadColumn(), TransferSpeedColumn()]
-    prog = Progress(*columns, TimeRemainingColumn(), transient=True, console=None)
-    task = prog.add_task(label, total=total)
-    prog.start()
-    return (lambda n: prog.update(task, completed=n)), prog.stop
-
-
 @cli.command()
 @pass_ctx
 def init(obj: _Ctx) -> None:
@@ -268,16 +249,15 @@ def record(obj: _Ctx, events: Any) -> None:
     name = getattr(events, "name", "-")
     name = "<stdin>" if name in ("-", "<stdin>") else str(name)
     checked = read_events(lines, name)  # every bad line, before any store is opened
-    update, done = _progress(len(lines), "recording")
     store = obj.store(create=True)
     before = len(store)
     try:
-        rec = record_events(store, checked, name=name, progress=update)
+        with staged_progress({"record": f"recording {name}"}) as show:
+            rec = record_events(store, checked, name=name,
+                                progress=lambda n: show("record", n, len(lines)))
     except BaseException:
         obj.discard_if_new()  # a store this command created is not left behind empty
         raise
-    finally:
-        done()
     click.echo(f"recorded run {rec.iri}: {len(store) - before} statements added", err=True)
 
 
@@ -606,23 +586,20 @@ def _bulk_import(obj: _Ctx, file: Any, fmt: str, graph: str | None,
     file.close()
     store = obj.store(create=True)
     before = len(store)
-    update, done = _progress(path.stat().st_size, f"loading {path.name}", unit="bytes")
     try:
-        store.bulk_load(path, kind, graph=IRI(graph) if graph else None,
-                        progress=lambda n, total: update(n))
+        with staged_progress({"import": f"loading {path.name} (bytes)"}) as show:
+            store.bulk_load(path, kind, graph=IRI(graph) if graph else None,
+                            progress=lambda n, total: show("import", n, total))
     except SerializationError as exc:
         raise InputError(
             f"{exc}. --bulk has no transaction: part of the file, before or after the error, "
             "may already be stored; fix the file and load it again (a statement already stored is not "
             "stored twice, unless it has a blank node)") from exc
     except KeyboardInterrupt:
-        done()
         click.echo(f"Error: interrupted: {len(store) - before} statements of {path} were stored "
                    "before the interrupt (--bulk has no transaction); load the file again to "
                    "finish (a statement already stored is not stored twice)", err=True)
         raise click.exceptions.Exit(EXIT_INTERRUPTED) from None
-    finally:
-        done()
     where = f"<{graph}>" if graph else ("its graphs" if kind == "nquads" else "default graph")
     after = len(store)
     click.echo(f"bulk-loaded {path} ({kind}) into {where}, without a transaction: "
