@@ -245,22 +245,23 @@ class ShapesData:
                               for s, p, o in ontology])
             sparql = [v for c in taken
                       for v in _run_sparql_constraint(data, self._values, shapes, c)]
-            conforms, results_graph, _text = pyshacl.validate(
-                data,
-                shacl_graph=shapes,
-                ont_graph=None,
-                inference="none",
-                abort_on_first=False,
-                allow_infos=False,
-                allow_warnings=False,
-                advanced=False,
-                meta_shacl=False,
-                do_owl_imports=False,
-                inplace=True,
-            )
+            conforms, results_graph = _pyshacl(data, shapes, None)
         violations = _violations(results_graph) + sparql
         violations.sort(key=_violation_order)
         return ShaclReport(conforms=bool(conforms) and not sparql, violations=violations)
+
+
+def _pyshacl(data: rdflib.Graph, shapes: rdflib.Graph, ontology: rdflib.Graph | None
+             ) -> tuple[bool, rdflib.Graph]:
+    """pyshacl over ``data`` as provgraph runs it: no inference, no owl:imports, every
+    result (not the first), ``data`` validated in place (it is provgraph's own fresh copy:
+    pyshacl mixes ``ontology`` into it rather than cloning it, which would lose the SPARQL
+    parse cache). Returns ``(conforms, results graph)``."""
+    conforms, results_graph, _text = pyshacl.validate(
+        data, shacl_graph=shapes, ont_graph=ontology, inference="none", abort_on_first=False,
+        allow_infos=False, allow_warnings=False, advanced=False, meta_shacl=False,
+        do_owl_imports=False, inplace=True)
+    return bool(conforms), results_graph
 
 
 def _reference_report(triples: Iterable[tuple[Term, Term, Term]]) -> ShaclReport:
@@ -270,21 +271,7 @@ def _reference_report(triples: Iterable[tuple[Term, Term, Term]]) -> ShaclReport
     shapes = _shapes_graph()
     ontology = _bundled_graph(ONTOLOGY_FILE)
     with _quiet_rdflib():
-        conforms, results_graph, _text = pyshacl.validate(
-            data,
-            shacl_graph=shapes,
-            ont_graph=ontology,
-            inference="none",
-            abort_on_first=False,
-            allow_infos=False,
-            allow_warnings=False,
-            advanced=False,
-            meta_shacl=False,
-            do_owl_imports=False,
-            # the data graph is our own fresh copy: let pyshacl mix the ontology into
-            # it rather than clone it (a clone would lose the SPARQL parse cache)
-            inplace=True,
-        )
+        conforms, results_graph = _pyshacl(data, shapes, ontology)
     violations = _violations(results_graph)
     return ShaclReport(conforms=bool(conforms), violations=violations)
 
