@@ -75,9 +75,6 @@ class _Group(click.Group):
         except OSError as exc:  # a user's file that cannot be read or written
             where = f": {exc.filename}" if exc.filename else ""
             raise InputError(f"{exc.strerror or exc}{where}") from exc
-        except KeyboardInterrupt:
-            click.echo("Error: interrupted (Ctrl-C)", err=True)
-            raise click.exceptions.Exit(EXIT_INTERRUPTED) from None
 
 
 class _Ctx:
@@ -1185,5 +1182,32 @@ def completion(shell: str | None) -> None:
 
 
 def main() -> None:
-    """Console-script entry point."""
-    cli(prog_name="provgraph")
+    """Console-script entry point (``provgraph`` and ``python -m provgraph``).
+
+    An interrupted command (status :data:`EXIT_INTERRUPTED`, its ``Interrupted: ...`` line
+    already printed and its store closed) ends the process by SIGINT, as a program stopped
+    by Ctrl-C should (https://www.cons.org/cracauer/sigint.html): a shell reports status 130
+    and stops a loop that runs the command; a parent process sees the signal (``-2`` in
+    Python's :class:`subprocess.Popen`). The interrupt is re-raised here and CPython ends
+    the process by SIGINT after its normal shutdown, as it does for any KeyboardInterrupt
+    that leaves a program (bpo-1054041); :func:`_quiet_interrupt_hook` keeps the traceback
+    out, since the command has said what happened. Exiting with 130 instead would not be
+    deterministic: CPython also ends by SIGINT, whatever the program then does, when the
+    interrupt passed through code run by ``exec`` (dataclasses and namedtuples are made
+    that way), so the same Ctrl-C gave 130 or SIGINT depending on where it landed."""
+    try:
+        cli(prog_name="provgraph")
+    except SystemExit as exc:
+        if exc.code != EXIT_INTERRUPTED:
+            raise
+        sys.excepthook = _quiet_interrupt_hook(sys.excepthook)
+        raise KeyboardInterrupt from None
+
+
+def _quiet_interrupt_hook(previous: Callable[..., Any]) -> Callable[..., Any]:
+    """An exception hook that prints nothing for a KeyboardInterrupt (the command already
+    printed its ``Interrupted: ...`` line) and hands every other exception to ``previous``."""
+    def hook(kind: type[BaseException], value: BaseException, tb: Any) -> None:
+        if not issubclass(kind, KeyboardInterrupt):
+            previous(kind, value, tb)
+    return hook
