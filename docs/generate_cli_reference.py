@@ -26,7 +26,10 @@ def exit_status_table(ctx: click.Context) -> list[str]:
            "naming the input and the fix; nothing is stored (`import --bulk`, which has no "
            "transaction, says what it kept).",
            f"* **{EXIT_INTERRUPTED}**: interrupted (Ctrl-C); what `import --bulk` kept is "
-           "said as for an error.", "",
+           "said as for an error. After its `Interrupted: ...` line the process ends by SIGINT, as a "
+           "program stopped by Ctrl-C should: a shell reports 130 and stops a loop that runs "
+           "the command; a parent process sees the signal (Python's `subprocess` gives `-2`).",
+           "",
            "A reader that closes the pipe early (`provgraph ... | head`) stops the command "
            "quietly, with status 1, as click does.", "",
            "| command | exits 1 when |", "|---|---|"]
