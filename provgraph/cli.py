@@ -17,7 +17,7 @@ from typing import Any
 import click
 
 from . import importers
-from .errors import ProvgraphError
+from .errors import ProvgraphError, StoreError
 from .output import ROW_FORMATS, output_options, staged_progress, write_lineage_tree, write_rows
 from .vocab import UNITS
 
@@ -85,6 +85,7 @@ class _Ctx:
         self.memory = memory
         self.endpoints = endpoints or {}  # --endpoint / --update-endpoint / --gsp-endpoint
         self.lock_timeout = lock_timeout
+        self.store_from_env = False  # the path is $PROVGRAPH_STORE, not --store
         self._store: Any = None
         self._writer = False
         # what a command had done when Ctrl-C stopped it; None: the generic sentence
@@ -96,11 +97,16 @@ class _Ctx:
         ``read_only=True`` for commands that only read: they never wait for a writer
         (issue 13)."""
         if self._store is None:
-            from .store import open_store
+            from .store import ENV_VAR, open_store
 
-            self._store = open_store(self.store_path, memory=self.memory, create=create,
-                                     read_only=read_only, lock_timeout=self.lock_timeout,
-                                     **self.endpoints)
+            try:
+                self._store = open_store(self.store_path, memory=self.memory, create=create,
+                                         read_only=read_only, lock_timeout=self.lock_timeout,
+                                         **self.endpoints)
+            except StoreError as exc:
+                if self.store_from_env:  # say where the path came from
+                    raise StoreError(f"{exc} (the path came from ${ENV_VAR})") from exc
+                raise
             self._writer = not read_only
         return self._store
 
@@ -201,6 +207,8 @@ def cli(ctx: click.Context, store_path: str | None, memory: bool, endpoint: str 
     if endpoints and not endpoint:
         raise click.UsageError("--update-endpoint and --gsp-endpoint need --endpoint URL")
     obj = _Ctx(store_path, memory, endpoints, lock_timeout)
+    obj.store_from_env = (store_path is not None and ctx.get_parameter_source("store_path")
+                          is click.core.ParameterSource.ENVIRONMENT)
     ctx.obj = obj
     ctx.call_on_close(obj.close)
 

@@ -1677,7 +1677,7 @@ def _refuse_file_in_the_way(root: Path) -> None:
         if candidate.exists():
             if not candidate.is_dir():
                 raise StoreError(f"{candidate} is a file, not a provgraph store directory; "
-                                 "give a directory with --store (provgraph creates it)")
+                                 "give a directory (provgraph creates it) with --store or $PROVGRAPH_STORE")
             return
 
 

@@ -122,3 +122,18 @@ def test_a_store_path_that_is_or_passes_through_a_file_says_so(runner, tmp_path,
         res.stderr
     assert "provgraph init" not in res.stderr
     assert afile.read_text() == "hello\n"
+
+
+def test_a_bad_store_path_from_the_environment_names_the_environment(runner, tmp_path,
+                                                                     monkeypatch):
+    # $PROVGRAPH_STORE pointing at a file was answered with "give a directory with --store",
+    # although no --store was given
+    afile = tmp_path / "notes.txt"
+    afile.write_text("hello\n")
+    monkeypatch.setenv("PROVGRAPH_STORE", str(afile))
+    res = runner.invoke(cli, ["runs"])
+    assert res.exit_code == 2, res.output
+    assert res.stderr.startswith(f"Error: {afile} is a file, not a provgraph store directory")
+    assert res.stderr.rstrip().endswith("(the path came from $PROVGRAPH_STORE)"), res.stderr
+    res = runner.invoke(cli, ["--store", str(afile), "runs"])
+    assert "came from" not in res.stderr
