@@ -1036,6 +1036,60 @@ def exposure(obj: _Ctx, run: str | None, fmt: str | None, no_headers: bool) -> N
                   no_headers, "exposure")
 
 
+def _duration(ctx: click.Context, param: click.Parameter, value: str | None) -> Any:
+    """A click callback: ``30d``, ``12h``, ``45m``, ``90s`` or a number of days, as a timedelta."""
+    if value is None:
+        return None
+    import datetime as dt
+
+    units = {"d": 86400.0, "h": 3600.0, "m": 60.0, "s": 1.0}
+    text = value.strip().lower()
+    scale = units.get(text[-1:], 0.0) if text else 0.0
+    number = text[:-1] if scale else text
+    try:
+        seconds = float(number) * (scale or 86400.0)
+    except ValueError:
+        seconds = -1.0
+    if not seconds >= 0 or seconds == float("inf"):
+        raise click.BadParameter(f"{value!r} is not a duration; give a number with d, h, m or s "
+                                 "(30d, 12h), or a number of days")
+    return dt.timedelta(seconds=seconds)
+
+
+@cli.command()
+@click.option("--run", "runs", multiple=True, metavar="RUN", callback=lambda c, p, v: tuple(
+    _iri_option(c, p, x) for x in v), help="Only this run (repeatable); default: every run "
+              "with claims or citations.")
+@click.option("--by", "by", type=click.Choice(["run", "question", "outcome"]), default="run",
+              show_default=True, help="One row per metric per run, per answer (question), or "
+              "each resolver outcome's share of the resolved citations.")
+@click.option("--max-age", callback=_duration, metavar="AGE",
+              help="Freshness window: a revised or deleted cited snapshot still complies when "
+              "observed at most AGE ago (30d, 12h; a plain number is days).")
+@output_options
+@pass_ctx
+def metrics(obj: _Ctx, runs: tuple[str, ...], by: str, max_age: Any, fmt: str | None,
+            no_headers: bool) -> None:
+    """Evaluation metrics with numerator, denominator and exclusions (issue 18).
+
+    Claim coverage, cited-claim rate (undefined, not 0, for an answer without
+    citations), quotation fidelity, generated-target rate, locator precision,
+    freshness compliance, transformation completeness; correct abstention and
+    contradiction visibility are undefined until labels are recorded. README,
+    "Evaluation", defines each.
+
+    \b
+    Example:
+        provgraph metrics --table
+        provgraph metrics --run urn:uuid:0190... --by question --csv
+    """
+    from . import evaluation
+
+    _write_result(evaluation.metrics(obj.store(read_only=True), runs=list(runs) or None, by=by,
+                                     max_age=max_age),
+                  evaluation.MetricRow, fmt, no_headers, "metrics")
+
+
 @cli.command()
 @click.option("--bind", default="127.0.0.1:7878", show_default=True, metavar="HOST:PORT",
               help="Address to listen on (port 0 picks a free one).")
