@@ -36,6 +36,7 @@ FOUND = {
     "validate": "a PROV-CONSTRAINTS or SHACL violation",
     "verify-bundle": "the bundle was altered (its digest or its graphs differ)",
     "check-quote": "the quote does not match (any outcome but quote_match and normalized_match)",
+    "gate": "a release gate failed (the report names each one and its numbers)",
 }
 """Commands that exit 1 (:data:`EXIT_FOUND`) for what they find without --fail-on-found,
 and what that is; every command with --fail-on-found exits 1 when it prints rows."""
@@ -1088,6 +1089,44 @@ def metrics(obj: _Ctx, runs: tuple[str, ...], by: str, max_age: Any, fmt: str | 
     _write_result(evaluation.metrics(obj.store(read_only=True), runs=list(runs) or None, by=by,
                                      max_age=max_age),
                   evaluation.MetricRow, fmt, no_headers, "metrics")
+
+
+@cli.command()
+@click.option("--policy", "policy_file", required=True, metavar="POLICY.toml",
+              help="The gate policy (TOML; examples/gate-policy.toml is a complete one).")
+@click.option("--run", "runs", multiple=True, metavar="RUN", callback=lambda c, p, v: tuple(
+    _iri_option(c, p, x) for x in v), help="Only this run (repeatable); default: every run "
+              "with claims or citations.")
+@output_options(json_default="table")
+@pass_ctx
+def gate(obj: _Ctx, policy_file: str, runs: tuple[str, ...], fmt: str | None,
+         no_headers: bool) -> None:
+    """Hold the runs to a release-gate policy; exit 1 when a gate fails (for CI).
+
+    Gates: resolvable originals, quotation fidelity (no generated_target
+    citations by default), warranted derivations, complete claim accounting,
+    correct abstentions and review coverage (these two are 'not evaluated'
+    while no labels or reviews are recorded, and fail only if the policy
+    requires them). A policy that cannot be used is an input error (exit 2).
+
+    \b
+    Example:
+        provgraph gate --policy examples/gate-policy.toml
+        provgraph gate --policy release.toml --run urn:uuid:0190... --json
+    """
+    from . import gates
+
+    policy = gates.load_policy(policy_file)
+    rows = gates.gate(obj.store(read_only=True), policy, runs=list(runs) or None)
+    write_rows([r.to_dict() for r in rows], gates.GateRow.columns(), fmt=fmt or "table",
+               no_headers=no_headers, title=f"gates (policy {policy.version or policy_file})",
+               plain_values=True)
+    failed = [r for r in rows if r.status == "fail"]
+    if failed:
+        click.echo(f"gate: {len(failed)} of {len(rows)} gates failed: "
+                   + "; ".join(f"{r.gate} ({r.note})" for r in failed), err=True)
+        raise click.exceptions.Exit(EXIT_FOUND)
+    click.echo(f"gate: all {len(rows)} gates passed or were not evaluated", err=True)
 
 
 @cli.command()
