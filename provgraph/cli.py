@@ -1130,6 +1130,42 @@ def gate(obj: _Ctx, policy_file: str, runs: tuple[str, ...], fmt: str | None,
 
 
 @cli.command()
+@click.option("--impacted-by", metavar="AGENT[@VERSION]",
+              help="Re-check the citations of the claims 'impact' lists for this agent.")
+@click.option("--stale", is_flag=True, help="Re-check the citations of the claims 'stale' lists.")
+@_run_option
+@click.option("--policy", type=_Choices(_policy_names), default="exact", show_default=True,
+              help="Normalization policy for citations that declare none.")
+@output_options
+@pass_ctx
+def revalidate(obj: _Ctx, impacted_by: str | None, stale: bool, run: str | None, policy: str,
+               fmt: str | None, no_headers: bool) -> None:
+    """Re-resolve only the impacted citations against the newest snapshots or re-extractions.
+
+    The new outcomes are recorded by a pg:Revalidation activity; each replaced
+    verdict stays, prov:wasInvalidatedBy it. Prints one row per re-checked
+    citation (old and new outcome); other citations are not touched.
+
+    \b
+    Example:
+        provgraph revalidate --impacted-by docutils@0.21.2 --table
+        provgraph revalidate --stale --run urn:uuid:0190...
+    """
+    from .revalidate import RevalidationRow, revalidate as run_revalidate
+
+    if (impacted_by is None) == (not stale):
+        raise InputError("give --impacted-by AGENT[@VERSION] or --stale (one of them)")
+    agent = None
+    if impacted_by is not None:
+        name, _, version = impacted_by.partition("@")
+        agent = (name, version or None)
+    rows = run_revalidate(obj.store(), impacted_by=agent, stale=stale, run=run, policy=policy)
+    _write_result(rows, RevalidationRow, fmt, no_headers, "revalidate")
+    click.echo(f"revalidate: {len(rows)} citations re-resolved, "
+               f"{sum(r.changed for r in rows)} changed", err=True)
+
+
+@cli.command()
 @click.option("--bind", default="127.0.0.1:7878", show_default=True, metavar="HOST:PORT",
               help="Address to listen on (port 0 picks a free one).")
 @click.option("--allow-update", is_flag=True,
