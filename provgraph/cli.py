@@ -36,6 +36,7 @@ FOUND = {
     "validate": "a PROV-CONSTRAINTS or SHACL violation",
     "verify-bundle": "the bundle was altered (its digest or its graphs differ)",
     "check-quote": "the quote does not match (any outcome but quote_match and normalized_match)",
+    "gate": "a release gate failed (the report names each one and its numbers)",
 }
 """Commands that exit 1 (:data:`EXIT_FOUND`) for what they find without --fail-on-found,
 and what that is; every command with --fail-on-found exits 1 when it prints rows."""
@@ -1042,6 +1043,134 @@ def exposure(obj: _Ctx, run: str | None, fmt: str | None, no_headers: bool) -> N
 
     _write_result(analytics.exposure(obj.store(read_only=True), run=run), analytics.ExposureRow, fmt,
                   no_headers, "exposure")
+
+
+def _duration(ctx: click.Context, param: click.Parameter, value: str | None) -> Any:
+    """A click callback: ``30d``, ``12h``, ``45m``, ``90s`` or a number of days, as a timedelta."""
+    if value is None:
+        return None
+    import datetime as dt
+
+    units = {"d": 86400.0, "h": 3600.0, "m": 60.0, "s": 1.0}
+    text = value.strip().lower()
+    scale = units.get(text[-1:], 0.0) if text else 0.0
+    number = text[:-1] if scale else text
+    try:
+        seconds = float(number) * (scale or 86400.0)
+    except ValueError:
+        seconds = -1.0
+    if not seconds >= 0 or seconds == float("inf"):
+        raise click.BadParameter(f"{value!r} is not a duration; give a number with d, h, m or s "
+                                 "(30d, 12h), or a number of days")
+    return dt.timedelta(seconds=seconds)
+
+
+@cli.command()
+@click.option("--run", "runs", multiple=True, metavar="RUN", callback=lambda c, p, v: tuple(
+    _iri_option(c, p, x) for x in v), help="Only this run (repeatable); default: every run "
+              "with claims or citations.")
+@click.option("--by", "by", type=click.Choice(["run", "question", "outcome"]), default="run",
+              show_default=True, help="One row per metric per run, per answer (question), or "
+              "each resolver outcome's share of the resolved citations.")
+@click.option("--max-age", callback=_duration, metavar="AGE",
+              help="Freshness window: a revised or deleted cited snapshot still complies when "
+              "observed at most AGE ago (30d, 12h; a plain number is days).")
+@output_options
+@pass_ctx
+def metrics(obj: _Ctx, runs: tuple[str, ...], by: str, max_age: Any, fmt: str | None,
+            no_headers: bool) -> None:
+    """Evaluation metrics with numerator, denominator and exclusions (issue 18).
+
+    Claim coverage, cited-claim rate (undefined, not 0, for an answer without
+    citations), quotation fidelity, generated-target rate, locator precision,
+    freshness compliance, transformation completeness; correct abstention and
+    contradiction visibility are undefined until labels are recorded. README,
+    "Evaluation", defines each.
+
+    \b
+    Example:
+        provgraph metrics --table
+        provgraph metrics --run urn:uuid:0190... --by question --csv
+    """
+    from . import evaluation
+
+    _write_result(evaluation.metrics(obj.store(read_only=True), runs=list(runs) or None, by=by,
+                                     max_age=max_age),
+                  evaluation.MetricRow, fmt, no_headers, "metrics")
+
+
+@cli.command()
+@click.option("--policy", "policy_file", required=True, metavar="POLICY.toml",
+              help="The gate policy (TOML; examples/gate-policy.toml is a complete one).")
+@click.option("--run", "runs", multiple=True, metavar="RUN", callback=lambda c, p, v: tuple(
+    _iri_option(c, p, x) for x in v), help="Only this run (repeatable); default: every run "
+              "with claims or citations.")
+@output_options(json_default="table")
+@pass_ctx
+def gate(obj: _Ctx, policy_file: str, runs: tuple[str, ...], fmt: str | None,
+         no_headers: bool) -> None:
+    """Hold the runs to a release-gate policy; exit 1 when a gate fails (for CI).
+
+    Gates: resolvable originals, quotation fidelity (no generated_target
+    citations by default), warranted derivations, complete claim accounting,
+    correct abstentions and review coverage (these two are 'not evaluated'
+    while no labels or reviews are recorded, and fail only if the policy
+    requires them). A policy that cannot be used is an input error (exit 2).
+
+    \b
+    Example:
+        provgraph gate --policy examples/gate-policy.toml
+        provgraph gate --policy release.toml --run urn:uuid:0190... --json
+    """
+    from . import gates
+
+    policy = gates.load_policy(policy_file)
+    rows = gates.gate(obj.store(read_only=True), policy, runs=list(runs) or None)
+    write_rows([r.to_dict() for r in rows], gates.GateRow.columns(), fmt=fmt or "table",
+               no_headers=no_headers, title=f"gates (policy {policy.version or policy_file})",
+               plain_values=True)
+    failed = [r for r in rows if r.status == "fail"]
+    if failed:
+        click.echo(f"gate: {len(failed)} of {len(rows)} gates failed: "
+                   + "; ".join(f"{r.gate} ({r.note})" for r in failed), err=True)
+        raise click.exceptions.Exit(EXIT_FOUND)
+    click.echo(f"gate: all {len(rows)} gates passed or were not evaluated", err=True)
+
+
+@cli.command()
+@click.option("--impacted-by", metavar="AGENT[@VERSION]",
+              help="Re-check the citations of the claims 'impact' lists for this agent.")
+@click.option("--stale", is_flag=True, help="Re-check the citations of the claims 'stale' lists.")
+@_run_option
+@click.option("--policy", type=_Choices(_policy_names), default="exact", show_default=True,
+              help="Normalization policy for citations that declare none.")
+@output_options
+@pass_ctx
+def revalidate(obj: _Ctx, impacted_by: str | None, stale: bool, run: str | None, policy: str,
+               fmt: str | None, no_headers: bool) -> None:
+    """Re-resolve only the impacted citations against the newest snapshots or re-extractions.
+
+    The new outcomes are recorded by a pg:Revalidation activity; each replaced
+    verdict stays, prov:wasInvalidatedBy it. Prints one row per re-checked
+    citation (old and new outcome); other citations are not touched.
+
+    \b
+    Example:
+        provgraph revalidate --impacted-by docutils@0.21.2 --table
+        provgraph revalidate --stale --run urn:uuid:0190...
+    """
+    from .revalidate import RevalidationRow, revalidate as run_revalidate
+
+    if (impacted_by is None) == (not stale):
+        raise InputError("give --impacted-by AGENT[@VERSION] or --stale (one of them)")
+    agent = None
+    if impacted_by is not None:
+        name, _, version = impacted_by.partition("@")
+        agent = (name, version or None)
+    rows = run_revalidate(obj.store(), impacted_by=agent, stale=stale, run=run, policy=policy)
+    _write_result(rows, RevalidationRow, fmt, no_headers, "revalidate")
+    click.echo(f"revalidate: {len(rows)} citations re-resolved, "
+               f"{sum(r.changed for r in rows)} changed", err=True)
 
 
 @cli.command()

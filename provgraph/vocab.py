@@ -95,7 +95,7 @@ class PG(ClosedNamespace):
         "AidGeneration", "IndexedRepresentation", "Indexing", "Segment",
         # --- classes: request time
         "Query", "Retrieval", "ContextPacking", "GeneratorInput", "Generation",
-        "Answer", "Claim", "Citation", "Resolution", "Adjudication",
+        "Answer", "Claim", "Citation", "Resolution", "Revalidation", "Adjudication",
         # --- classes: agents
         "Parser", "Chunker", "Embedder", "Retriever", "Model", "PromptTemplate",
         "Resolver", "Reviewer", "Pipeline",
