@@ -378,7 +378,7 @@ _Walk = Iterator[tuple[IRI, _POs, dict[IRI | BNode, _POs]]]
 def _pos(store: ProvStore, s: IRI | BNode) -> _POs:
     """The (predicate, object) pairs of ``s`` a bundle holds: every graph but the
     ontology's, without invalidations, distinct, in a stable order."""
-    quads = list(store.quads(s, None, None, ANY_GRAPH))
+    quads = store.quads_list(s, None, None, ANY_GRAPH)
     got = [(p, o) for _, p, o, g in quads if g != GRAPH.ONTOLOGY and p not in _LEFT_OUT]
     if len({q[3] for q in quads}) > 1:  # the same pair may be in two graphs
         got = list(set(got))
@@ -522,6 +522,10 @@ class _Digest:
         """``(hex digest, statements not about the bundle itself)``."""
         mine = sorted(line + "\n" for line in set(self.lines))
         h = hashlib.sha256()
+        if not self.runs:  # all in memory (distinct, sorted): hashed in one call
+            body = [line for line in mine if not line.startswith(self._skip)]
+            h.update("".join(body).encode("utf-8"))
+            return h.hexdigest(), len(body) - sum(1 for x in body if x.startswith(self._own))
         n = 0
         last = None
         try:
