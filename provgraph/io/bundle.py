@@ -520,12 +520,15 @@ class _Digest:
 
     def finish(self) -> tuple[str, int]:
         """``(hex digest, statements not about the bundle itself)``."""
-        mine = sorted(line + "\n" for line in set(self.lines))
         h = hashlib.sha256()
-        if not self.runs:  # all in memory (distinct, sorted): hashed in one call
-            body = [line for line in mine if not line.startswith(self._skip)]
-            h.update("".join(body).encode("utf-8"))
+        if not self.runs:
+            # all in memory, hashed in one call; sorting the lines without their "\n" gives
+            # the same order (a canonical line holds no character below U+0020)
+            body = [x for x in sorted(set(self.lines)) if not x.startswith(self._skip)]
+            if body:
+                h.update(("\n".join(body) + "\n").encode("utf-8"))
             return h.hexdigest(), len(body) - sum(1 for x in body if x.startswith(self._own))
+        mine = sorted(line + "\n" for line in set(self.lines))
         n = 0
         last = None
         try:
