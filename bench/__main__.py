@@ -30,6 +30,7 @@ import json
 import os
 import platform
 import re
+import statistics
 import sys
 import time
 from pathlib import Path
@@ -42,9 +43,11 @@ TARGETS = {
     "import": 0.7,  # provgraph / pyoxigraph bulk import rate, at least
     "size": 1.2,  # provgraph / pyoxigraph disk use for the same statements, at most
     "import_rss_mb": 500,  # peak resident memory while importing, below
-    "export_speedup": 5.0,  # whole-run PROV-JSON export vs the prov package, at least
+    "export_speedup": 3.0,  # whole-run PROV-JSON export vs the prov package reading the
+    # run's PROV-O and writing PROV-JSON, at least (issue 16, item 7)
     "export_rss_mb": 500,
     "claim_ms": 10.0,  # one claim bundle, at most
+    "claim_floor": 1.5,  # one claim bundle / its raw pyoxigraph floor, at most
 }
 
 
@@ -223,37 +226,54 @@ def render_import(r: dict[str, Any]) -> str:
             "calls this path (plain `provgraph import` is atomic and reads the file whole).\n")
 
 
+def _by_kind(counts: dict[str, int], top: int = 6) -> str:
+    items = list(counts.items())
+    text = ", ".join(f"{k} {v:,}" for k, v in items[:top])
+    return text + (f" and {len(items) - top} more" if len(items) > top else "") if items else "none"
+
+
 def render_export(r: dict[str, Any]) -> str:
     p, g = r["prov"], r["provgraph"]
     n = r["answers"]
     t = Table()
-    base_s = p["build_s"] + p["write_s"]
     if not g.get("available"):
-        return (f"#### PROV-JSON ({n:,} answers)\n\nprov baseline: build + serialize "
-                f"{base_s:.2f} s; provgraph: not available ({g.get('reason')}).\n")
-    rp, cp = g.get("run_pairs"), g.get("claim_pairs")
-    sp = rp["ratio"]["median"] if rp else base_s / g["run_s"]
-    spread = (f" (median of {rp['ratio']['n']} pairs, child processes; speed-up "
-              f"{rp['ratio']['min']:.2f}-{rp['ratio']['max']:.2f}×)" if rp else "")
-    t.add(f"whole run ({n:,} answers) to PROV-JSON, streamed to a file" + spread, g["run_s"],
-          "prov: build + serialize", base_s, f"{sp:.2f}× faster",
+        return (f"#### PROV-JSON ({n:,} answers)\n\nprovgraph: not available "
+                f"({g.get('reason')}).\n")
+    run = g["whole_run"]
+    rp, cpu, cp, fp = run["pairs"], run["cpu_pairs"], g["claim_pairs"], g["claim_floor_pairs"]
+    peer = "prov: reads the run's PROV-O (TriG) + writes PROV-JSON"
+    sp = rp["ratio"]["median"]
+    t.add(f"whole run ({n:,} answers) to PROV-JSON, streamed to a file (median of "
+          f"{rp['ratio']['n']} pairs, child processes; speed-up {rp['ratio']['min']:.2f}-"
+          f"{rp['ratio']['max']:.2f}×; CPU seconds {cpu['ratio']['median']:.2f}×)",
+          rp["b"]["median"], peer, rp["a"]["median"], f"{sp:.2f}× faster",
           f"≥ {TARGETS['export_speedup']}× faster", sp >= TARGETS["export_speedup"], "s")
-    t.add("peak resident memory of that export", g["maxrss_mb"], "prov: build + serialize",
-          p["maxrss_mb"], g["maxrss_mb"] / p["maxrss_mb"], f"< {TARGETS['export_rss_mb']} MB",
+    prov_rss = max(x["maxrss_mb"] for x in run["prov"])
+    t.add("peak resident memory of that export", g["maxrss_mb"], peer, prov_rss,
+          g["maxrss_mb"] / prov_rss, f"< {TARGETS['export_rss_mb']} MB",
           g["maxrss_mb"] < TARGETS["export_rss_mb"], "MB")
-    t.add("read floor: pyoxigraph alone iterating the same statements from the store",
-          g["scan_s"], "prov: build + serialize", base_s,
-          f"{base_s / g['scan_s']:.2f}× faster (the most any exporter on this store can be)",
+    content = run.get("content")
+    if content:
+        mine, theirs = content["provgraph"], content["prov"]
+        t.add(f"run statements provgraph's file drops / adds (of {mine['expected']:,}; read "
+              "back and compared with the store)", f"{mine['dropped']} / {mine['extra']}",
+              "prov package's file", f"{theirs['dropped']:,} / {theirs['extra']:,}", "",
+              "0 / 0", mine["dropped"] == 0 and mine["extra"] == 0)
+    t.add("read floor: pyoxigraph alone iterating the run and ingestion graphs",
+          g["scan_s"], peer, rp["a"]["median"], f"{rp['a']['median'] / g['scan_s']:.2f}× faster",
           "", None, "s")
-    t.add("whole-run export against that read floor", g["run_s"], "pyoxigraph read floor",
-          g["scan_s"], g["run_s"] / g["scan_s"], "", None, "s")
-    cspread = (f" ({cp['ratio']['n']} pairs, claim by claim; {cp['a']['min'] * 1000:.3g}-"
-               f"{cp['a']['max'] * 1000:.3g} ms; ratio {cp['ratio']['min']:.2f}-"
-               f"{cp['ratio']['max']:.2f}×)" if cp else "")
-    t.add("one claim bundle to PROV-JSON, median" + cspread, g["claim_ms_median"],
-          "prov: build + serialize", p["claim_ms_median"],
-          cp["ratio"]["median"] if cp else g["claim_ms_median"] / p["claim_ms_median"],
-          f"≤ {TARGETS['claim_ms']} ms", g["claim_ms_median"] <= TARGETS["claim_ms"], "ms")
+    t.add("whole-run export against that read floor", rp["b"]["median"], "pyoxigraph read floor",
+          g["scan_s"], rp["b"]["median"] / g["scan_s"], "", None, "s")
+    t.add(f"one claim bundle to PROV-JSON, median ({cp['ratio']['n']} pairs, claim by claim; "
+          f"{cp['a']['min'] * 1000:.3g}-{cp['a']['max'] * 1000:.3g} ms)", g["claim_ms_median"],
+          "prov: build + serialize from the workload specs", p["claim_ms_median"],
+          cp["ratio"]["median"], f"≤ {TARGETS['claim_ms']} ms",
+          g["claim_ms_median"] <= TARGETS["claim_ms"], "ms")
+    t.add(f"one claim bundle against its raw floor (same pairs; ratio {fp['ratio']['min']:.2f}-"
+          f"{fp['ratio']['max']:.2f}×)", g["claim_ms_median"],
+          "pyoxigraph: the same two reads + N-Quads", 1000 * fp["b"]["median"],
+          fp["ratio"]["median"], f"≤ {TARGETS['claim_floor']}×",
+          fp["ratio"]["median"] <= TARGETS["claim_floor"], "ms")
     t.add("one claim bundle to PROV-JSON, p95", g["claim_ms_p95"], "prov: build + serialize",
           p["claim_ms_p95"], g["claim_ms_p95"] / p["claim_ms_p95"], "", None, "ms")
     t.add("import of the prov package's PROV-JSON document into an on-disk store",
@@ -261,16 +281,34 @@ def render_export(r: dict[str, Any]) -> str:
           g["import_s"] / p["read_s"], "", None, "s")
     t.add("peak resident memory of that import", g["import_maxrss_mb"], "prov: deserialize",
           p["read_maxrss_mb"], g["import_maxrss_mb"] / p["read_maxrss_mb"], "", None, "MB")
-    return (f"#### PROV-JSON ({n:,} answers)\n\n{t.render()}\n\n"
-            f"prov package baseline: build {p['build_s']:.2f} s + serialize {p['write_s']:.2f} s, "
-            f"{p['bytes'] / 1e6:.1f} MB of PROV-JSON, {p['records']:,} records, peak "
-            f"{p['maxrss_mb']:.0f} MB (child process); reading it back {p['read_s']:.2f} s, peak "
-            f"{p['read_maxrss_mb']:.0f} MB. provgraph's run bundle: {g['statements']:,} "
-            f"statements, {g['bytes'] / 1e6:.1f} MB, digest included, written by a child process "
-            f"(interpreter and store opened: {g['maxrss_before_mb']:.0f} MB before exporting); "
-            f"the read floor iterated {g['scan_quads']:,} quads. The import "
-            f"stores {g['import_quads']:,} quads (the prov package's records as PROV-O, "
-            "entailments included).\n")
+    peer_read = statistics.median(x["read_s"] for x in run["prov"])
+    peer_write = statistics.median(x["write_s"] for x in run["prov"])
+    lost = run["prov"][0]["unconverted_subjects"]
+    text = (f"#### PROV-JSON ({n:,} answers)\n\n{t.render()}\n\n"
+            f"Whole run: {run['statements']:,} statements ({run['trig_bytes'] / 1e6:.1f} MB of "
+            f"TriG, written from the store untimed); the prov package read it in "
+            f"{peer_read:.2f} s and wrote PROV-JSON in {peer_write:.2f} s (medians), warning "
+            f"that it did not convert the attributes of {lost:,} subjects; provgraph's run "
+            f"bundle is {g['bytes'] / 1e6:.1f} MB, digest included (interpreter and store "
+            f"opened: {g['maxrss_before_mb']:.0f} MB before exporting). Load average "
+            f"{g['load_before']:.2f} -> {g['load_after']:.2f} over the pairs.")
+    if content:
+        counts = content["counts"]
+        text += (f" What the prov package's file drops, by predicate: "
+                 f"{_by_kind(theirs['dropped_by_predicate'])}; by the subject's type: "
+                 f"{_by_kind(theirs['dropped_by_type'])}. Records / attribute values per "
+                 "section, provgraph vs prov: " + "; ".join(
+                     f"{sec} {a[0]:,}/{a[1]:,} vs {counts['prov'].get(sec, [0, 0])[0]:,}/"
+                     f"{counts['prov'].get(sec, [0, 0])[1]:,}"
+                     for sec, a in counts["provgraph"].items()) + ".")
+    else:
+        text += " Content not read back at this size (bench_export.CONTENT_CHECK_MAX_ANSWERS)."
+    text += (f" Import rows: the prov package built and serialized the run from the workload "
+             f"specs ({p['build_s']:.2f} s + {p['write_s']:.2f} s, {p['bytes'] / 1e6:.1f} MB, "
+             f"{p['records']:,} records); reading it back took {p['read_s']:.2f} s, peak "
+             f"{p['read_maxrss_mb']:.0f} MB; the import stores {g['import_quads']:,} quads. The "
+             f"read floor iterated {g['scan_quads']:,} quads.\n")
+    return text
 
 
 def render_resolver(name: str, r: dict[str, Any]) -> str:

@@ -1,22 +1,37 @@
-"""Benchmark 4: export to PROV-JSON, one claim bundle and one whole run, against
-the ``prov`` package building and serializing the same document; and the
+"""Benchmark 4: export to PROV-JSON, one claim bundle and one whole run, and the
 ``prov`` package reading that document back (the baseline of PROV-JSON import).
 
-The baseline is what a team without provgraph would write: build a
-``prov.model.ProvDocument`` from the application's own records (the workload
-specs, with the same IRIs the Recorder mints), one bundle for the run and one
-for the shared ingestion, then ``serialize(format="json")``. Each whole-run
-measurement runs in a child process so that its peak resident memory
-(``resource.getrusage``) is its own.
+**Whole run** (issue 16, item 7): the peer is the path a user without provgraph has to
+turn a run's PROV-O into PROV-JSON: the ``prov`` package reading the run's statements
+(``ProvDocument.deserialize(content=TriG, format="rdf", rdf_format="trig")``, what
+``prov.read(..., format="rdf")`` does) and writing PROV-JSON. The TriG holds exactly the
+run bundle's content (:func:`run_statements`, read from the same store, untimed); the
+peer's deserialize + serialize to a file is timed in a child process
+(:func:`_child_provrdf`). provgraph's side is the library call behind ``provgraph export
+--run RUN --format prov-json -o FILE`` (:func:`provgraph.io.bundle.export` on a store
+opened read-only, as the CLI opens it), timed in a child process
+(:func:`_child_export`). The two run in turn, A B A B (:func:`bench.pairing.paired_values`:
+ratio = the prov package's seconds / provgraph's, pair by pair).
 
-provgraph's side records the workload into an on-disk store and times
-:func:`provgraph.io.bundle.export` (through :func:`_call_export`): claim bundles
-in process, the whole run in a child process writing to a file, with that
-process's peak resident memory (``VmHWM``). Two more measurements put the run
-export in context: the *read floor*, pyoxigraph alone iterating the same
-statements out of the same store (no conversion, no output), and provgraph
-importing the prov package's PROV-JSON document (``provgraph.io.load.
-import_document``) against the prov package reading it.
+**Content** (:func:`content_check`): both PROV-JSON files are read back into PROV-O
+(:func:`provgraph.io.read`) and compared with the run's statements as the store holds
+them (literals in canonical form): a statement of the store the file does not give back
+is *dropped*; one the file adds beyond the store's statements and their PROV-O
+entailments (:func:`provgraph.io.provo.complete`) is *extra*. provgraph must drop and add
+nothing (the bench fails otherwise); what the prov package drops is reported by
+predicate and by the type of its subject, with the PROV-JSON records and attribute
+values of both files counted section by section (:func:`provjson_counts`).
+
+**Claim bundles**: claim by claim, provgraph's export (in process) paired with the prov
+package building and serializing the same claim's bundle from the workload specs
+(:class:`ProvBuilder`, the old baseline), and with its *raw floor* (:func:`claim_floor`):
+pyoxigraph alone doing the export's two reads (the claim's types, the closure query of
+:mod:`provgraph.io.bundle`, same text) and serializing the statements as N-Quads.
+
+The *read floor* of the whole run is pyoxigraph alone iterating the run graph and the
+ingestion graph (no conversion, no output). Import rows: provgraph importing a PROV-JSON
+document the prov package wrote from objects in memory (:class:`ProvBuilder`, built once,
+untimed context) against the prov package reading it back.
 """
 
 from __future__ import annotations
@@ -256,20 +271,49 @@ def _child_read(path: str) -> dict[str, Any]:
 
 
 def _child_export(store_path: str, run_iri: str, out: str) -> dict[str, Any]:
+    """provgraph's whole-run PROV-JSON export to the file ``out``, timed: what ``provgraph
+    export --run RUN --format prov-json -o FILE`` calls, on a store opened read-only as the
+    CLI opens it."""
     from provgraph.io.bundle import export
     from provgraph.store import EmbeddedStore
 
     from .bench_import import peak_rss_mb
 
-    st = EmbeddedStore(store_path)
+    st = EmbeddedStore(store_path, read_only=True)
     base = peak_rss_mb()
     t0 = time.perf_counter()
+    c0 = time.process_time()
     with open(out, "wb") as fh:
         res = export(st, "prov-json", run=run_iri, out=fh)
     t1 = time.perf_counter()
+    cpu = time.process_time() - c0
     st.close()
-    return {"run_s": t1 - t0, "maxrss_mb": peak_rss_mb(), "maxrss_before_mb": base,
+    return {"run_s": t1 - t0, "cpu_s": cpu, "maxrss_mb": peak_rss_mb(), "maxrss_before_mb": base,
             "bytes": os.path.getsize(out), "statements": res.statements}
+
+
+def _child_provrdf(trig: str, out: str) -> dict[str, Any]:
+    """The peer: the prov package reading the run's PROV-O (TriG, read into memory
+    untimed) and writing PROV-JSON to the file ``out``, timed; with the number of
+    subjects whose attributes it reports as not converted (its ``UserWarning``)."""
+    import warnings
+
+    text = Path(trig).read_text(encoding="utf-8")
+    base = _maxrss_mb()
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        t0 = time.perf_counter()
+        c0 = time.process_time()
+        doc = pm.ProvDocument.deserialize(content=text, format="rdf", rdf_format="trig")
+        t1 = time.perf_counter()
+        with open(out, "w", encoding="utf-8") as fh:
+            doc.serialize(fh, format="json")
+        t2 = time.perf_counter()
+        cpu = time.process_time() - c0
+    lost = [str(x.message) for x in caught if "were not converted" in str(x.message)]
+    return {"prov_s": t2 - t0, "read_s": t1 - t0, "write_s": t2 - t1, "cpu_s": cpu,
+            "maxrss_mb": _maxrss_mb(), "maxrss_before_mb": base, "bytes": os.path.getsize(out),
+            "unconverted_subjects": sum(m.count("': [(") for m in lost)}
 
 
 def _child_scan(store_path: str, run_iri: str) -> dict[str, Any]:
@@ -320,6 +364,181 @@ def _spawn(*args: str) -> dict[str, Any]:
     return json.loads(out.stdout.strip().splitlines()[-1])
 
 
+# --------------------------------------------------------------------------- whole run vs the peer
+
+def run_statements(store: Any, run: str) -> list[tuple[Any, Any, Any]]:
+    """The run bundle's content as the store holds it, read without the exporter: every
+    subject of the run's graph and everything reached from them along the relations a
+    bundle follows (:data:`provgraph.relations.UPSTREAM` and ``DESCRIBING``), each with
+    all its statements in every graph but the ontology's, less
+    :data:`provgraph.relations.BUNDLE_LEFT_OUT` (the :mod:`provgraph.io.bundle` module
+    docstring). Returns distinct ``(s, p, o)`` triples; one store read per subject."""
+    from provgraph.relations import BUNDLE_LEFT_OUT, DESCRIBING, UPSTREAM
+    from provgraph.store import ANY_GRAPH
+    from provgraph.terms import IRI, Literal
+    from provgraph.vocab import GRAPH
+
+    follow = frozenset(UPSTREAM) | frozenset(DESCRIBING)
+    todo = list(dict.fromkeys(q[0] for q in store.quads(None, None, None, IRI(run))))
+    seen = set(todo)
+    out: dict[tuple[Any, Any, Any], None] = {}
+    while todo:
+        s = todo.pop()
+        for _, p, o, g in store.quads(s, None, None, ANY_GRAPH):
+            if g == GRAPH.ONTOLOGY or p in BUNDLE_LEFT_OUT:
+                continue
+            out[(s, p, o)] = None
+            if p in follow and not isinstance(o, Literal) and o not in seen:
+                seen.add(o)
+                todo.append(o)
+    return list(out)
+
+
+def _curie(term: Any) -> str:
+    from provgraph._rows import curie
+
+    return curie(str(term))
+
+
+def content_check(statements: list[tuple[Any, Any, Any]], data: bytes) -> dict[str, Any]:
+    """Compare a PROV-JSON file's bundle content with the store's ``statements``.
+
+    The file is read back with :func:`provgraph.io.read`; its statements in a bundle
+    (a named graph) are compared with ``statements``, literals in canonical form
+    (:func:`provgraph.xsd.canonical`: PROV-JSON gives times back as ``+00:00``).
+
+    Returns:
+        ``{"expected", "read", "dropped", "extra", "dropped_by_predicate",
+        "dropped_by_type", "extra_by_predicate"}``: ``dropped`` counts statements of the
+        store the file does not give back, ``extra`` statements the file gives beyond
+        the store's and their PROV-O entailments (:func:`provgraph.io.provo.complete`);
+        the ``by_`` maps count them by predicate CURIE and by the subject's first
+        ``rdf:type`` (CURIE, ``untyped`` if none), most first.
+    """
+    from collections import Counter
+
+    from provgraph.io import read
+    from provgraph.io.provo import complete
+    from provgraph.terms import Literal
+    from provgraph.vocab import RDF
+    from provgraph.xsd import canonical
+
+    def canon(o: Any) -> Any:
+        return canonical(o) if isinstance(o, Literal) else o
+
+    expected = {(s, p, canon(o)) for s, p, o in statements}
+    entailed = {(s, p, canon(o)) for s, p, o, _ in
+                complete([(s, p, o, None) for s, p, o in statements])[0]} - expected
+    got = {(s, p, canon(o)) for s, p, o, g in read(data, "prov-json", name="(bench)").quads
+           if g is not None}
+    dropped = expected - got
+    extra = got - expected - entailed
+    types: dict[Any, str] = {}
+    for s, p, o in sorted(statements, key=lambda t: (str(t[0]), str(t[1]), str(t[2]))):
+        if p == RDF.type and s not in types:
+            types[s] = _curie(o)
+    return {"expected": len(expected), "read": len(got), "dropped": len(dropped),
+            "extra": len(extra),
+            "dropped_by_predicate": dict(Counter(_curie(p) for _, p, _ in dropped).most_common()),
+            "dropped_by_type": dict(Counter(types.get(s, "untyped") for s, _, _ in dropped)
+                                    .most_common()),
+            "extra_by_predicate": dict(Counter(_curie(p) for _, p, _ in extra).most_common())}
+
+
+def provjson_counts(data: bytes) -> dict[str, list[int]]:
+    """PROV-JSON records and attribute values per section (``entity``, ``used``...) of the
+    bundles of a PROV-JSON document (PROV-JSON §2-3), summed over bundles:
+    ``{section: [records, attribute values]}``; a list value counts each member."""
+    doc = json.loads(data)
+    out: dict[str, list[int]] = {}
+    for body in doc.get("bundle", {}).values():
+        for section, records in body.items():
+            if section == "prefix":
+                continue
+            n = out.setdefault(section, [0, 0])
+            for attrs in records.values():
+                for rec in attrs if isinstance(attrs, list) else [attrs]:
+                    n[0] += 1
+                    n[1] += sum(len(v) if isinstance(v, list) else 1 for v in rec.values())
+    return dict(sorted(out.items()))
+
+
+def whole_run(store_path: str | Path, run_iri: str, pairs: int, *,
+              workdir: str | None = None, check: bool = True) -> dict[str, Any]:
+    """The whole-run rows on the on-disk store at ``store_path`` (module docstring).
+
+    Writes the run's statements as TriG (untimed), then ``pairs`` pairs of child
+    processes: the prov package reading it and writing PROV-JSON, then provgraph's
+    export. With ``check``, compares both files' content with the store's statements
+    (:func:`content_check`, :func:`provjson_counts`; the last pair's files).
+
+    Returns:
+        ``{"pairs": paired_values(prov seconds, provgraph seconds), "cpu_pairs": the same
+        for CPU seconds, "prov": [child results], "provgraph": [child results],
+        "statements", "trig_bytes", "content": {"provgraph", "prov", "counts"}}``;
+        ``pairs["ratio"]`` is the speed-up (the prov package's time / provgraph's).
+
+    Raises:
+        AssertionError: with ``check``, provgraph's file drops or adds a statement.
+    """
+    from provgraph.store import EmbeddedStore, serialize_quads
+    from provgraph.terms import IRI
+
+    tmp = Path(tempfile.mkdtemp(prefix="provgraph-bench-run-", dir=workdir))
+    try:
+        st = EmbeddedStore(store_path, read_only=True)
+        try:
+            statements = run_statements(st, run_iri)
+        finally:
+            st.close()
+        trig = tmp / "run.trig"
+        trig.write_bytes(serialize_quads([(s, p, o, IRI(run_iri)) for s, p, o in statements],
+                                         "trig"))
+        prov_out, pg_out = tmp / "prov.json", tmp / "provgraph.json"
+        peer, ours = [], []
+        for _ in range(pairs):
+            peer.append(_spawn("provrdf", str(trig), str(prov_out)))
+            ours.append(_spawn("export", str(store_path), run_iri, str(pg_out)))
+        res: dict[str, Any] = {
+            "pairs": pairing.paired_values([b["prov_s"] for b in peer], [a["run_s"] for a in ours]),
+            "cpu_pairs": pairing.paired_values([b["cpu_s"] for b in peer],
+                                               [a["cpu_s"] for a in ours]),
+            "prov": peer, "provgraph": ours, "statements": len(statements),
+            "trig_bytes": trig.stat().st_size}
+        if check:
+            pg_data, prov_data = pg_out.read_bytes(), prov_out.read_bytes()
+            res["content"] = {"provgraph": content_check(statements, pg_data),
+                              "prov": content_check(statements, prov_data),
+                              "counts": {"provgraph": provjson_counts(pg_data),
+                                         "prov": provjson_counts(prov_data)}}
+            mine = res["content"]["provgraph"]
+            assert mine["dropped"] == 0 and mine["extra"] == 0, (
+                f"provgraph's run PROV-JSON differs from the store: {mine}")
+        return res
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
+
+
+def claim_floor(raw_store: Any, claim: str, default_graph_iri: str | None) -> bytes:
+    """The raw floor of one claim export: pyoxigraph alone doing the export's two reads
+    (the claim's ``rdf:type`` statements, then :mod:`provgraph.io.bundle`'s closure query,
+    the same text and ``VALUES`` clause) and serializing the statements found as N-Quads."""
+    import pyoxigraph as ox
+
+    from provgraph.io import bundle
+    from provgraph.store import _with_values
+    from provgraph.terms import IRI
+    from provgraph.vocab import RDF
+
+    list(raw_store.quads_for_pattern(ox.NamedNode(claim), ox.NamedNode(RDF.type), None))
+    text = bundle._CLOSURE_QUERY if default_graph_iri is None else bundle._CLOSURE_QUERY_NAMED
+    rows = raw_store.query(_with_values(text, "seed", [IRI(claim)]),
+                           use_default_graph_as_union=True)
+    dg = ox.DefaultGraph()
+    return ox.serialize([ox.Quad(r[0], r[1], r[2], dg if r[3] is None else r[3]) for r in rows],
+                        format=ox.RdfFormat.N_QUADS)
+
+
 # --------------------------------------------------------------------------- provgraph hook
 
 def find_exporter() -> tuple[Any, str]:
@@ -346,54 +565,70 @@ def _call_export(fn: Any, store: Any, out: Any, *, claim: str | None = None,
     out.write(fn(store, "prov-json", **kwargs).data)
 
 
+CONTENT_CHECK_MAX_ANSWERS = 2_000
+"""Largest workload whose whole-run files are read back and compared with the store
+(:func:`content_check`): at 10,000 answers reading both 100+ MB files back through the
+prov package takes minutes and gigabytes, so there only the times are paired."""
+
+
 def _provgraph_side(answers: int, n_claims: int, workdir: str | None, provjson: Path,
                     pairs: int) -> dict[str, Any]:
     """provgraph's measurements, each target row paired with its baseline A B A B
     (issue 16, item 8): claim bundles claim by claim against the prov package building
-    and serializing the same claim's bundle in process, and ``pairs`` whole-run exports
-    (child processes) against the prov package's build + serialize (child processes;
-    the first one writes ``provjson``, which the import rows read)."""
+    and serializing the same claim's bundle in process and against the raw floor
+    (:func:`claim_floor`), on the store opened read-only as the CLI opens it; ``pairs``
+    whole-run exports against the prov package reading the run's PROV-O
+    (:func:`whole_run`). The prov package's document for the import rows is built once
+    (child process) into ``provjson``."""
     fn, why = find_exporter()
     if fn is None:
         return {"available": False, "reason": why}
+    import pyoxigraph as ox
+
+    from provgraph.store import EmbeddedStore
+
     root = Path(tempfile.mkdtemp(prefix="provgraph-bench-export-", dir=workdir))
     try:
         wl = w.Workload(answers)
-        st = w.build_store(root / "store", wl)  # the Recorder's statements, bulk-loaded
+        w.build_store(root / "store", wl).close()  # the Recorder's statements, bulk-loaded
+        st = EmbeddedStore(root / "store", read_only=True)
+        raw = ox.Store.read_only(str(root / "store" / "rdf"))
         ing = _ingested(wl)
         res: dict[str, Any] = {"available": True}
-        times, base = [], []
+        times, base, floor = [], [], []
         for i in range(n_claims):
             a = i * max(1, answers // n_claims) % answers
+            claim = wl.iri("claim", a, i % w.CLAIMS_PER_ANSWER)
             buf = io.BytesIO()
             t0 = time.perf_counter()
-            _call_export(fn, st, buf, claim=wl.iri("claim", a, i % w.CLAIMS_PER_ANSWER))
+            _call_export(fn, st, buf, claim=claim)
             times.append(time.perf_counter() - t0)
             t0 = time.perf_counter()
             pb = ProvBuilder(wl, ing)
             pb.answer(wl.spec(a), claims=(i % w.CLAIMS_PER_ANSWER,))
             pb.doc.serialize(io.StringIO(), format="json")
             base.append(time.perf_counter() - t0)
+            t0 = time.perf_counter()
+            claim_floor(raw, claim, st.default_graph_iri)
+            floor.append(time.perf_counter() - t0)
         res["claim_ms_median"] = 1000 * statistics.median(times)
         res["claim_ms_p95"] = 1000 * _p95(times)
         res["claim_pairs"] = pairing.paired_values(times, base)
+        res["claim_floor_pairs"] = pairing.paired_values(times, floor)
         res["prov_claim"] = {"claim_ms_median": 1000 * statistics.median(base),
                              "claim_ms_p95": 1000 * _p95(base)}
         st.close()
-        out = root / "run.json"
-        builds, exports = [], []
-        for k in range(pairs):
-            b = _spawn("build", str(answers), str(provjson if k == 0 else root / "prov.json"))
-            e = _spawn("export", str(root / "store"), wl.run_iri, str(out))
-            builds.append(b)
-            exports.append(e)
-            out.unlink()
-        res["prov_builds"] = builds
+        del raw
+        res["load_before"] = os.getloadavg()[0]
+        run = whole_run(root / "store", wl.run_iri, pairs, workdir=str(root),
+                        check=answers <= CONTENT_CHECK_MAX_ANSWERS)
+        res["load_after"] = os.getloadavg()[0]
+        res["whole_run"] = run
+        exports = run["provgraph"]
         res.update(max(exports, key=lambda e: e["maxrss_mb"]))  # the largest peak
-        res["run_s"] = statistics.median(e["run_s"] for e in exports)
-        # speed-up pair by pair: the prov package's build + serialize / provgraph's export
-        res["run_pairs"] = pairing.paired_values([b["build_s"] + b["write_s"] for b in builds],
-                                                 [e["run_s"] for e in exports])
+        res["run_s"] = run["pairs"]["b"]["median"]
+        res["run_pairs"] = run["pairs"]
+        res["prov_build"] = _spawn("build", str(answers), str(provjson))
         res.update(_spawn("scan", str(root / "store"), wl.run_iri))
         got = _spawn("pgimport", str(provjson), str(root))
         res.update({"import_s": got["import_s"], "import_maxrss_mb": got["maxrss_mb"],
@@ -426,22 +661,19 @@ def claim_bundle_baseline(answers: int, n_claims: int) -> dict[str, float]:
 
 def run(answers: int, *, workdir: str | None = None, n_claims: int = 100,
         pairs: int = 3) -> dict[str, Any]:
-    """Export benchmark on ``answers`` answers. Returns baseline numbers under ``prov``
-    and provgraph's under ``provgraph`` (``available: False`` with a reason when absent);
-    the whole-run rows are medians of ``pairs`` A B pairs (``run_pairs``: the prov
-    package's seconds / provgraph's, pair by pair), the claim rows of ``n_claims`` pairs
-    (``claim_pairs``)."""
+    """Export benchmark on ``answers`` answers. Returns the prov package's numbers under
+    ``prov`` (its build + serialize of the import rows' document, its reading it back, its
+    claim bundles) and provgraph's under ``provgraph`` (``available: False`` with a reason
+    when absent): ``whole_run`` (:func:`whole_run`: ``pairs`` A B pairs against the prov
+    package reading the run's PROV-O; ``run_pairs`` its paired seconds, ratio = speed-up),
+    ``claim_pairs`` and ``claim_floor_pairs`` (``n_claims`` pairs, ratio = provgraph /
+    baseline)."""
     tmp = Path(tempfile.mkdtemp(prefix="provgraph-bench-provjson-", dir=workdir))
     try:
         path = tmp / "run.provjson"
         g = _provgraph_side(answers, n_claims, workdir, path, pairs)
         if g.get("available"):
-            builds = g.pop("prov_builds")
-            build = {"build_s": statistics.median(b["build_s"] for b in builds),
-                     "write_s": statistics.median(b["write_s"] for b in builds),
-                     "maxrss_mb": max(b["maxrss_mb"] for b in builds),
-                     "maxrss_before_mb": builds[0]["maxrss_before_mb"],
-                     "bytes": builds[0]["bytes"]}
+            build = g.pop("prov_build")
             claims = g.pop("prov_claim")
         else:
             build = _spawn("build", str(answers), str(path))
@@ -462,8 +694,14 @@ if __name__ == "__main__":
         children = {"build": lambda: _child_build(int(args[0]), args[1]),
                     "read": lambda: _child_read(args[0]),
                     "export": lambda: _child_export(*args),
+                    "provrdf": lambda: _child_provrdf(*args),
                     "scan": lambda: _child_scan(*args),
                     "pgimport": lambda: _child_pgimport(*args)}
         print(json.dumps(children[kind]()))
+    elif len(sys.argv) > 1 and sys.argv[1] == "--store":
+        # manual use: python -m bench.bench_export --store DIR RUN [PAIRS]: the whole-run
+        # rows on an existing store (the demo's: bench/bench_demo.py does this too)
+        print(json.dumps(whole_run(sys.argv[2], sys.argv[3],
+                                   int(sys.argv[4]) if len(sys.argv) > 4 else 3), indent=1))
     else:  # manual use: python -m bench.bench_export [ANSWERS]
         print(json.dumps(run(int(sys.argv[1]) if len(sys.argv) > 1 else 1000), indent=1))

@@ -50,10 +50,6 @@ def _sorted_curies(types: set[str]) -> list[str]:
     return sorted((_curie(t) for t in types), key=lambda c: (c.startswith("<"), c))
 
 
-def _is_graph(store: ProvStore, iri: IRI) -> bool:
-    return next(iter(store.quads(graph=iri)), None) is not None
-
-
 def _described(types: list[str]) -> str:
     if "pg:Run" in types or "prov:Bundle" in types:
         name = "a run"
@@ -81,7 +77,7 @@ def require_run(store: ProvStore, run: str) -> IRI:
         NotFound: the store holds nothing about ``run``.
     """
     iri = IRI(run)
-    if _is_graph(store, iri):
+    if store.has_graph(iri):
         return iri
     if next(iter(store.quads(iri, PROV.wasInvalidatedBy, None, GRAPH.REMOVALS)), None):
         from .schema.removal import of_runs

@@ -547,6 +547,9 @@ class RemoteStore(ProvStore):
             f"{{ {self._pattern(None, iri, None, ANY_GRAPH)[0]} }} UNION "
             f"{{ GRAPH {t} {{ ?s ?p ?o }} }}")
 
+    def has_graph(self, iri: IRI) -> bool:
+        return self._exists(f"GRAPH {sparql_term(iri)} {{ ?s ?p ?o }}")
+
     def closure(self, start: Iterable[IRI], predicates: Iterable[IRI], *,
                 inverse: bool = False, max_depth: int | None = None) -> set[IRI]:
         """See :meth:`ProvStore.closure`. On an engine where a path cannot start from a

@@ -120,7 +120,38 @@ def test_export_benchmark_runs_end_to_end_on_a_tiny_workload(tmp_path):
     assert g["available"] and p["records"] > 12 * 10
     assert g["statements"] == _run_bundle_statements(12) and g["scan_quads"] >= g["statements"]
     assert g["import_quads"] > p["records"] and g["maxrss_mb"] > 0 and g["claim_ms_median"] > 0
+    run = g["whole_run"]
+    assert run["statements"] == g["statements"] and run["pairs"]["a"]["n"] == 3
+    mine, theirs = run["content"]["provgraph"], run["content"]["prov"]
+    assert (mine["expected"], mine["dropped"], mine["extra"]) == (g["statements"], 0, 0)
+    assert theirs["dropped"] > 0  # the prov package's RDF reader drops the selectors
+    assert "oa:TextQuoteSelector" in theirs["dropped_by_type"]
+    assert g["claim_floor_pairs"]["a"]["n"] == 3
+    from bench.__main__ import render_export
+
+    assert "drops / adds" in render_export(res)
     assert list(tmp_path.iterdir()) == []  # every temporary store and file removed
+
+
+def test_the_content_check_sees_a_dropped_and_an_added_statement():
+    """bench_export.content_check fails a file that lost or gained a statement."""
+    from bench import bench_export
+    from provgraph.io.bundle import export
+    from provgraph.terms import IRI, Literal
+
+    store = EmbeddedStore()
+    wl = w.Workload(3)
+    w.record_workload(store, wl)
+    statements = bench_export.run_statements(store, wl.run_iri)
+    data = export(store, "prov-json", run=wl.run_iri).data
+    assert bench_export.content_check(statements, data)["dropped"] == 0
+    extra = (IRI("urn:x:s"), IRI("urn:x:p"), Literal("o"))
+    got = bench_export.content_check([*statements, extra], data)
+    assert (got["dropped"], got["extra"], got["dropped_by_predicate"]) == (1, 0, {"urn:x:p": 1})
+    got = bench_export.content_check([t for t in statements if t[1] != IRI(
+        "https://w3id.org/provgraph/ns#text")], data)
+    assert got["dropped"] == 0 and got["extra"] > 0 and "pg:text" in got["extra_by_predicate"]
+    store.close()
 
 
 def _run_bundle_statements(n):

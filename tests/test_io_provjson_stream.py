@@ -177,3 +177,46 @@ def test_canonical_lines_equal_the_engine_rdfc_form(text, kind):
 def test_nt_line_of_an_iri_object():
     assert nt_line(IRI("urn:x:s"), PROV.used, IRI("urn:x:o")) + "\n" == rdfc_canonical_nquads(
         [(IRI("urn:x:s"), PROV.used, IRI("urn:x:o"), None)])
+
+
+# The whole-run PROV-JSON files as the exporter wrote them before it was made faster
+# (issue 16, item 7): a change to the exporter must leave every byte as it was. If the
+# demo pipeline or the benchmark workload itself changes (different statements), re-pin
+# these from the exporter at the commit before the change, never from the changed one.
+RUN_FILES = {
+    "workload 12": ("d9af1d874a896b807b7c4f276db1d15878fa248b3572292d8698843132118e78", 340894),
+    "workload 30": ("e903d65b255c97a8748188f28b9d2d9effbe988eb14fa92179d4e7e8752407a4", 724336),
+    "demo": ("75b6ed09240611e8d1ccd9633c527beeabf496e0896b9c26337a095db525c863", 1546700),
+}
+
+
+def _run_file(store, run) -> tuple[str, int]:
+    import hashlib
+
+    data = export(store, "prov-json", run=run).data
+    out = io.BytesIO()
+    assert export(store, "prov-json", run=run, out=out).digest and out.getvalue() == data
+    return hashlib.sha256(data).hexdigest(), len(data)
+
+
+@pytest.mark.parametrize("answers", [12, 30])
+def test_the_workload_run_file_is_byte_for_byte_the_pinned_one(tmp_path, answers):
+    from bench import workload as w
+
+    wl = w.Workload(answers)
+    store = EmbeddedStore(tmp_path / "s")
+    w.record_workload(store, wl)
+    assert _run_file(store, wl.run_iri) == RUN_FILES[f"workload {answers}"]
+    store.close()
+
+
+def test_the_demo_run_file_is_byte_for_byte_the_pinned_one(tmp_path):
+    from bench.bench_demo import _qa_run
+    from provgraph.demo import run_demo
+
+    run_demo(tmp_path / "demo", quiet=True)
+    store = EmbeddedStore(tmp_path / "demo", read_only=True)
+    try:
+        assert _run_file(store, IRI(_qa_run(tmp_path / "demo"))) == RUN_FILES["demo"]
+    finally:
+        store.close()

@@ -362,6 +362,25 @@ def test_has_subject_mentions_occurs(any_store: ProvStore) -> None:
     assert not any_store.occurs(IRI(X + "none"))
 
 
+def test_has_graph_is_true_only_for_a_graph_holding_statements(any_store: ProvStore) -> None:
+    any_store.add(BASE)
+    assert any_store.has_graph(G1) and any_store.has_graph(G2)
+    assert not any_store.has_graph(A) and not any_store.has_graph(IRI(X + "none"))
+    any_store.remove([q for q in BASE if q[3] == G2])
+    assert not any_store.has_graph(G2) and any_store.has_graph(G1)
+
+
+def test_has_graph_on_a_read_only_store_beside_its_writer(tmp_path: Path) -> None:
+    writer = EmbeddedStore(tmp_path / "s")
+    writer.add(BASE)
+    reader = EmbeddedStore(tmp_path / "s", read_only=True)
+    try:
+        assert reader.has_graph(G1) and not reader.has_graph(IRI(X + "none"))
+    finally:
+        reader.close()
+        writer.close()
+
+
 # -- retained originals ------------------------------------------------------------------------
 
 def test_every_store_has_a_blob_store(any_store: ProvStore) -> None:

@@ -378,8 +378,10 @@ _Walk = Iterator[tuple[IRI, _POs, dict[IRI | BNode, _POs]]]
 def _pos(store: ProvStore, s: IRI | BNode) -> _POs:
     """The (predicate, object) pairs of ``s`` a bundle holds: every graph but the
     ontology's, without invalidations, distinct, in a stable order."""
-    got = {(p, o) for _, p, o, g in store.quads(s, None, None, ANY_GRAPH)
-           if g != GRAPH.ONTOLOGY and p not in _LEFT_OUT}
+    quads = store.quads_list(s, None, None, ANY_GRAPH)
+    got = [(p, o) for _, p, o, g in quads if g != GRAPH.ONTOLOGY and p not in _LEFT_OUT]
+    if len({q[3] for q in quads}) > 1:  # the same pair may be in two graphs
+        got = list(set(got))
     return sorted(got, key=_pair_key)
 
 
@@ -518,8 +520,15 @@ class _Digest:
 
     def finish(self) -> tuple[str, int]:
         """``(hex digest, statements not about the bundle itself)``."""
-        mine = sorted(line + "\n" for line in set(self.lines))
         h = hashlib.sha256()
+        if not self.runs:
+            # all in memory, hashed in one call; sorting the lines without their "\n" gives
+            # the same order (a canonical line holds no character below U+0020)
+            body = [x for x in sorted(set(self.lines)) if not x.startswith(self._skip)]
+            if body:
+                h.update(("\n".join(body) + "\n").encode("utf-8"))
+            return h.hexdigest(), len(body) - sum(1 for x in body if x.startswith(self._own))
+        mine = sorted(line + "\n" for line in set(self.lines))
         n = 0
         last = None
         try:

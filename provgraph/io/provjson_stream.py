@@ -46,13 +46,14 @@ written in bounded memory.
 from __future__ import annotations
 
 import json
+import re
 import tempfile
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from typing import IO, Any
 
 from prov.constants import (
     PROV_ACTIVITY, PROV_ATTR_ENDTIME, PROV_ATTR_STARTTIME, PROV_ATTR_TIME, PROV_DERIVATION,
-    PROV_ENTITY, PROV_N_MAP, PROV_TYPE,
+    PROV_N_MAP, PROV_TYPE,
 )
 from prov.model.records import parse_xsd_datetime
 
@@ -88,10 +89,31 @@ _TIME_ATTRS = {PROV.startedAtTime: PROV_ATTR_STARTTIME, PROV.endedAtTime: PROV_A
 _SECTION = {rt: PROV_N_MAP[rt] for rt in PROV_N_MAP}
 _TYPE_KEY = str(PROV_TYPE)
 _TIME_KEY = str(PROV_ATTR_TIME)
+# The tables above with the record types as section names and the attributes as
+# PROV-JSON keys: strings, so the hot path neither hashes nor prints a prov
+# QualifiedName (both Python-level methods; issue 16, item 7).
+_ELEMENT_SECTION = {cls: _SECTION[rt] for cls, rt in _ELEMENT_CLASSES.items()}
+_ACTIVITY_SECTION = _SECTION[PROV_ACTIVITY]
+_BINARY_RECORDS = {p: (_SECTION[rt], str(_RELS[rt].subject), str(_RELS[rt].object), sub)
+                   for p, (rt, sub) in _BINARIES.items()}
+_SHORTCUT_RECORDS = {p: (_SECTION[rt], str(_RELS[rt].subject)) for p, rt in _SHORTCUTS.items()}
+_SIMPLE_RECORDS = {p: (_SECTION[rt], str(a), str(b)) for p, (rt, a, b) in _SIMPLE_BY_PROP.items()}
+_QUALIFIED_RECORDS = {
+    q: (_SECTION[rt], str(_RELS[rt].subject), str(_RELS[rt].object), sub,
+        {prop: str(attr) for attr, prop in _RELS[rt].extras})
+    for q, (rt, sub) in _QUALIFIED.items()}
+_ATTR_KEYS = {p: str(a) for p, a in _PROP_TO_ATTR.items()}
+_TIME_KEYS = {p: str(a) for p, a in _TIME_ATTRS.items()}
 _JSON = json.JSONEncoder(ensure_ascii=False, check_circular=False).encode
 _ESCAPES = {i: f"\\u{i:04X}" for i in range(0x20)} | {0x7F: "\\u007F"}
 _ESCAPES.update({0x08: "\\b", 0x09: "\\t", 0x0A: "\\n", 0x0C: "\\f", 0x0D: "\\r",
                  0x22: '\\"', 0x5C: "\\\\"})
+_UCHARS = re.compile(r"[\x00-\x07\x0B\x0E-\x1F\x7F]")
+"""Characters canonical N-Quads writes as ``\\uXXXX`` (upper-case hex) where JSON writes
+``\\u00xx`` or nothing; without them the two quote a string alike (``\\b \\t \\n \\f \\r
+\\" \\\\``)."""
+_JSON_QUOTED: Any = getattr(json.encoder, "c_encode_basestring", None) or \
+    json.encoder.py_encode_basestring
 
 
 _CACHE_SIZE = 65536
@@ -127,7 +149,10 @@ def nt_line(s: str, p: str, o: Term) -> str:
         '<urn:x:a> <urn:x:p> "say \\\\"hi\\\\"\\\\n" .'
     """
     if isinstance(o, Literal):
-        text = '"' + o.value.translate(_ESCAPES) + '"'
+        # the C JSON quoting where it quotes as N-Quads does (8x faster than translate on
+        # the long texts of chunks; issue 16, item 7)
+        text = (_JSON_QUOTED(o.value) if _UCHARS.search(o.value) is None
+                else '"' + o.value.translate(_ESCAPES) + '"')
         if o.language:
             text += "@" + o.language
         elif o.datatype and o.datatype != _XSD + "string":
@@ -237,22 +262,23 @@ class PROVJSONStream:
         self._anon = 0
 
     # -- records -------------------------------------------------------------------
-    def _record(self, target: dict[str, _Spool], rtype: Any, ident: str | None,
+    def _record(self, target: dict[str, _Spool], section: str, ident: str | None,
                 attrs: dict[str, Any]) -> None:
-        section = _SECTION[rtype]
         spool = target.get(section)
         if spool is None:
             spool = target[section] = _Spool()
         if ident is None:
             self._anon += 1
             ident = f"_:id{self._anon}"
-        spool.add(_JSON(ident) + ": " + _JSON(attrs))
+        spool.add(_JSON({ident: attrs})[1:-1])  # '"id": {...}', one encoder call
 
     def _value(self, s: IRI, p: str, o: Term) -> Any:
         if not isinstance(o, Literal):
             if isinstance(o, BNode):
                 raise NotStreamable(f"blank node object in <{s}> <{p}>")
             return {"$": self.names(o), "type": "xsd:QName"}
+        if o.datatype is None and not o.language:  # a plain string: itself (no hashing)
+            return o.value
         got = self._literals.get(o)
         if got is None:
             if len(self._literals) > 65536:
@@ -286,8 +312,8 @@ class PROVJSONStream:
             if isinstance(o, Literal) is (p == RDF.type) or o == _AUX_TYPE:
                 raise NotStreamable(f"<{s}> <{p}> {o!r} has no exact PROV-DM form")
             key = _TYPE_KEY
-        elif p in _PROP_TO_ATTR:
-            key = str(_PROP_TO_ATTR[p])
+        elif p in _ATTR_KEYS:
+            key = _ATTR_KEYS[p]
         else:
             if p.startswith(_P) and p not in _ATTRIBUTE_PROV:
                 raise NotStreamable(f"<{s}> <{p}> {o!r} is not a PROV-DM attribute")
@@ -324,52 +350,52 @@ class PROVJSONStream:
                 continue
             self._qualified(s, p, node, nodes[node], consumed)
         kinds = []
+        rest: list[tuple[IRI, Term]] = []
         for p, o in pos:
-            if (p, o) in consumed:
+            if isinstance(o, Literal):
+                # a literal is written as an attribute, except an activity-time shortcut;
+                # no qualified node consumes one (so no hashing of the literal here)
+                if p not in _SHORTCUTS:
+                    rest.append((p, o))
+                    continue
+            elif consumed and (p, o) in consumed:
                 continue
-            if p == RDF.type:
+            elif p == RDF.type:
                 if o in _ELEMENT_CLASSES:
                     kinds.append(o)
                 elif o in _AGENT_SUBCLASSES:
                     emit((s, RDF.type, PROV.Agent))
                 elif o in _ENTITY_SUBCLASSES:
                     emit((s, RDF.type, PROV.Entity))
-            if isinstance(o, Literal) and p not in _SHORTCUTS:
-                continue
-            if p in _BINARIES:
+            if p in _BINARY_RECORDS:
                 if p in _KIND_BINARIES:
                     raise NotStreamable(f"<{s}> <{p}> <{o}> has no qualified node")
-                rtype, subtype = _BINARIES[p]
-                rel = _RELS[rtype]
-                attrs: dict[str, Any] = {str(rel.subject): qn(s), str(rel.object): self._name(s, p, o)}
+                section, a, b, subtype = _BINARY_RECORDS[p]
+                attrs: dict[str, Any] = {a: qn(s), b: self._name(s, p, o)}
                 if subtype is not None:  # pragma: no cover - kinds raised above
                     attrs[_TYPE_KEY] = {"$": qn(subtype), "type": "xsd:QName"}
-                self._record(self.sections, rtype, None, attrs)
-            elif p in _SHORTCUTS:
-                rtype = _SHORTCUTS[p]
-                self._record(self.sections, rtype, None,
-                             {str(_RELS[rtype].subject): qn(s), _TIME_KEY: self._time(s, p, o)})
-            elif p in _SIMPLE_BY_PROP:
-                rtype, a, b = _SIMPLE_BY_PROP[p]
-                self._record(self.sections, rtype, None, {str(a): qn(s), str(b): self._name(s, p, o)})
+                self._record(self.sections, section, None, attrs)
+            elif p in _SHORTCUT_RECORDS:
+                section, a = _SHORTCUT_RECORDS[p]
+                self._record(self.sections, section, None, {a: qn(s), _TIME_KEY: self._time(s, p, o)})
+            elif p in _SIMPLE_RECORDS:
+                section, a, b = _SIMPLE_RECORDS[p]
+                self._record(self.sections, section, None, {a: qn(s), b: self._name(s, p, o)})
             elif p == _MENTION_OF:
                 raise NotStreamable(f"<{s}> prov:mentionOf <{o}>")
             else:
+                rest.append((p, o))
                 continue
-            consumed.add((p, o))
             emit((s, p, o))
-        rest = [(p, o) for p, o in pos if (p, o) not in consumed]
         if not rest:
             return
-        order = list(_ELEMENT_CLASSES)
-        self._element(self.sections, s, [_ELEMENT_CLASSES[k] for k in sorted(set(kinds),
-                                                                            key=order.index)], rest)
+        self._element(self.sections, s, [k for k in _ELEMENT_CLASSES if k in kinds], rest)
 
     def describe(self, s: IRI, pos: Iterable[tuple[str, Term]], *, emit: bool = True) -> None:
         """Write the top-level element ``s`` (the bundle's description); with
         ``emit=False`` its statements are not passed to the ``lines`` callback."""
         pos = list(dict.fromkeys(pos))
-        kinds = [_ELEMENT_CLASSES[o] for o in _ELEMENT_CLASSES if (RDF.type, o) in pos]
+        kinds = [o for o in _ELEMENT_CLASSES if (RDF.type, o) in pos]
         saved = self.emit
         if not emit:
             self.emit = lambda t: None
@@ -386,22 +412,24 @@ class PROVJSONStream:
             raise NotStreamable(f"<{s}> <{p}> {o!r}: the object must be an IRI")
         return self.names(o)
 
-    def _element(self, target: dict[str, _Spool], s: Any, kinds: list[Any],
+    def _element(self, target: dict[str, _Spool], s: Any, kinds: list[IRI],
                  rest: Sequence[tuple[Any, Any]]) -> None:
+        """Write element ``s``: ``kinds`` are its PROV element classes (``prov:Entity``,
+        ``prov:Activity``, ``prov:Agent``, in that order), ``rest`` its other pairs."""
         attrs: dict[str, Any] = {}
-        classes = {v: k for k, v in _ELEMENT_CLASSES.items()}
         for k in kinds:
-            self.emit((s, RDF.type, classes[k]))
+            self.emit((s, RDF.type, k))
         if not kinds:  # not a PROV element: an entity typed rdfs:Resource, read back without it
             attrs[_TYPE_KEY] = {"$": self.names(_AUX_TYPE), "type": "xsd:QName"}
-            kinds = [PROV_ENTITY]
-        first = kinds[0]
+            kinds = [PROV.Entity]
+        first = _ELEMENT_SECTION[kinds[0]]
+        activity = first == _ACTIVITY_SECTION
         for p, o in rest:
             self.emit((s, p, o))
             if p == RDF.type and o in _ELEMENT_CLASSES:
                 continue
-            if first == PROV_ACTIVITY and p in _TIME_ATTRS:
-                key = str(_TIME_ATTRS[p])
+            if activity and p in _TIME_KEYS:
+                key = _TIME_KEYS[p]
                 if key in attrs:
                     raise NotStreamable(f"activity <{s}> has more than one <{p}>")
                 attrs[key] = self._time(s, p, o)
@@ -410,30 +438,28 @@ class PROVJSONStream:
         ident = self.names(s)
         self._record(target, first, ident, attrs)
         for k in kinds[1:]:
-            self._record(target, k, ident, {})
+            self._record(target, _ELEMENT_SECTION[k], ident, {})
 
     def _qualified(self, s: IRI, qprop: str, node: Any, npos: Sequence[tuple[Any, Any]],
                    consumed: set[tuple[Any, Any]]) -> None:
         if isinstance(node, BNode):
             raise NotStreamable(f"blank qualified node of <{s}> <{qprop}>")
-        rtype, subtype = _QUALIFIED[qprop]
-        rel = _RELS[rtype]
+        section, subject_key, object_key, subtype, slots = _QUALIFIED_RECORDS[qprop]
         binary, node_obj, cls = _QUAL_TO_BINARY[qprop]
         qn, emit = self.names, self.emit
         consumed.add((qprop, node))
         emit((s, qprop, node))
         emit((node, RDF.type, cls))
-        attrs: dict[str, Any] = {str(rel.subject): qn(s)}
+        attrs: dict[str, Any] = {subject_key: qn(s)}
         objs = [o for p, o in npos if p == node_obj]
         if len(objs) > 1:
             raise NotStreamable(f"qualified node <{node}> has {len(objs)} <{node_obj}>")
         if objs:
             o = objs[0]
-            attrs[str(rel.object)] = self._name(node, node_obj, o)
+            attrs[object_key] = self._name(node, node_obj, o)
             consumed.add((binary, o))
             emit((s, binary, o))
             emit((node, node_obj, o))
-        slots = {prop: attr for attr, prop in rel.extras}
         if subtype is not None:
             attrs[_TYPE_KEY] = {"$": qn(subtype), "type": "xsd:QName"}
         for p, o in npos:
@@ -446,13 +472,13 @@ class PROVJSONStream:
                 raise NotStreamable(f"qualified node <{node}> is more than an influence (<{p}>)")
             emit((node, p, o))
             if p in slots:
-                key = str(slots[p])
+                key = slots[p]
                 if key in attrs:
                     raise NotStreamable(f"qualified node <{node}> has more than one <{p}>")
                 attrs[key] = self._time(node, p, o) if p == PROV.atTime else self._name(node, p, o)
                 continue
             self._attr(attrs, node, p, o)
-        self._record(self.sections, rtype, qn(node), attrs)
+        self._record(self.sections, section, qn(node), attrs)
 
     # -- output --------------------------------------------------------------------
     def write(self, out: IO[bytes]) -> None:
