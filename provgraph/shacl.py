@@ -166,7 +166,7 @@ class ShapesData:
 
     :func:`validate_shapes` reads a store through it; ``provgraph.validate.validate``
     adds each graph's triples as it checks PROV-CONSTRAINTS, so the store is read once.
-    The statements are held as N-Triples text (about 200 bytes a statement), written by
+    The statements are held as N-Triples text (about 150 bytes a statement), written by
     the store layer's serializer with each literal's lexical form as stored.
 
     Example:
@@ -183,7 +183,7 @@ class ShapesData:
     """
 
     def __init__(self) -> None:
-        self._chunks: list[bytes] = []
+        self._chunks: list[str] = []
 
     def add(self, triples: Iterable[tuple[Term, Term, Term]]) -> None:
         """Add statements (subject, predicate, object as :mod:`provgraph.terms` terms);
@@ -193,13 +193,16 @@ class ShapesData:
             StoreError: a term that is not valid RDF (an IRI that is not absolute).
         """
         self._chunks.append(serialize_quads(((s, p, o, None) for s, p, o in triples),  # type: ignore[misc]
-                                            "ntriples"))
+                                            "ntriples").decode())
 
     def validate(self) -> ShaclReport:
         """Validate the statements added so far against the bundled shapes; see
-        :func:`validate_shapes` for the report and the errors raised."""
+        :func:`validate_shapes` for the report and the errors raised. Use it once: the
+        text is handed to the engine and not kept (one copy of it at a time, not two)."""
         # the ontology is mixed into the data graph, as pyshacl's ont_graph does (inplace)
-        text = b"".join(self._chunks).decode() + _ontology_ntriples()
+        self._chunks.append(_ontology_ntriples())
+        text = "".join(self._chunks)
+        self._chunks = []
         conforms, results_graph, _text = _compiled_shapes().validate(
             _TurboInput(text, "nt", None, {}, preserve_ids=True),
             inference="none", abort_on_first=False, allow_infos=False, allow_warnings=False)
