@@ -132,7 +132,8 @@ def validate_shapes(store: ProvStore, graphs: Iterable[IRI | None] | None = None
         VocabularyError: the bundled shapes or ontology do not parse (a broken install).
         ProvgraphError: the bundled ``ontologies/`` folder is missing (from
             :mod:`provgraph.resources`).
-        StoreError: the store cannot be read.
+        StoreError: the store cannot be read, or returns a term that is not valid RDF
+            (an IRI that is not absolute: a remote endpoint may hold one).
 
     The selected statements are copied into memory as N-Triples text and then into the
     engine's own graph, so memory grows with the number validated (about 1 KB a
