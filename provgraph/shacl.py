@@ -2,34 +2,22 @@
 
 This module owns :func:`validate_shapes`: it reads quads through the
 :class:`~provgraph.store.ProvStore` interface (never pyoxigraph directly),
-builds one rdflib graph from the union of the graphs asked for, and validates
-it with pyshacl against ``ontologies/rag-shapes.ttl``, with
-``ontologies/rag-prov.ttl`` as the ontology so that ``sh:class`` and
-``sh:targetClass`` follow ``rdfs:subClassOf`` (a ``pg:ContextualPrefix`` is a
+writes the union of the graphs asked for as N-Triples text (the store layer's
+serializer, each literal's lexical form as stored), and validates it against
+``ontologies/rag-shapes.ttl`` with pyshacl-turbo (a Rust SHACL engine with
+pyshacl's API and report, MIT/Apache-2.0), with ``ontologies/rag-prov.ttl``
+mixed into the data graph as pyshacl's ``ont_graph`` does, so that ``sh:class``
+and ``sh:targetClass`` follow ``rdfs:subClassOf`` (a ``pg:ContextualPrefix`` is a
 ``pg:GeneratedAid``).
 
-Two engines share the work (issue 16, item 2: validate on the 44,499-statement demo
-store took 9 s, most of it pyshacl evaluating each SPARQL-based constraint once per
-focus node, with a fresh rdflib query each time):
-
-* pyshacl evaluates the core constraint components (SHACL §4) and any SPARQL-based
-  constraint this module does not take over;
-* a SPARQL-based constraint (§5) of a node shape that only has ``sh:targetClass``
-  targets and is referenced by no other shape, whose ``sh:select`` projects ``$this``
-  and uses only basic graph patterns, property paths and ``FILTER`` (no ``OPTIONAL``,
-  ``MINUS``, ``EXISTS``, ``VALUES``, ``BIND``, sub-queries, ``GRAPH``, ``SERVICE``,
-  solution modifiers or aggregates), is run once over the whole data graph by
-  pyoxigraph (:class:`provgraph.store.ValueGraph`) with ``$this`` left unbound: for
-  such a query the solutions with ``$this`` pre-bound to a focus node (§5.3.1) are
-  exactly the solutions whose ``$this`` is that node, so this names the focus nodes
-  that fail it. Only for those does rdflib run it again with ``$this`` pre-bound, as
-  pyshacl does, and the results are built as pyshacl builds them (§5.3.2:
-  ``sh:value`` is ``?value``, else the focus node; duplicate solutions of one focus
-  node count once).
-
-``_reference_report`` keeps the single-engine path (everything in pyshacl) for the
-agreement tests, which compare both on the demo store, the shared cases and broken
-graphs.
+Why that engine (issue 16, item 2): pyshacl over an rdflib copy of the 44,499-statement
+demo store took about 5 s of validate's 6.8 s, evaluating each core constraint once per
+focus node in Python (52,746 shape evaluations); pyshacl-turbo evaluates the same
+shapes, core and SPARQL-based constraints alike, in Rust, about ten times faster, from
+text rather than an rdflib graph. It is held to pyshacl: ``_reference_report`` keeps
+the pyshacl path (every constraint in pyshacl over an rdflib graph), and the agreement
+tests compare the two reports result by result on the demo store, the shared cases and
+graphs broken for each shape.
 
 Recorded data is untrusted input: validation never fetches anything. The
 shapes and ontology are the bundled files, ``owl:imports`` are not followed,
@@ -43,15 +31,14 @@ graphs), §3.6 (validation report), §4 (core constraint components), §5
 from __future__ import annotations
 
 import contextlib
-import itertools
 import logging
-import re
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from functools import lru_cache
 from typing import Any
 
-import pyshacl
+import pyshacl_turbo
+from pyshacl_turbo.rdf import Input as _TurboInput
 import rdflib
 from rdflib.collection import Collection
 from rdflib.namespace import SH as _SH
@@ -60,7 +47,7 @@ from rdflib.plugins.sparql import prepareQuery
 from ._rdflib_terms import from_rdflib
 from .errors import VocabularyError
 from .resources import ontology_text
-from .store import ANY_GRAPH, ProvStore, ValueGraph
+from .store import ANY_GRAPH, ProvStore, parse_rdf, serialize_quads
 from .terms import IRI, XSD, BNode, Literal, Term
 from .vocab import GRAPH
 
@@ -145,10 +132,12 @@ def validate_shapes(store: ProvStore, graphs: Iterable[IRI | None] | None = None
         VocabularyError: the bundled shapes or ontology do not parse (a broken install).
         ProvgraphError: the bundled ``ontologies/`` folder is missing (from
             :mod:`provgraph.resources`).
-        StoreError: the store cannot be read.
+        StoreError: the store cannot be read, or returns a term that is not valid RDF
+            (an IRI that is not absolute: a remote endpoint may hold one).
 
-    The selected statements are copied into an in-memory rdflib graph, so memory
-    grows with the number validated. Validation never fetches anything: no
+    The selected statements are copied into memory as N-Triples text and then into the
+    engine's own graph, so memory grows with the number validated (about 1 KB a
+    statement at the peak). Validation never fetches anything: no
     ``owl:imports`` are followed and no inference runs over the data (pyshacl
     ``inference="none"``, ``do_owl_imports=False``).
 
@@ -178,6 +167,8 @@ class ShapesData:
 
     :func:`validate_shapes` reads a store through it; ``provgraph.validate.validate``
     adds each graph's triples as it checks PROV-CONSTRAINTS, so the store is read once.
+    The statements are held as N-Triples text (about 150 bytes a statement), written by
+    the store layer's serializer with each literal's lexical form as stored.
 
     Example:
         >>> from provgraph.terms import IRI, Literal
@@ -193,70 +184,53 @@ class ShapesData:
     """
 
     def __init__(self) -> None:
-        self._graph = _DataGraph()
-        self._values = ValueGraph()  # finds the focus nodes a SPARQL constraint may fail
-        self._iris: dict[str, Any] = {}
+        self._chunks: list[str] = []
 
     def add(self, triples: Iterable[tuple[Term, Term, Term]]) -> None:
         """Add statements (subject, predicate, object as :mod:`provgraph.terms` terms);
-        a statement given twice, or in two graphs, is one statement of the data graph."""
-        if not isinstance(triples, list):  # both graphs take each batch: hold one at a time
-            it = iter(triples)
-            while batch := list(itertools.islice(it, 50_000)):
-                self.add(batch)
-            return
-        self._values.add(triples)
-        iris = self._iris
-        add = self._graph.add
-        with _quiet_rdflib():
-            for s, p, o in triples:
-                # IRIs repeat (predicates, classes, shared subjects): converting each once
-                # saves rdflib's IRI check, most of the conversion's cost. Only IRIs are
-                # kept: a blank node's label could be the same text as an IRI.
-                rs = iris.get(s) if type(s) is IRI else None
-                if rs is None:
-                    rs = _to_rdflib(s)
-                    if type(s) is IRI:
-                        iris[s] = rs
-                rp = iris.get(p) if type(p) is IRI else None
-                if rp is None:
-                    rp = _to_rdflib(p)
-                    if type(p) is IRI:
-                        iris[p] = rp
-                ro = iris.get(o) if type(o) is IRI else None
-                if ro is None:
-                    ro = _to_rdflib(o)
-                    if type(o) is IRI:
-                        iris[o] = ro
-                add((rs, rp, ro))
+        a statement given twice, or in two graphs, is one statement of the data graph.
+
+        Raises:
+            StoreError: a term that is not valid RDF (an IRI that is not absolute).
+        """
+        self._chunks.append(serialize_quads(((s, p, o, None) for s, p, o in triples),  # type: ignore[misc]
+                                            "ntriples").decode())
 
     def validate(self) -> ShaclReport:
         """Validate the statements added so far against the bundled shapes; see
         :func:`validate_shapes` for the report and the errors raised. Use it once: the
-        ontology is mixed into the data graph."""
-        self._iris.clear()
-        data = self._graph
-        shapes, taken = _split_shapes()
-        ontology = _bundled_graph(ONTOLOGY_FILE)
-        with _quiet_rdflib():
-            for triple in ontology:  # what pyshacl's ont_graph mixing does (inplace)
-                data.add(triple)
-            self._values.add([(_from_rdflib(s), _from_rdflib(p), _from_rdflib(o))  # type: ignore[misc]
-                              for s, p, o in ontology])
-            sparql = [v for c in taken
-                      for v in _run_sparql_constraint(data, self._values, shapes, c)]
-            conforms, results_graph = _pyshacl(data, shapes, None)
-        violations = _violations(results_graph) + sparql
-        violations.sort(key=_violation_order)
-        return ShaclReport(conforms=bool(conforms) and not sparql, violations=violations)
+        text is handed to the engine and not kept (one copy of it at a time, not two)."""
+        # the ontology is mixed into the data graph, as pyshacl's ont_graph does (inplace)
+        self._chunks.append(_ontology_ntriples())
+        text = "".join(self._chunks)
+        self._chunks = []
+        conforms, results_graph, _text = _compiled_shapes().validate(
+            _TurboInput(text, "nt", None, {}, preserve_ids=True),
+            inference="none", abort_on_first=False, allow_infos=False, allow_warnings=False)
+        violations = _violations(results_graph)
+        return ShaclReport(conforms=bool(conforms), violations=violations)
+
+
+@lru_cache(maxsize=1)
+def _compiled_shapes() -> Any:
+    """The bundled shapes compiled by pyshacl-turbo, once per process (from the same parse
+    as :func:`_shapes_graph`'s copies, so blank-node shapes keep their labels)."""
+    return pyshacl_turbo.compile_shapes(_shapes_parsed())  # type: ignore[no-untyped-call]
+
+
+@lru_cache(maxsize=1)
+def _ontology_ntriples() -> str:
+    quads = parse_rdf(ontology_text(ONTOLOGY_FILE), "turtle")
+    return serialize_quads(quads, "ntriples").decode()
 
 
 def _pyshacl(data: rdflib.Graph, shapes: rdflib.Graph, ontology: rdflib.Graph | None
              ) -> tuple[bool, rdflib.Graph]:
-    """pyshacl over ``data`` as provgraph runs it: no inference, no owl:imports, every
-    result (not the first), ``data`` validated in place (it is provgraph's own fresh copy:
-    pyshacl mixes ``ontology`` into it rather than cloning it, which would lose the SPARQL
-    parse cache). Returns ``(conforms, results graph)``."""
+    """pyshacl over ``data`` as the reference path runs it: no inference, no owl:imports,
+    every result (not the first), ``ontology`` mixed into ``data`` in place (provgraph's
+    own fresh copy). Returns ``(conforms, results graph)``."""
+    import pyshacl
+
     conforms, results_graph, _text = pyshacl.validate(
         data, shacl_graph=shapes, ont_graph=ontology, inference="none", abort_on_first=False,
         allow_infos=False, allow_warnings=False, advanced=False, meta_shacl=False,
@@ -277,25 +251,7 @@ def _reference_report(triples: Iterable[tuple[Term, Term, Term]]) -> ShaclReport
 
 
 # ---------------------------------------------------------------------------
-# SPARQL-based constraints run once (SHACL §5)
-
-_SH_NS = str(_SH)
-# Anything that makes the solutions with $this pre-bound differ from the solutions
-# filtered on $this (SHACL §5.3.1), or that the filtering cannot see: left to pyshacl.
-_NOT_TAKEN = re.compile(
-    r"\b(OPTIONAL|MINUS|EXISTS|VALUES|BIND|GRAPH|SERVICE|LIMIT|OFFSET|ORDER|GROUP|HAVING|"
-    r"COUNT|SUM|MIN|MAX|AVG|SAMPLE|GROUP_CONCAT|FROM|NAMED|UNDEF)\b"
-    r"|\$(PATH|currentShape|shapesGraph)\b|\?failure\b|[{]\s*SELECT\b",
-    re.IGNORECASE)
-
-
-@dataclass(frozen=True, slots=True)
-class _TakenConstraint:
-    shape: Any                 # the node shape (rdflib term)
-    classes: tuple[Any, ...]   # its sh:targetClass values
-    query: str                 # PREFIX lines + the sh:select text
-    messages: tuple[Any, ...]  # the shape's and the constraint's sh:message literals
-    severity: str
+# the bundled shapes
 
 
 @lru_cache(maxsize=1)
@@ -310,94 +266,6 @@ def _shapes_graph() -> rdflib.Graph:
     for triple in _shapes_parsed():
         copy.add(triple)
     return copy
-
-
-def _split_shapes() -> tuple[rdflib.Graph, list[_TakenConstraint]]:
-    """The shapes graph for pyshacl, without the SPARQL-based constraints this module
-    runs itself, and those constraints."""
-    shapes = _shapes_graph()
-    taken: list[_TakenConstraint] = []
-    for shape, constraint in list(shapes.subject_objects(_SH.sparql)):
-        t = _taken(shapes, shape, constraint)
-        if t is not None:
-            shapes.remove((shape, _SH.sparql, constraint))
-            taken.append(t)
-    return shapes, taken
-
-
-def _taken(g: rdflib.Graph, shape: Any, constraint: Any) -> _TakenConstraint | None:
-    """The constraint as run by :func:`_run_sparql_constraint`, or ``None`` when it does
-    not have the simple form that allows it (see the module docstring)."""
-    preds = set(g.predicates(shape))
-    targets = {p for p in preds if str(p).startswith(_SH_NS + "target")}
-    if (not isinstance(shape, rdflib.URIRef) or targets != {_SH.targetClass}
-            or _SH.path in preds or _SH.deactivated in preds
-            or (shape, rdflib.RDF.type, rdflib.RDFS.Class) in g
-            or (None, None, shape) in g):  # used by another shape: evaluated there too
-        return None
-    if _SH.deactivated in set(g.predicates(constraint)) or len(list(g.objects(constraint, _SH.select))) != 1:
-        return None
-    select = str(g.value(constraint, _SH.select))
-    messages = tuple(g.objects(shape, _SH.message)) + tuple(g.objects(constraint, _SH.message))
-    if _NOT_TAKEN.search(select) or any("{" in str(m) for m in messages):
-        return None
-    prefixes = []
-    for source in g.objects(constraint, _SH.prefixes):
-        for decl in g.objects(source, _SH.declare):
-            prefixes.append(f"PREFIX {g.value(decl, _SH.prefix)}: <{g.value(decl, _SH.namespace)}>")
-    query = "\n".join(prefixes + [select])
-    try:
-        parsed = _prepared(query)
-    except Exception:  # rdflib's parser raises pyparsing errors: pyshacl reports them
-        return None
-    projected = [str(v) for v in getattr(parsed.algebra, "PV", ())]
-    if "this" not in projected or not set(projected) <= {"this", "value", "path"}:
-        return None
-    severity = g.value(shape, _SH.severity)
-    return _TakenConstraint(
-        shape=shape, classes=tuple(g.objects(shape, _SH.targetClass)), query=query,
-        messages=messages,
-        severity=str(severity).rsplit("#", 1)[-1] if severity is not None else "Violation")
-
-
-def _run_sparql_constraint(data: rdflib.Graph, values: ValueGraph, shapes: rdflib.Graph,
-                           c: _TakenConstraint) -> list[Violation]:
-    """The results of one constraint for its focus nodes, the SHACL instances of its
-    target classes (SHACL §2.1.3.2).
-
-    pyoxigraph runs the query once with ``$this`` unbound over the same statements and
-    names the focus nodes that have solutions; rdflib then runs it with ``$this``
-    pre-bound to each of those, as pyshacl does, and its solutions are the results. (Run
-    once, rdflib's own evaluation was quadratic for a query such as the distinct-ranks
-    constraint: 6.6 s at 100,000 statements.)
-    """
-    focus: set[Any] = set()
-    for cls in c.classes:
-        for sub in data.transitive_subjects(rdflib.RDFS.subClassOf, cls):
-            focus.update(data.subjects(rdflib.RDF.type, sub))
-    if not focus:
-        return []
-    found = {_to_rdflib(t) for row in values.select(c.query, source=str(c.shape))
-             if (t := row.get("this")) is not None}
-    message = "; ".join(sorted({str(m) for m in c.messages}))
-    prepared = _prepared(c.query)
-    out = []
-    for node in sorted(found & focus, key=str):
-        seen: set[tuple[Any, Any, Any]] = set()
-        for row in data.query(prepared, initBindings={"this": node}):
-            bound = row.asdict()  # type: ignore[union-attr]
-            this, value, path = bound.get("this"), bound.get("value"), bound.get("path")
-            this = this if this is not None else node
-            if (this, path, value) in seen:  # a solution repeated for one focus node counts
-                continue                      # once, as pyshacl counts it
-            seen.add((this, path, value))
-            out.append(Violation(
-                focus_node=_from_rdflib(this) or BNode(""),
-                path=_path_text(shapes, path),
-                value=_from_rdflib(value if value is not None else node),
-                message=message, severity=c.severity, shape=_from_rdflib(c.shape),  # type: ignore[arg-type]
-            ))
-    return out
 
 
 # ---------------------------------------------------------------------------

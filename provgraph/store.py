@@ -62,7 +62,7 @@ from ._lexical import LEXICAL, encode_datatype, engine_keeps
 
 _T = TypeVar("_T")
 
-__all__ = ["ProvStore", "EmbeddedStore", "ValueGraph", "open_store", "default_store_path",
+__all__ = ["ProvStore", "EmbeddedStore", "open_store", "default_store_path",
            "RDF_FORMATS", "ANY_GRAPH", "DEFAULT_GRAPH", "term_sort_key"]
 
 ENV_VAR = "PROVGRAPH_STORE"
@@ -1757,56 +1757,6 @@ def check_store_directory(root: Path) -> None:
 
 
 _SYNTAX_CHECKER: Any = None
-
-
-class ValueGraph:
-    """An in-memory SPARQL 1.1 engine over one graph of statements exactly as given, for
-    queries about values (:mod:`provgraph.shacl`'s SPARQL-based constraints).
-
-    Unlike a :class:`ProvStore`, literals reach the engine as written, not in the store's
-    encoding that keeps their lexical form (issue 15): the engine may keep only the value
-    (``"01"^^xsd:integer`` is 1), which is what SPARQL operators compare. Read back, such
-    a literal can differ in form from what was added, so use it to find nodes (IRIs and
-    blank nodes come back as given), not to report values.
-
-    Example:
-        >>> from provgraph.terms import IRI, Literal
-        >>> g = ValueGraph()
-        >>> g.add([(IRI("urn:x:a"), IRI("urn:x:n"),
-        ...         Literal("01", "http://www.w3.org/2001/XMLSchema#integer"))])
-        >>> [r["s"] for r in g.select("SELECT ?s WHERE { ?s <urn:x:n> ?n FILTER(?n = 1) }")]
-        [IRI('urn:x:a')]
-    """
-
-    def __init__(self) -> None:
-        self._store = ox.Store()
-
-    def add(self, triples: Iterable[tuple[Term, Term, Term]]) -> None:
-        """Add statements to the default graph (no transaction: statements are cheap to
-        add again).
-
-        Raises:
-            StoreError: a term the engine refuses (an invalid IRI or blank node label).
-        """
-        with _map_errors("statements for the value graph"):
-            self._store.bulk_extend(
-                ox.Quad(_to_ox(s), _to_ox(p), _to_ox(o), _DEFAULT_GRAPH_OX) for s, p, o in triples)
-
-    def select(self, sparql: str, *, source: str = "<text>") -> list[dict[str, Term | None]]:
-        """The solutions of a SELECT query over the default graph (literals as the engine
-        holds them: see the class docstring).
-
-        Raises:
-            QuerySyntaxError: the query does not parse. QueryError: it is not a SELECT.
-        """
-        with _map_errors("query", query=True, source=source):
-            res = self._store.query(sparql)
-        if not isinstance(res, ox.QuerySolutions):
-            raise QueryError(f"{source}: expected a SELECT query")
-        names = [v.value for v in res.variables]
-        with _map_errors("query", query=True, source=source):
-            return [{n: None if sol[i] is None else _from_ox(sol[i], raw=True)
-                     for i, n in enumerate(names)} for sol in res]
 
 
 def check_query_syntax(text: str, source: str = "<text>") -> None:

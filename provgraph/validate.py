@@ -294,9 +294,12 @@ def zone_less_times(triples: Iterable[tuple[Any, Any, Any]], graph: IRI | None =
         statement, in statement order.
     """
     out = []
-    for s, p, o in sorted(set(triples), key=lambda t: tuple(_n3(x) for x in t)):
-        if (isinstance(o, Literal) and o.datatype == XSD + "dateTime"
-                and ill_typed(o) is None and not _has_zone(o.value.strip())):
+    # only the time statements are sorted (sorting every statement by its N-Triples text
+    # was 0.3 s on the demo store; issue 16, item 2)
+    times = {(s, p, o) for s, p, o in triples
+             if isinstance(o, Literal) and o.datatype == XSD + "dateTime"}
+    for s, p, o in sorted(times, key=lambda t: tuple(_n3(x) for x in t)):
+        if ill_typed(o) is None and not _has_zone(o.value.strip()):
             out.append(AttributeWarning(
                 rule="zone-less xsd:dateTime", message=f'"{o.value}" has no time zone; '
                 'provgraph reads it as UTC. Give the zone (Z or +hh:mm) in the source document',

@@ -402,10 +402,11 @@ def test_rdflib_381_871_blank_node_property_lists_in_insert_data():
 def test_rdflib_3426_shacl_sees_the_stored_lexical_forms(recorded):
     """https://github.com/RDFLib/rdflib/issues/3426: rdflib builds a literal in the
     canonical form of its value (``Z`` becomes ``+00:00``, ``"05"^^xsd:integer`` ``"5"``).
-    provgraph copies the store into an rdflib graph for pyshacl: two values that differ
+    provgraph copied the store into an rdflib graph for pyshacl: two values that differ
     only in form (two statements in the store) became one, so ``sh:maxCount 1`` missed
     them, and a violation's ``value`` showed a form the store does not hold (failed
-    before). The copy keeps every literal as stored."""
+    before). The copy the SHACL engine reads (N-Triples text now) keeps every literal as
+    stored."""
     from provgraph.shacl import validate_shapes
     from provgraph.vocab import PG
 
