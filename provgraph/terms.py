@@ -191,3 +191,45 @@ def term_value(term: Term | None) -> Any:
     if isinstance(term, Literal):
         return term.to_python()
     return str(term)
+
+
+def term_to_json(term: Term) -> dict[str, str]:
+    """``term`` in the SPARQL 1.1 Query Results JSON form (W3C, §3.2.2): ``{"type": "uri",
+    "value": ...}``, ``{"type": "literal", "value": ..., "datatype": ...}`` (or ``"xml:lang"``),
+    ``{"type": "bnode", "value": ...}``; the lexical form is kept exactly.
+
+    Raises:
+        TypeError: ``term`` is not an RDF term."""
+    if isinstance(term, Literal):
+        out = {"type": "literal", "value": term.value}
+        if term.language:
+            out["xml:lang"] = term.language
+        elif term.datatype:
+            out["datatype"] = term.datatype
+        return out
+    if isinstance(term, BNode):
+        return {"type": "bnode", "value": str(term)}
+    if isinstance(term, str):  # IRI
+        return {"type": "uri", "value": str(term)}
+    raise TypeError(f"not an RDF term: {term!r}")
+
+
+def term_from_json(obj: Any) -> Term:
+    """The term written by :func:`term_to_json` (``typed-literal`` accepted as well).
+
+    Raises:
+        ValueError: ``obj`` is not a term object.
+    """
+    if not isinstance(obj, dict) or not isinstance(obj.get("value"), str):
+        raise ValueError(f"not an RDF term in SPARQL JSON form: {obj!r}")
+    kind, value = obj.get("type"), obj["value"]
+    if kind == "uri":
+        return IRI(value)
+    if kind == "bnode":
+        return BNode(value)
+    if kind in ("literal", "typed-literal"):
+        if obj.get("xml:lang"):
+            return Literal(value, None, obj["xml:lang"])
+        dt = obj.get("datatype")
+        return Literal(value, None if dt in (None, XSD + "string") else dt)
+    raise ValueError(f"unknown term type {kind!r} in {obj!r}")

@@ -23,8 +23,8 @@ from .. import errors
 from ..errors import OriginalCorruptError, ProvgraphError, QueryError, StoreError
 from ..originals import BlobStore, check_digest, sha256_hex
 from ..store import ANY_GRAPH, URL_OPENERS, ProvStore, parse_rdf, serialize_quads
-from ..terms import IRI, BNode, Literal, Quad, Term
-from ._wire import term_from_json, term_to_json, token_from_environment
+from ..terms import IRI, BNode, Literal, Quad, Term, term_from_json, term_to_json
+from ._wire import token_from_environment
 
 __all__ = ["ServedStore"]
 

@@ -51,8 +51,7 @@ from ..errors import (
 )
 from ..sparql_guard import check_untrusted
 from ..store import ANY_GRAPH, EmbeddedStore, parse_rdf, serialize_quads
-from ..terms import IRI, Literal, Term
-from ._wire import term_from_json
+from ..terms import IRI, Literal, Term, term_from_json
 
 __all__ = ["ServeConfig", "ProvgraphServer", "serve"]
 
