@@ -45,10 +45,10 @@ def assert_agree(store: EmbeddedStore) -> shacl.ShaclReport:
 
 
 def test_the_sparql_constraints_are_the_ones_taken_over():
-    # all four SPARQL-based constraints of the bundled shapes have the simple form
+    # all five SPARQL-based constraints of the bundled shapes have the simple form
     shapes, taken = shacl._split_shapes()
     names = sorted(str(t.shape).rsplit("#", 1)[-1] for t in taken)
-    assert names == ["ChunkShape", "ClaimShape", "RetrievalShape", "SegmentShape"]
+    assert names == ["ChunkShape", "ClaimShape", "RetrievalShape", "SegmentShape", "VerdictShape"]
     assert not list(shapes.subject_objects(shacl._SH.sparql))
 
 
