@@ -37,8 +37,9 @@ claim_accounting           ``claim_coverage``: every claim has eligible evidence
                            abstention or uncertain (``unsupported.rq``) >= ``min``
 correct_abstentions        ``correct_abstention`` >= ``min``; not evaluated without
                            answerability labels (fails only when ``required``)
-review_coverage            reviewed claims / claims >= ``min``; not evaluated while no review
-                           (``pg:Adjudication``) is recorded (fails only when ``required``)
+review_coverage            claims with at least one review (``pg:Review``, ``provgraph review``)
+                           / claims >= ``min``; not evaluated while the store holds no review
+                           at all (fails then only when ``required``)
 =========================  ====================================================================
 
 An empty denominator passes (nothing to hold to the threshold) and says so.
@@ -55,7 +56,10 @@ from typing import Any
 from ._rows import _Row
 from .errors import ProvgraphError
 from .evaluation import SHARE_DIGITS, claim_facts, metrics
+from .schema import claim as claim_schema
+from .schema import review as review_schema
 from .store import ProvStore
+from .terms import IRI
 from .vocab import PG, RDF
 
 __all__ = ["GateRow", "GatePolicy", "PolicyError", "load_policy", "parse_policy", "gate",
@@ -265,8 +269,16 @@ def gate(store: ProvStore, policy: GatePolicy, *, runs: Sequence[str] | None = N
     out.append(_not_evaluated("correct_abstentions", ca["min"], ca["required"],
                               "no answerability labels recorded"))
     rc = g["review_coverage"]
-    reviewed = next(iter(store.quads(None, RDF.type, PG.Adjudication)), None) is not None
-    out.append(_not_evaluated("review_coverage", rc["min"], rc["required"],
-                              "adjudications are recorded but not yet read by this provgraph"
-                              if reviewed else "no reviews (pg:Adjudication) recorded"))
+    if next(iter(store.quads(None, RDF.type, PG.Review)), None) is None:
+        out.append(_not_evaluated("review_coverage", rc["min"], rc["required"],
+                                  "no reviews (pg:Review) recorded in the store "
+                                  "('provgraph review' records them)"))
+    else:
+        claims = claim_schema.claims_of_runs(
+            store, [IRI(r) for r in runs] if runs is not None else None)
+        reviewed = review_schema.reviewed_claims(store) & set(claims)
+        n = len(reviewed)
+        out.append(_held("review_coverage", n, len(claims), rc["min"],
+                         f"{len(claims) - n} claims released without review "
+                         "('provgraph query unreviewed-claims')" if len(claims) - n else ""))
     return out

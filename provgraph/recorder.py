@@ -61,11 +61,12 @@ from .schema import generation as generation_schema
 from .schema import prompt as prompt_schema
 from .schema import query as query_schema
 from .schema import retrieval as retrieval_schema
+from .schema import review as review_schema
 from .schema import run as run_schema
 from .normalize import get_policy
 from .store import ProvStore
 from .terms import IRI, Quad
-from .vocab import CLAIM_KINDS, CLAIM_STATUSES, PG, RDF, UNITS
+from .vocab import CLAIM_KINDS, CLAIM_STATUSES, PG, RDF, REVIEW_VERDICTS, UNITS
 
 __all__ = ["Recorder"]
 
@@ -446,6 +447,117 @@ class Recorder(IngestionSteps):
         self._emit(q)
         if support is not None:
             self._support.remember(c, support, ingestion=False)
+        return rec
+
+    # ------------------------------------------------------------------ review (issue 18)
+    def review(self, claim: Ref, *, verdicts: Mapping[str, str], reviewer: str,
+               version: str = "", model: bool = False, role: str = "reviewer",
+               policy: str | None = None, saw: Ref | None = None,
+               at: _dt.datetime | None = None, iri: str | None = None) -> review_schema.ReviewRecord:
+        """Record one reviewer's verdicts on a claim: a ``pg:Review`` activity in this
+        run's graph (:mod:`provgraph.schema.review` has the PROV modelling).
+
+        Reviews of one claim that disagree are all kept; :meth:`adjudicate` resolves them.
+
+        Args:
+            claim: the claim record or IRI (recorded, in any run).
+            verdicts: verdict kind -> value, e.g. ``{"quotation": "faithful"}``; kinds and
+                values from :data:`provgraph.vocab.REVIEW_VERDICTS`.
+            reviewer: the person's name, or the model id with ``model=True``.
+            version: the model version (``""`` for a person).
+            model: the reviewer is a software judge (``prov:SoftwareAgent``), not a person.
+            role: the reviewer's role (``prov:hadRole``), e.g. ``annotator``, ``domain-expert``.
+            policy: the review policy and its version, e.g. ``"review-guide@2"``.
+            saw: the source snapshot (record or IRI) the reviewer read.
+            at: when the review was made (aware; default: the clock's now).
+
+        Raises:
+            RecordError: no verdicts, an unknown kind or a value the kind does not take,
+                an empty reviewer or role, a naive ``at``, a claim that is not recorded or
+                ``saw`` that is not a recorded ``pg:SourceSnapshot``. Nothing is stored.
+        """
+        return self._judge(claim, verdicts=verdicts, reviewer=reviewer, version=version,
+                           model=model, role=role, policy=policy, saw=saw, at=at, iri=iri,
+                           adjudication=False)
+
+    def adjudicate(self, claim: Ref, *, verdicts: Mapping[str, str], reviewer: str,
+                   version: str = "", model: bool = False, role: str = "adjudicator",
+                   policy: str | None = None, at: _dt.datetime | None = None,
+                   iri: str | None = None) -> review_schema.ReviewRecord:
+        """Record the final verdicts on a claim's reviews: a ``pg:Adjudication`` that
+        ``prov:used`` every stored review verdict of the kinds decided, and generates one
+        verdict per kind ``prov:wasDerivedFrom`` them (a review stored later is not weighed:
+        'unadjudicated-disagreements' lists it again if it disagrees).
+
+        Args:
+            claim, verdicts, reviewer, version, model, policy: as :meth:`review`.
+            role: the adjudicator's role (default ``adjudicator``).
+            at: when (aware; default: the clock's now); not before the reviews it weighs.
+
+        Raises:
+            RecordError: as :meth:`review`; a kind no stored review of the claim has a
+                verdict of (nothing to adjudicate), or ``at`` before a review it weighs.
+                Nothing is stored.
+        """
+        return self._judge(claim, verdicts=verdicts, reviewer=reviewer, version=version,
+                           model=model, role=role, policy=policy, saw=None, at=at, iri=iri,
+                           adjudication=True)
+
+    def _judge(self, claim: Ref, *, verdicts: Mapping[str, str], reviewer: str, version: str,
+               model: bool, role: str, policy: str | None, saw: Ref | None,
+               at: _dt.datetime | None, iri: str | None,
+               adjudication: bool) -> review_schema.ReviewRecord:
+        what = "adjudication" if adjudication else "review"
+        if not verdicts:
+            raise RecordError(f"a {what} needs at least one verdict (KIND=VALUE; kinds: "
+                              f"{', '.join(REVIEW_VERDICTS)})")
+        for kind, value in verdicts.items():
+            if kind not in REVIEW_VERDICTS:
+                raise RecordError(f"unknown verdict kind {kind!r}; use one of "
+                                  f"{', '.join(REVIEW_VERDICTS)}")
+            if value not in REVIEW_VERDICTS[kind]:
+                raise RecordError(f"verdict {kind}={value!r} is not a {kind} value; use one of "
+                                  f"{', '.join(REVIEW_VERDICTS[kind])}")
+        if not reviewer or not reviewer.strip():
+            raise RecordError(f"a {what} needs the reviewer's name (or model id)")
+        if not role or not role.strip():
+            raise RecordError("the reviewer's role must not be empty; name it or leave it out")
+        when = self._time("at", at)
+        c = self._require(claim, "claim")
+        saw_iri = None
+        if saw is not None:
+            saw_iri = iri_of(saw)
+            if isinstance(saw, str) and next(iter(self.store.quads(saw_iri, RDF.type, PG.SourceSnapshot)), None) is None:
+                raise RecordError(f"saw <{saw_iri}> is not a recorded source snapshot "
+                                  "(pg:SourceSnapshot); give the IRI of the snapshot the "
+                                  "reviewer read")
+        act = _given_iri("iri", iri) or ids.new_iri()
+        who = review_schema.Reviewer(
+            name=reviewer, version=version, model=model,
+            iri=review_schema.reviewer_iri(reviewer, version, model))
+        weighed: dict[str, tuple[IRI, ...]] = {}
+        if adjudication:
+            reviews = [r for r in review_schema.reviews_of(self.store, [c]) if not r.adjudication]
+            for kind in verdicts:
+                weighed[kind] = tuple(sorted(v.iri for r in reviews for v in r.verdicts
+                                             if v.kind == kind))
+                if not weighed[kind]:
+                    raise RecordError(f"claim <{c}> has no review with a {kind} verdict: nothing "
+                                      "to adjudicate; record the reviews first (provgraph review)")
+            late = [r for r in reviews if r.at > when
+                    and any(v.kind in verdicts for v in r.verdicts)]
+            if late:
+                raise RecordError(f"adjudication time {when.isoformat()} is before the review "
+                                  f"<{late[0].iri}> of {late[0].at.isoformat()} it weighs")
+        rec = review_schema.ReviewRecord(
+            iri=act, adjudication=adjudication, claim=c, reviewer=who, role=role, at=when,
+            policy=policy or None, saw=saw_iri,
+            verdicts=tuple(review_schema.Verdict(kind=k, value=v, activity=act, reviewer=who.iri,
+                                                 derived_from=weighed.get(k, ()),
+                                                 iri=IRI(f"{act}#verdict-{k}"))
+                           for k, v in sorted(verdicts.items())),
+            weighed=tuple(sorted({i for t in weighed.values() for i in t})), run=self.iri)
+        self._emit(review_schema.to_quads(rec, self.iri))
         return rec
 
     def _as_target(self, raw: str) -> IRI | None:

@@ -95,7 +95,8 @@ class PG(ClosedNamespace):
         "AidGeneration", "IndexedRepresentation", "Indexing", "Segment",
         # --- classes: request time
         "Query", "Retrieval", "ContextPacking", "GeneratorInput", "Generation",
-        "Answer", "Claim", "Citation", "Resolution", "Revalidation", "Adjudication",
+        "Answer", "Claim", "Citation", "Resolution", "Revalidation", "Review", "Adjudication",
+        "Verdict",
         # --- classes: agents
         "Parser", "Chunker", "Embedder", "Retriever", "Model", "PromptTemplate",
         "Resolver", "Reviewer", "Pipeline",
@@ -105,11 +106,11 @@ class PG(ClosedNamespace):
         "start", "end", "endInclusive", "origin", "rank", "score", "indexVersion",
         "settings", "claimKind", "claimStatus", "targetId", "pinnedSha256", "outcome", "reason", "policy", "resolvedByteStart",
         "resolvedByteEnd", "resolvedCodepointStart", "resolvedCodepointEnd", "warrant",
-        "imprecise",
+        "imprecise", "verdictKind", "verdictValue",
         "packageVersions", "codeRevision", "modelIds", "tokenBudget", "removedStatements",
         # --- object properties
         "document", "answer", "citation", "target", "resolvedSnapshot", "segment",
-        "segmentSource", "omitted", "aidUsed", "extractedText", "run",
+        "segmentSource", "omitted", "aidUsed", "extractedText", "run", "reviewOf", "sawSnapshot",
         # --- provenance shortcuts written at record time (kept consistent with PROV)
         "citedSnapshot", "supportAgent",
     )
@@ -181,6 +182,18 @@ VERIFIED_OUTCOMES = ("quote_match", "normalized_match")
 ``prov:wasQuotedFrom`` (DESIGN.md, Quotation versus derivation) and keep a citation
 eligible evidence; every other outcome is a failure. The one definition that
 :data:`provgraph.matching.VERIFIED` and :data:`provgraph.analytics.SUCCESS_OUTCOMES` name."""
+REVIEW_VERDICTS: dict[str, tuple[str, ...]] = {
+    "answerability": ("answerable", "unanswerable"),
+    "origin": ("original", "generated", "mixed", "unknown"),
+    "quotation": ("faithful", "unfaithful", "not_applicable"),
+    "derivation": ("warranted", "unwarranted", "not_applicable"),
+    "coverage": CLAIM_STATUSES,
+}
+"""Reviewer verdict kinds (issue 18 part 4) and the values each takes (``pg:verdictKind``,
+``pg:verdictValue``; the SHACL shape ``pgsh:Verdict-value`` holds the same table):
+answerability of the question, origin of the claim's support (retained original or generated
+text), fidelity of a quotation, warrant of a derivation, and how well the claim is covered
+(the claim statuses)."""
 AID_KINDS = {"hypothetical_document": PG.HypotheticalDocument,
              "contextual_prefix": PG.ContextualPrefix,
              "generated_question": PG.GeneratedQuestion}

@@ -188,3 +188,20 @@ def exposure_cases(rec: Recorder, r: dict[str, Any]) -> dict[str, Any]:
                          started_at=pipeline.t(15), iri=iri("a9"))
     return {"input": gi, "answer": ans, "prompt": prompt,
             "hyde_start": prompt.index(pipeline.HYDE_TEXT)}
+
+
+def reviews(rec: Recorder, r: dict[str, Any]) -> dict[str, Any]:
+    """Reviews (issue 18): claim_quote (citing policy v1) reviewed twice with disagreeing
+    quotation verdicts, once against policy v2; claim_para reviewed once and adjudicated."""
+    out: dict[str, Any] = {}
+    out["rev_a"] = rec.review(r["claim_quote"], verdicts={"quotation": "faithful"}, reviewer="ana",
+                              role="annotator", policy="guide@1", saw=r["policy_v2"],
+                              at=pipeline.t(300), iri=iri("rv1"))
+    out["rev_b"] = rec.review(r["claim_quote"], verdicts={"quotation": "unfaithful"},
+                              reviewer="judge", version="1", model=True, saw=r["policy_v1"],
+                              at=pipeline.t(301), iri=iri("rv2"))
+    out["rev_c"] = rec.review(r["claim_para"], verdicts={"coverage": "supported"}, reviewer="ana",
+                              at=pipeline.t(302), iri=iri("rv3"))
+    out["adj_c"] = rec.adjudicate(r["claim_para"], verdicts={"coverage": "supported"},
+                                  reviewer="lead", at=pipeline.t(303), iri=iri("ad1"))
+    return out

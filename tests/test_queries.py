@@ -26,8 +26,9 @@ from . import pipeline, query_scenarios as sc
 
 QUERY_NAMES = ["citations-of", "claims", "coverage", "derivations", "derived-from", "evaluation-claims", "exposure",
                "generated-evidence", "impact", "impact-claims", "invalidations", "lineage",
-               "revisions", "runs", "stale", "stale-citations", "stale-claims", "stale-dependents",
-               "stale-texts", "unsupported"]
+               "review-version-mismatch", "revisions", "runs", "stale", "stale-citations",
+               "stale-claims", "stale-dependents", "stale-texts", "unadjudicated-disagreements",
+               "unreviewed-claims", "unsupported"]
 
 
 @pytest.fixture(scope="module")
@@ -42,6 +43,7 @@ def world():
     r["exposure"] = sc.exposure_cases(rec, r)
     r["outcomes"] = sc.outcomes_and_claims(rec, r)
     sc.deletion(rec, r)
+    r["reviews"] = sc.reviews(rec, r)
     yield s, r
     s.close()
 

@@ -61,6 +61,7 @@ def _world(store: Any) -> dict[str, Any]:
     r["exposure"] = sc.exposure_cases(rec, r)
     r["outcomes"] = sc.outcomes_and_claims(rec, r)
     sc.deletion(rec, r)
+    r["reviews"] = sc.reviews(rec, r)
     return r
 
 

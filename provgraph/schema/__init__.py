@@ -28,6 +28,8 @@ module             concept
 ``claim``          claims, derivation operands and warrants, support shortcuts
 ``citation``       citations: target, range, quote selector, pinned digest,
                    recorded outcome; the one interpretation of a cited range
+``review``         reviewers, reviews and adjudications of claims, and their
+                   verdicts (issue 18)
 =================  ==========================================================
 
 Layering: the schema imports only :mod:`provgraph.store` (the store contract),
@@ -40,10 +42,10 @@ from __future__ import annotations
 
 from . import (
     agent, aid, chunk, citation, claim, extraction, generation, indexed, prompt, query, retrieval,
-    removal, run, segment, snapshot,
+    removal, review, run, segment, snapshot,
 )
 from ._table import Field, Part, Table, all_tables
 
 __all__ = ["Field", "Part", "Table", "all_tables", "agent", "aid", "chunk", "citation", "claim",
-           "extraction", "generation", "indexed", "prompt", "query", "removal", "retrieval", "run",
+           "extraction", "generation", "indexed", "prompt", "query", "removal", "retrieval", "review", "run",
            "segment", "snapshot"]
