@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import dataclasses
 import datetime as _dt
-import os
 from collections.abc import Iterator, Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any, cast
@@ -22,7 +21,7 @@ from .normalize import get_policy
 from .offsets import LOCATOR_UNITS, SourceText
 from .schema import citation as citation_schema
 from .schema.snapshot import newest_first
-from .store import EmbeddedStore, ProvStore
+from .store import ProvStore
 from .terms import IRI, BNode, Term, term_value
 from .vocab import PG, PROV
 from .xsd import instant
@@ -234,13 +233,14 @@ def stale(store: ProvStore, *, run: str | None = None) -> list[StaleRow]:
             bytes are missing or altered.
     """
     run_iri = check_run(store, run)
-    if run_iri is None and _second_thread_helps(store):
+    if run_iri is None:
         # The whole store: the revision side (newest revisions and the span verdicts of
-        # every revised snapshot) runs in a second thread beside the claim side; the
-        # verdicts of a snapshot do not depend on which claims cite it. pyoxigraph
-        # evaluates a query mostly without holding the GIL, so on two idle cores the
-        # two overlap (about 0.25 s of 1 s at 100,000 answers, measured for issue 12);
-        # see _second_thread_helps for when they do not.
+        # every revised snapshot) runs in a second thread beside the claim side.
+        # pyoxigraph evaluates a query mostly without holding the GIL, so on two idle
+        # cores the two overlap (about 0.25 s of 1 s at 100,000 answers, measured for
+        # issue 12; on a machine with no idle core, as in issue 16's runs at load 2,
+        # the gain is within the noise: with/without 0.91-1.15); the verdicts of a
+        # snapshot do not depend on which claims cite it.
         with ThreadPoolExecutor(max_workers=1, thread_name_prefix="provgraph-stale") as pool:
             side = pool.submit(_revised, store, None)
             per_run, updated = _stale_claims(store, None)
@@ -270,31 +270,6 @@ def stale(store: ProvStore, *, run: str | None = None) -> list[StaleRow]:
                 rows.append(build(run_, claim, snap, kind, tip, when,
                                   None if verdict is None else verdict.get(claim, True)))  # type: ignore[arg-type]
     return rows
-
-
-def _second_thread_helps(store: ProvStore) -> bool:
-    """Whether :func:`stale` should read the revision side in a second thread: for a
-    store behind a network (whose waits overlap whatever the machine's load), and for
-    the embedded store only while a core is idle (the 1-minute load average at most
-    the usable cores less one; no load average: no second thread).
-
-    Both threads hand the GIL back and forth for every solution pyoxigraph yields;
-    when the operating system has no idle core, each hand-over waits for the other
-    thread's next time slice. Measured on 2 cores at 100,000 answers (issue 16, paired,
-    5 pairs): at load 7.5 the two threads took 1.39 times the wall time of one (3.51
-    against 2.54 s; CPU time 1.03 times), at load 2 0.91-1.15 times; on two idle cores
-    they saved about 0.25 s of 1 s (issue 12). Both ways give the same rows."""
-    if not isinstance(store, EmbeddedStore):
-        return True
-    try:
-        cores = len(os.sched_getaffinity(0))
-    except AttributeError:  # not on Linux
-        cores = os.cpu_count() or 1
-    try:
-        load = os.getloadavg()[0]
-    except (AttributeError, OSError):  # no load average (Windows)
-        return False
-    return cores >= 2 and load <= cores - 1
 
 
 _StaleClaims = dict[IRI, list[tuple[str, IRI, str, "IRI | BNode | None"]]]

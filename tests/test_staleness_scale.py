@@ -16,9 +16,7 @@ from typing import Any
 
 import pytest
 
-from unittest import mock
-
-from provgraph import EmbeddedStore, Recorder, analytics, ids, staleness
+from provgraph import EmbeddedStore, Recorder, analytics, ids
 from provgraph._rows import _MIN, _int, _run_query, _str, _time
 from provgraph.kinds import check_run
 from provgraph.analytics import StaleRow
@@ -312,54 +310,6 @@ def test_the_full_queries_run_for_a_range_and_a_cited_dependent():
     s.close()
 
 
-# ------------------------------------------------------------------ one thread or two
-
-@pytest.fixture(params=[True, False], ids=["two-threads", "one-thread"])
-def threads(request, monkeypatch):
-    """stale() of the whole store with its revision side in a second thread, and without
-    (which one runs depends on the machine's load: _second_thread_helps)."""
-    monkeypatch.setattr(staleness, "_second_thread_helps", lambda store: request.param)
-    return request.param
-
-
-def test_one_thread_and_two_give_the_reference_rows(recorded, threads):
-    store, rec, r = recorded
-    _citation_cases(rec, r)
-    sc.parser_upgrade(store, r)
-    sc.deletion(rec, r)
-    assert_same_as_reference(store)
-
-
-def test_the_benchmark_workload_gives_the_reference_rows_in_one_thread_and_two(threads):
-    from bench.bench_queries import build_workload
-
-    s = EmbeddedStore()
-    build_workload(s, 300, runs=3)
-    assert {x.span_unchanged for x in assert_same_as_reference(s)} == {True, False}
-    s.close()
-
-
-def test_the_second_thread_runs_for_a_network_store_or_beside_an_idle_core(monkeypatch):
-    s = EmbeddedStore()
-    monkeypatch.setattr(staleness.os, "sched_getaffinity", lambda pid: {0, 1}, raising=False)
-    for load, helps in ((0.3, True), (1.0, True), (1.6, False), (7.5, False)):
-        monkeypatch.setattr(staleness.os, "getloadavg", lambda load=load: (load, load, load))
-        assert staleness._second_thread_helps(s) is helps
-    monkeypatch.setattr(staleness.os, "sched_getaffinity", lambda pid: {0}, raising=False)
-    monkeypatch.setattr(staleness.os, "getloadavg", lambda: (0.0, 0.0, 0.0))
-    assert not staleness._second_thread_helps(s)  # one usable core
-
-    def no_load() -> tuple[float, float, float]:
-        raise OSError("no load average")
-
-    monkeypatch.setattr(staleness.os, "sched_getaffinity", lambda pid: {0, 1}, raising=False)
-    monkeypatch.setattr(staleness.os, "getloadavg", no_load)
-    assert not staleness._second_thread_helps(s)
-    # a store behind a network: its waits overlap whatever the load
-    assert staleness._second_thread_helps(mock.Mock(spec=staleness.ProvStore))
-    s.close()
-
-
 # ------------------------------------------------------------------ a large store (opt-in)
 
 @pytest.mark.skipif(not os.environ.get("PROVGRAPH_STALE_ORACLE_STORE"),
@@ -376,7 +326,7 @@ def test_a_large_on_disk_store_gives_the_reference_rows():
         store.close()
 
 
-def test_a_revision_no_stale_claim_rests_on_needs_no_retained_bytes(recorded, threads):
+def test_a_revision_no_stale_claim_rests_on_needs_no_retained_bytes(recorded):
     """The whole store and one run give the same rows when the newest revision of a
     snapshot no claim is stale on (uncited, or cited only by claims whose snapshot was
     deleted) has lost its retained bytes: only 'updated' rows need them."""
