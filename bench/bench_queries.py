@@ -406,6 +406,37 @@ def replay(raw: Any, calls: list[tuple[str, Any, dict[str, Any]]]) -> int:
     return n
 
 
+def read_costs(raw: Any, calls: list[tuple[str, Any, dict[str, Any]]], *,
+               repeat: int = 3) -> dict[str, dict[str, float]]:
+    """Where the floor goes: each query of ``calls`` replayed alone on pyoxigraph ``raw``
+    (as :func:`replay` does, every value read), its CPU seconds in this thread
+    (``time.thread_time``: pyoxigraph evaluates in the calling thread; the least of
+    ``repeat`` runs) summed by the query's ``# name:`` header, and the pattern reads
+    together as ``"(pattern reads)"``. pyoxigraph 0.5.13 has no query explanation or
+    profile in its Python API (``Store.query`` takes none; the Rust crate's
+    ``explain`` is not exposed), so this per-query cost is the finest view there is.
+
+    Returns:
+        ``{name: {"cpu_s": float, "values": int, "calls": int}}`` (``values``: as
+        :func:`replay` counts them).
+    """
+    out: dict[str, dict[str, float]] = {}
+    for kind, what, kw in calls:
+        name = "(pattern reads)"
+        if kind == "query":
+            head = [ln for ln in what.splitlines() if ln.startswith("# name:")]
+            name = head[0].split(":", 1)[1].strip() if head else "(unnamed query)"
+        best, rows = float("inf"), 0
+        for _ in range(repeat):
+            t, rows = time.thread_time(), replay(raw, [(kind, what, kw)])
+            best = min(best, time.thread_time() - t)
+        cur = out.setdefault(name, {"cpu_s": 0.0, "values": 0, "calls": 0})
+        cur["cpu_s"] += best
+        cur["values"] += rows
+        cur["calls"] += 1
+    return out
+
+
 def _term_json(t: Any) -> Any:
     import pyoxigraph as ox
 
@@ -485,9 +516,11 @@ def measure_floors(path: Path, *, pairs: int = 5, cli_pairs: int | None = None,
     (output to /dev/null) and ``python -c`` :data:`FLOOR_SCRIPT` in a fresh process.
 
     Returns:
-        ``{question: {"inproc": paired, "cli": paired, "rows": int, "values": int,
-        "reads": int}}`` plus ``load_before``/``load_after`` and, given ``truth``,
-        ``checks`` (the answers equal the workload's ground truth); ``paired`` as
+        ``{question: {"inproc": paired, "inproc_cpu": paired, "cli": paired,
+        "cli_cpu": paired, "rows": int, "values": int, "reads": int, "read_costs":
+        read_costs(...)}}`` (``*_cpu``: the same pairs timed in CPU seconds, of this
+        process with both of stale's threads, or of the child processes) plus
+        ``load_before``/``load_after`` and, given ``truth``, ``checks`` (the answers equal the workload's ground truth); ``paired`` as
         :func:`bench.pairing.paired` returns it (seconds).
     """
     import pyoxigraph as ox
@@ -506,10 +539,14 @@ def measure_floors(path: Path, *, pairs: int = 5, cli_pairs: int | None = None,
             res: dict[str, Any] = {"rows": len(rows), "reads": len(calls),
                                    "values": replay(raw, calls)}
             res["inproc"] = pairing.paired(lambda: fn(store), lambda: replay(raw, calls), pairs)
-            res["cli"] = pairing.paired(
-                pairing.child([*provgraph_cli(), "--store", str(path), *argv]),
-                pairing.child([sys.executable, "-c", FLOOR_SCRIPT, str(path / "rdf"), str(reads)]),
-                cli_pairs or pairs)
+            res["inproc_cpu"] = pairing.paired(lambda: fn(store), lambda: replay(raw, calls),
+                                               pairs, clock=time.process_time)
+            res["read_costs"] = read_costs(raw, calls)
+            command = pairing.child([*provgraph_cli(), "--store", str(path), *argv])
+            floor = pairing.child([sys.executable, "-c", FLOOR_SCRIPT, str(path / "rdf"), str(reads)])
+            res["cli"] = pairing.paired(command, floor, cli_pairs or pairs)
+            res["cli_cpu"] = pairing.paired(command, floor, cli_pairs or pairs, warmup=False,
+                                            clock=_children_cpu)
             out[name] = res
     finally:
         store.close()
@@ -517,6 +554,14 @@ def measure_floors(path: Path, *, pairs: int = 5, cli_pairs: int | None = None,
         tmp.cleanup()
     out["load_after"] = os.getloadavg()[0]
     return out
+
+
+def _children_cpu() -> float:
+    """CPU seconds (user and system) of this process's finished child processes."""
+    import resource
+
+    ru = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return ru.ru_utime + ru.ru_stime
 
 
 def _checks(question: str, rows: list[Any], truth: Truth) -> dict[str, bool]:
@@ -726,7 +771,21 @@ def _notes(results: dict[str, dict[str, Any]]) -> list[str]:
                      f"truth: {'yes' if not bad else 'NO: ' + ', '.join(bad)}; load average "
                      f"{res.get('load_before', load['load_before']):.2f} -> "
                      f"{load['load_after']:.2f}")
+        for q, r in res.get("floors", {}).items():
+            if isinstance(r, dict) and "inproc_cpu" in r:
+                notes.append(_cpu_note(size, q, r))
     return notes
+
+
+def _cpu_note(size: str, question: str, r: dict[str, Any]) -> str:
+    """The CPU side of a floor row (medians of the pairs) and where the floor's CPU goes."""
+    cpu, cli = r["inproc_cpu"], r.get("cli_cpu")
+    costs = sorted(r.get("read_costs", {}).items(), key=lambda kv: -kv[1]["cpu_s"])
+    parts = ", ".join(f"{k} {v['cpu_s'] * 1000:.0f} ms ({v['values']:,} values)" for k, v in costs)
+    return (f"{size} answers, {question}: CPU seconds, provgraph {cpu['a']['median']:.3f} against "
+            f"the floor's {cpu['b']['median']:.3f} (ratio {cpu['ratio']['median']:.2f})"
+            + (f"; the command {cli['a']['median']:.3f} against {cli['b']['median']:.3f}"
+               if cli else "") + f"; the floor by query: {parts}")
 
 
 def _build_and_measure(answers: int, *, repeat: int, baselines: bool = True,

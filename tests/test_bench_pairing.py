@@ -18,6 +18,12 @@ from bench import pairing
 from provgraph import EmbeddedStore
 
 
+def test_paired_times_with_the_clock_it_is_given():
+    ticks = iter(range(100))
+    r = pairing.paired(lambda: None, lambda: None, 2, warmup=False, clock=lambda: float(next(ticks)))
+    assert r["a"]["median"] == r["b"]["median"] == 1.0 and r["ratio"]["median"] == 1.0
+
+
 def test_paired_takes_the_ratio_pair_by_pair():
     calls: list[str] = []
     r = pairing.paired(lambda: calls.append("a"), lambda: calls.append("b"), 3)
@@ -56,6 +62,11 @@ def test_the_floor_replays_the_reads_the_library_made(bench_store, question, tmp
         assert sorted((k, str(w)) for k, w, _ in again) == sorted((k, str(w)) for k, w, _ in calls)
         values = bq.replay(raw, calls)
         assert values > 0
+        # where the floor goes: every read once, by its query's name, the same values
+        costs = bq.read_costs(raw, calls, repeat=1)
+        assert sum(int(c["calls"]) for c in costs.values()) == len(calls)
+        assert sum(int(c["values"]) for c in costs.values()) == values
+        assert f"{question}-claims" in costs and all(c["cpu_s"] >= 0 for c in costs.values())
     finally:
         store.close()
         del raw
