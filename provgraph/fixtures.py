@@ -260,7 +260,7 @@ def load(path: str | Path) -> Fixture:
 def _known(name: str, where: str, kind: str, ref: str, known: dict[str, Any]) -> None:
     if ref not in known:
         listed = ", ".join(sorted(known)) or "none"
-        raise FixtureError(name, f"{where}: {ref!r} is not a {kind} id of this fixture "
+        raise FixtureError(name, f"{where}: {ref!r} names no {kind} of this fixture "
                                  f"(known: {listed})")
 
 

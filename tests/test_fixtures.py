@@ -146,7 +146,7 @@ def test_a_missing_expected_answer_and_an_answer_without_evidence(copied):
     ("calculation", lambda d: d["derivations"][0].update(operands=["high"]),
      "derivation range: rule 'difference' takes 2 operands, got 1"),
     ("calculation", lambda d: d["derivations"][0].update(operands=["high", "nope"]),
-     "derivation range: 'nope' is not a evidence span id of this fixture (known: high, low)"),
+     "derivation range: 'nope' names no evidence span of this fixture (known: high, low)"),
     ("quotation", lambda d: d["sources"][0].update(path="sources/gone.txt"),
      "source hours: cannot read path 'sources/gone.txt' ({dir}/sources/gone.txt: No such file "
      "or directory); put the retained bytes there or give them inline as content_base64"),
