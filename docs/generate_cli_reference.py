@@ -58,6 +58,12 @@ def render() -> str:
         sub = click.Context(cmd, info_name=name, parent=ctx, terminal_width=100, **cli.context_settings,
                             max_content_width=100)
         out += [f"## provgraph {name}", "", "```text", cmd.get_help(sub), "```", ""]
+        for subname in sorted(getattr(cmd, "commands", {})):  # a group's commands
+            subcmd = cmd.commands[subname]  # type: ignore[attr-defined]
+            subsub = click.Context(subcmd, info_name=subname, parent=sub, terminal_width=100,
+                                   **cli.context_settings, max_content_width=100)
+            out += [f"## provgraph {name} {subname}", "", "```text", subcmd.get_help(subsub),
+                    "```", ""]
     return "\n".join(out)
 
 

@@ -37,6 +37,7 @@ FOUND = {
     "verify-bundle": "the bundle was altered (its digest or its graphs differ)",
     "check-quote": "the quote does not match (any outcome but quote_match and normalized_match)",
     "gate": "a release gate failed (the report names each one and its numbers)",
+    "fixture": "`fixture check` found a problem in the fixture (one line each)",
 }
 """Commands that exit 1 (:data:`EXIT_FOUND`) for what they find without --fail-on-found,
 and what that is; every command with --fail-on-found exits 1 when it prints rows."""
@@ -850,6 +851,88 @@ def check_quote_cmd(ctx: click.Context, source_file: str, quote: str, start: int
     out["source"] = source_file
     click.echo(json.dumps(out, ensure_ascii=False, indent=2))
     ctx.exit(EXIT_OK if res.verified else EXIT_FOUND)
+@cli.group(context_settings=CONTEXT_SETTINGS)
+def fixture() -> None:
+    """Frozen evaluation fixtures (schemas/fixture-v1.schema.json): check, record.
+
+    A fixture holds a question, its retained source bytes with their sha-256,
+    exact evidence spans (code points, end exclusive), generated aids, permitted
+    derivations and the expected answer ("unknown" when unanswerable).
+
+    \b
+    Example:
+        provgraph fixture check examples/fixtures/calculation.json
+        provgraph fixture record examples/fixtures/quotation.json
+    """
+
+
+@fixture.command("check")
+@click.argument("file", type=click.Path(dir_okay=False))
+@click.pass_context
+def fixture_check(ctx: click.Context, file: str) -> None:
+    """Check a fixture: source digests, evidence spans, derivations, expected answer.
+
+    No store is opened. Prints one line per problem (FILE: PART: what is wrong)
+    and exits 1, or one line saying what was checked and exits 0. A file that
+    cannot be read as a fixture is an input error (exit 2).
+
+    \b
+    Example:
+        provgraph fixture check examples/fixtures/calculation.json
+    """
+    from .fixtures import check, load
+
+    fx = load(file)
+    problems = check(fx)
+    for p in problems:
+        click.echo(f"{file}: {p}")
+    if problems:
+        ctx.exit(EXIT_FOUND)
+
+    def n(kind: str, items: dict[str, Any]) -> str:
+        return f"{len(items)} {kind}{'' if len(items) == 1 else 's'}"
+
+    click.echo(f"{file}: fixture {fx.id} passes its check: {n('source', fx.sources)}, "
+               f"{n('evidence span', fx.evidence)}, {n('derivation', fx.derivations)}, "
+               f"{n('aid', fx.aids)}; expected answer: {fx.expected_answer}")
+
+
+@fixture.command("record")
+@click.argument("file", type=click.Path(dir_okay=False))
+@pass_ctx
+def fixture_record(obj: _Ctx, file: str) -> None:
+    """Check a fixture, then store it as a run: its sources as snapshots of the
+    retained bytes, its aids, its question; all of it or nothing.
+
+    A fixture that fails its check is refused (exit 2). The run's IRI follows
+    from the fixture's content: recording the same fixture again adds nothing
+    and says so; a changed fixture is a new run.
+
+    \b
+    Example:
+        provgraph fixture record examples/fixtures/quotation.json
+    """
+    from .fixtures import load, record, require_clean
+
+    fx = load(file)
+    require_clean(fx)  # before any store is opened
+    store = obj.store(create=True)
+    try:
+        done = record(store, fx)
+    except BaseException:
+        obj.discard_if_new()
+        raise
+    if done.already:
+        click.echo(f"fixture {fx.id} is already recorded as run {done.run}; nothing added")
+        return
+    click.echo(f"recorded fixture {fx.id} as run {done.run} ({done.statements} statements added)")
+    click.echo(f"query: {done.query}")
+    for sid, iri in done.snapshots.items():
+        click.echo(f"source {sid}: {iri} (sha-256 {fx.sources[sid].sha256})")
+    for aid, iri in done.aids.items():
+        click.echo(f"aid {aid}: {iri}")
+
+
 # ---------------------------------------------------------------------------
 # The query library (issue 4): lineage, stale, impact, unsupported,
 # generated-evidence, coverage, exposure. Each command is one call into

@@ -16,6 +16,7 @@
       RecordError            invalid provenance input: missing field, naive datetime, bad range
         EventLogError          malformed JSONL events (.line, .field of the first; .errors: every one)
         ImportFailed           an imported file with invalid items; nothing stored (.report)
+        FixtureError           a frozen evaluation fixture that cannot be read or fails its check (.path)
       SerializationError     a document that cannot be read or written in a format
         UnsupportedFormat      a format name provgraph does not know (.format, .known)
       ResolutionError        a citation that cannot even be attempted (bad unit, empty quote)
@@ -212,6 +213,21 @@ class VocabularyError(ProvgraphError):
 
 class RecordError(ProvgraphError):
     """Invalid provenance input: a missing field, a naive datetime, a bad range."""
+
+
+class FixtureError(RecordError):
+    """A frozen evaluation fixture (:mod:`provgraph.fixtures`) that cannot be read: not
+    JSON, against ``schemas/fixture-v1.schema.json``, an unknown id, a derivation rule
+    given the wrong number of operands, a source file that is missing; or, when
+    recording, one that fails its check. Nothing from it is stored.
+
+    Attributes:
+        path: the fixture file as given.
+    """
+
+    def __init__(self, path: str, message: str) -> None:
+        self.path = path
+        super().__init__(f"{path}: {message}")
 
 
 class EventLogError(RecordError):
