@@ -17,6 +17,8 @@
         EventLogError          malformed JSONL events (.line, .field of the first; .errors: every one)
         ImportFailed           an imported file with invalid items; nothing stored (.report)
         FixtureError           a frozen evaluation fixture that cannot be read or fails its check (.path)
+      ExposureError          a paired exposure test that cannot be run or compared: bad arms, a pipeline
+                             that breaks its protocol, arms whose originals differ
       SerializationError     a document that cannot be read or written in a format
         UnsupportedFormat      a format name provgraph does not know (.format, .known)
       ResolutionError        a citation that cannot even be attempted (bad unit, empty quote)
@@ -228,6 +230,14 @@ class FixtureError(RecordError):
     def __init__(self, path: str, message: str) -> None:
         self.path = path
         super().__init__(f"{path}: {message}")
+
+
+class ExposureError(ProvgraphError):
+    """The paired exposure test (:mod:`provgraph.exposure`) cannot be run or its arms
+    cannot be compared: bad arms or repetitions, a ``--pipeline`` that does not import
+    or breaks the pipeline protocol, or arms whose recorded originals, their order or
+    the original-evidence budget differ (the message names the arm and the first
+    difference)."""
 
 
 class EventLogError(RecordError):
