@@ -1182,6 +1182,98 @@ def metrics(obj: _Ctx, runs: tuple[str, ...], by: str, max_age: Any, fmt: str | 
                   evaluation.MetricRow, fmt, no_headers, "metrics")
 
 
+@cli.group(context_settings=CONTEXT_SETTINGS)
+def evaluate() -> None:
+    """Controlled experiments over recorded provenance (issue 18): the paired exposure test.
+
+    \b
+    Example:
+        provgraph --memory evaluate exposure --fixture examples/fixtures/quotation.json \\
+            --pipeline provgraph.demo.exposure:answer --table
+    """
+
+
+def _arms_option(ctx: click.Context, param: click.Parameter, value: str) -> tuple[str, ...]:
+    from .exposure import ARMS
+
+    arms = tuple(a.strip() for a in value.split(",") if a.strip())
+    unknown = [a for a in arms if a not in ARMS]
+    if not arms or unknown or len(set(arms)) != len(arms):
+        what = (f"unknown arm {unknown[0]!r}" if unknown else "an arm is given twice"
+                if arms else "no arm given")
+        raise click.BadParameter(f"{what}; give distinct arms among {','.join(ARMS)}, the "
+                                 "reference first")
+    return arms
+
+
+@evaluate.command("exposure")
+@click.option("--fixture", "fixture_files", multiple=True, required=True, metavar="F",
+              type=click.Path(dir_okay=False),
+              help="A frozen fixture: one query of the comparison (repeatable; the query is "
+              "the bootstrap's resampling unit).")
+@click.option("--pipeline", "pipeline_spec", required=True, metavar="MODULE:CALLABLE",
+              help="The pipeline: a callable taking a provgraph.exposure.ArmContext and "
+              "returning an ArmOutput.")
+@click.option("--arms", default="baseline,omit,label,expose,mislabel", show_default=True,
+              callback=_arms_option, metavar="ARM,...",
+              help="Arms to run; differences are against the first.")
+@click.option("--repeats", type=click.IntRange(min=1), default=1, show_default=True,
+              metavar="N", help="Pipeline repetitions per arm and query (pooled per query).")
+@click.option("--seed", type=int, default=0, show_default=True, metavar="S",
+              help="Seeds the generation seeds and the bootstrap.")
+@click.option("--resamples", type=click.IntRange(min=1), default=2000, show_default=True,
+              metavar="B", help="Bootstrap resamples.")
+@click.option("--confidence", type=click.FloatRange(0, 1, min_open=True, max_open=True),
+              default=0.95, show_default=True, help="Coverage of the bootstrap interval.")
+@output_options(json_default="table")
+@pass_ctx
+def evaluate_exposure(obj: _Ctx, fixture_files: tuple[str, ...], pipeline_spec: str,
+                      arms: tuple[str, ...], repeats: int, seed: int, resamples: int,
+                      confidence: float, fmt: str | None, no_headers: bool) -> None:
+    """Run a pipeline once per arm under fixed originals; compare the arms.
+
+    Arms vary only how generated aids reach the generator: baseline (the
+    pipeline unmodified), omit, label (marked as generated), expose (unlabelled),
+    mislabel (presented as source text). The retrieved originals, their order,
+    the original-evidence budget and the generation seed are held fixed, with
+    room reserved for aids. Each arm is recorded as its own run, linked to the
+    fixture's run in its configuration, and resolved. Arms whose recorded
+    originals, order or budget differ from the first arm's are refused (exit 2,
+    naming the arm and the first difference).
+
+    One row per arm and metric: the pooled value with numerator and
+    denominator, and for each arm but the first the mean paired difference
+    over queries with its percentile bootstrap interval (seeded), the queries
+    in it and those left out (undefined in either arm: complete pairs only).
+    Standard error lists the arm runs and states the queries, repetitions,
+    resamples, confidence, seed and missing-data policy.
+
+    \b
+    Example:
+        provgraph --memory evaluate exposure --fixture examples/fixtures/quotation.json \\
+            --fixture examples/fixtures/calculation.json \\
+            --pipeline provgraph.demo.exposure:answer --repeats 2 --seed 7
+    """
+    from . import exposure
+    from .fixtures import load, require_clean
+
+    loaded = [load(f) for f in fixture_files]
+    for fx in loaded:
+        require_clean(fx)  # before any store is opened
+    pipeline = exposure.load_pipeline(pipeline_spec)
+    store = obj.store(create=True)
+    report = exposure.run_exposure(store, loaded, pipeline, arms=arms, repeats=repeats,
+                                   seed=seed, resamples=resamples, confidence=confidence,
+                                   pipeline_name=pipeline_spec)
+    for r in report.runs:
+        click.echo(f"run {r.run}: fixture {r.fixture}, arm {r.arm}, repetition {r.repeat}, "
+                   f"seed {r.seed}", err=True)
+    click.echo(report.summary(), err=True)
+    write_rows([r.to_dict() for r in report.rows], exposure.ExposureRow.columns(),
+               fmt=fmt or "table", no_headers=no_headers,
+               title=f"exposure: arms against {report.reference}", plain_values=True)
+
+
 @cli.command()
 @click.option("--policy", "policy_file", required=True, metavar="POLICY.toml",
               help="The gate policy (TOML; examples/gate-policy.toml is a complete one).")

@@ -1,0 +1,56 @@
+"""`provgraph evaluate exposure`: a thin CLI over provgraph.exposure (rows, the stated
+settings on standard error, refusals and bad input as `Error:` with exit 2)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from provgraph.cli import cli
+from provgraph.exposure import EXPOSURE_METRICS
+
+EXAMPLES = Path(__file__).parents[1] / "examples" / "fixtures"
+FIXTURES = [str(EXAMPLES / f"{n}.json") for n in ("quotation", "calculation")]
+
+
+def _args(*extra: str, pipeline: str = "provgraph.demo.exposure:answer") -> list[str]:
+    return ["--memory", "evaluate", "exposure", "--fixture", FIXTURES[0], "--fixture",
+            FIXTURES[1], "--pipeline", pipeline, *extra]
+
+
+def test_cli_reports_rows_per_arm_and_metric(runner) -> None:  # type: ignore[no-untyped-def]
+    res = runner.invoke(cli, _args("--arms", "baseline,label,mislabel", "--seed", "5", "--nl"),
+                        catch_exceptions=False)
+    assert res.exit_code == 0, res.output
+    rows = [json.loads(line) for line in res.stdout.splitlines()]
+    assert len(rows) == 3 * len(EXPOSURE_METRICS)
+    gen = {r["arm"]: r for r in rows if r["metric"] == "generated_target_rate"}
+    assert {a: r["numerator"] for a, r in gen.items()} == {"baseline": 0, "label": 0,
+                                                           "mislabel": 2}
+    assert gen["mislabel"]["difference"] == 1.0
+    assert (gen["mislabel"]["ci_low"], gen["mislabel"]["ci_high"]) == (1.0, 1.0)
+    assert "2 queries, 1 repetition(s) per arm" in res.stderr
+    assert "2000 resamples, 95%, seed 5" in res.stderr
+
+
+def test_cli_refuses_a_reordering_pipeline_with_exit_2(runner) -> None:  # type: ignore[no-untyped-def]
+    res = runner.invoke(cli, _args(pipeline="provgraph.demo.exposure:reordering"))
+    assert res.exit_code == 2
+    assert res.stderr.startswith("Error: arm omit (fixture library-saturday-closing, "
+                                 "repetition 1) did not pack the originals of arm baseline: "
+                                 "original 1 of its prompt is hours-3")
+
+
+@pytest.mark.parametrize("args, message", [
+    (_args("--arms", "baseline,sideways"), "unknown arm 'sideways'"),
+    (_args(pipeline="provgraph.demo.exposure"), "is not MODULE:CALLABLE"),
+    (_args(pipeline="provgraph.no_such_module:f"), "does not import"),
+    (_args(pipeline="provgraph.demo.exposure:nothing"), "has no callable 'nothing'"),
+    (_args("--repeats", "0"), "--repeats"),
+])
+def test_cli_bad_input_exits_2_naming_it(runner, args: list[str], message: str) -> None:  # type: ignore[no-untyped-def]
+    res = runner.invoke(cli, args)
+    assert res.exit_code == 2
+    assert message in res.stderr
