@@ -236,7 +236,9 @@ class ExposureReport:
         reference: the arm the differences are against.
         queries: the number of queries (fixtures).
         repeats: pipeline repetitions per arm and query.
-        resamples, confidence, seed: of the bootstrap.
+        resamples, confidence, seed: of the bootstrap (``seed`` also seeds the generation
+            seeds; the bootstrap of the k-th metric of :data:`EXPOSURE_METRICS`, from 0,
+            draws with ``random.Random(seed * 1000 + k)``).
         missing_data: :data:`MISSING_DATA_POLICY`.
     """
 
