@@ -377,7 +377,13 @@ def _run_arm(store: ProvStore, fx: Fixture, fixture_run: IRI, pipeline: Pipeline
                      presentation=PRESENTATIONS[arm],
                      original_budget=sum(len(o.text) for o in originals),
                      aid_room=sum(len(a.text) for a in aids), seed=seed, repeat=repeat)
-    out = pipeline(ctx)
+    try:
+        out = pipeline(ctx)
+    except Exception as exc:  # the user's code: said as an input error, not a traceback
+        raise ExposureError(
+            f"the pipeline {pipeline_name} raised {type(exc).__name__} in arm {arm} (fixture "
+            f"{fx.id}, repetition {repeat}): {exc}; fix the pipeline (the arms recorded "
+            "before this one stay in the store)") from exc
     where = f"pipeline output for arm {arm} (fixture {fx.id}, repetition {repeat})"
     if not isinstance(out, ArmOutput):
         raise ExposureError(f"{where} is {type(out).__name__}, not an ArmOutput; return "

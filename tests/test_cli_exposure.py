@@ -54,3 +54,17 @@ def test_cli_bad_input_exits_2_naming_it(runner, args: list[str], message: str) 
     res = runner.invoke(cli, args)
     assert res.exit_code == 2
     assert message in res.stderr
+
+
+def test_a_pipeline_that_raises_is_an_error_line_naming_the_arm(runner, tmp_path,
+                                                                monkeypatch) -> None:  # type: ignore[no-untyped-def]
+    # it was a traceback
+    (tmp_path / "broken_pipeline.py").write_text(
+        "def answer(ctx):\n    raise RuntimeError('model endpoint down')\n")
+    monkeypatch.syspath_prepend(str(tmp_path))
+    res = runner.invoke(cli, _args(pipeline="broken_pipeline:answer"))
+    assert res.exit_code == 2, res.output
+    assert res.stderr.startswith("Error: the pipeline broken_pipeline:answer raised RuntimeError "
+                                 "in arm baseline (fixture library-saturday-closing, repetition "
+                                 "1): model endpoint down; fix the pipeline"), res.stderr
+    assert "Traceback" not in res.stderr
