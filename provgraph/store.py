@@ -870,6 +870,13 @@ def _map_errors(what: str, *, query: bool = False, source: str = "<text>") -> It
         raise StoreError(f"{what}: {exc}") from exc
 
 
+_FLUSH_STATEMENTS = 20_000
+"""Statements written since the last flush that make a writer flush (see
+:meth:`EmbeddedStore.flush_schedule`)."""
+_FLUSH_SECONDS = 1.0
+"""Seconds after which a writer flushes what it wrote since the last flush."""
+
+
 class EmbeddedStore(ProvStore):
     """A :class:`ProvStore` on an embedded pyoxigraph ``Store``.
 
@@ -915,6 +922,9 @@ class EmbeddedStore(ProvStore):
         self._root_for_reopen: Path | None = None  # a read-only store's directory
         self._unflushed = 0
         self._flushed_at = time.monotonic()
+        self._flush_statements: int | None = _FLUSH_STATEMENTS
+        self._flush_seconds: float | None = _FLUSH_SECONDS
+        self.flushes = 0
         try:
             if path is None:
                 self._store = ox.Store()
@@ -965,18 +975,59 @@ class EmbeddedStore(ProvStore):
                 f"cannot open the store at {path}: {exc}. Check the path, the permissions "
                 "and the free disk space") from exc
 
+    def flush_schedule(self, statements: int | None = _FLUSH_STATEMENTS,
+                       seconds: float | None = _FLUSH_SECONDS) -> None:
+        """Set when a writer on disk flushes the engine (issue 13; issue 16, item 4).
+
+        After a write (:meth:`add`, :meth:`remove`, :meth:`replace`, :meth:`load`,
+        :meth:`update`, :meth:`remove_graph`), once ``statements`` statements were
+        written since the last flush, or ``seconds`` seconds passed since it and
+        something was written, the store calls pyoxigraph's ``Store.flush()``.
+
+        What pyoxigraph 0.5.13 exposes, and what each does to the disk (measured,
+        ``bench/bench_record_disk.py``): ``flush()`` writes the engine's memory tables
+        to table files, after which RocksDB deletes the write-ahead log files they
+        covered; that is what keeps the log from growing (without a flush it holds
+        every transaction until RocksDB's own limits, which are sized in GB, and a
+        reopen replays it). ``optimize()`` compacts every table file (minutes on a
+        large store, and it grows the store: DESIGN.md), so it stays a separate
+        call after bulk loads. Nothing else (write-ahead log size limits,
+        compaction triggers, sync) is exposed. Bulk loads (:meth:`bulk_add`,
+        :meth:`bulk_load`) write table files directly and need no flush.
+
+        Args:
+            statements: flush after this many statements (an int >= 1); ``None``:
+                never by count.
+            seconds: flush after this many seconds (a float > 0); ``None``: never
+                by time. Both ``None`` turns the schedule off (for benchmarks).
+
+        A store in memory or opened read-only never flushes. :attr:`flushes` counts
+        the flushes this object made.
+
+        Raises:
+            ValueError: ``statements`` < 1 or ``seconds`` <= 0.
+        """
+        if statements is not None and statements < 1:
+            raise ValueError(f"flush_schedule: statements must be >= 1, not {statements!r}")
+        if seconds is not None and seconds <= 0:
+            raise ValueError(f"flush_schedule: seconds must be > 0, not {seconds!r}")
+        self._flush_statements = statements
+        self._flush_seconds = seconds
+
     def _wrote(self, n: int) -> None:
-        """After a write: flush the engine's memory table once enough is written, so a
+        """After a write: flush on the schedule of :meth:`flush_schedule`. Also keeps a
         read-only open (which replays what is not flushed: 4.4 s for 310k statements,
-        9 ms after a flush, issue 13) stays fast beside a long-lived writer."""
+        9 ms after a flush, issue 13) fast beside a long-lived writer."""
         if self._root is None:
             return
         self._unflushed += n
         now = time.monotonic()
-        if self._unflushed >= _FLUSH_STATEMENTS or (
-                self._unflushed and now - self._flushed_at >= _FLUSH_SECONDS):
+        every, after = self._flush_statements, self._flush_seconds
+        if (every is not None and self._unflushed >= every) or (
+                after is not None and self._unflushed and now - self._flushed_at >= after):
             with _map_errors(f"store {self.location}"):
                 self._store.flush()
+            self.flushes += 1
             self._unflushed = 0
             self._flushed_at = now
 
@@ -1418,6 +1469,7 @@ class EmbeddedStore(ProvStore):
         with _map_errors(f"store {self.location}"):
             if self._store.contains_named_graph(_to_ox(graph)):
                 self._store.remove_graph(_to_ox(graph))
+                self._wrote(_FLUSH_STATEMENTS // 10)
 
     def __len__(self) -> int:
         def run() -> int:
@@ -1519,10 +1571,6 @@ _PREFETCH = 10_000
 lost race there can be retried (see ``_read_retrying``)."""
 _READ_OPEN_SECONDS = 10.0
 """Longest a read-only open keeps retrying after losing a race with the writer's compaction."""
-_FLUSH_STATEMENTS = 20_000
-"""Statements written since the last flush that make a writer flush (see ``_wrote``)."""
-_FLUSH_SECONDS = 1.0
-"""Seconds after which a writer flushes what it wrote since the last flush."""
 _BULK_WINDOW_BYTES = 24 << 20
 """Bytes of N-Quads/N-Triples per pyoxigraph bulk load in :meth:`EmbeddedStore.bulk_load`."""
 _BULK_WORKERS = 2
