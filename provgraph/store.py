@@ -29,6 +29,8 @@ On-disk layout of a store at ``PATH``::
 
     PATH/rdf/         RocksDB files of the pyoxigraph store
     PATH/originals/   write-once blobs named by sha-256 (see provgraph.originals)
+    PATH/journal.nq   only while a journaled write runs, or after one was killed
+                      (EmbeddedStore.journaled; provgraph._undo_journal)
 
 The default ``PATH`` is ``./.provgraph``; the environment variable
 ``PROVGRAPH_STORE`` and the CLI option ``--store PATH`` override it.
@@ -57,6 +59,7 @@ from ._bulk_windows import (RewrittenWindows, line_spans, line_windows, may_have
 from ._sparql_messages import short_syntax_message
 from .originals import BlobStore, Originals
 from ._writer_lock import clear_note, lock_timeout as _lock_timeout, open_exclusive
+from ._undo_journal import JOURNAL_NAME, UndoJournal, discard as _discard_journal, read_journal
 from .terms import IRI, BNode, Literal, Quad, Term
 from ._lexical import LEXICAL, encode_datatype, engine_keeps
 
@@ -137,6 +140,9 @@ class ProvStore(ABC):
     originals: BlobStore
     location: str
     default_graph_iri: IRI | None = None
+    journals: bool = False
+    """Whether :meth:`journaled` is available: writes in any number of transactions that
+    are undone together after a failure or a crash (:class:`EmbeddedStore`)."""
 
     # -- writing -------------------------------------------------------------
     @abstractmethod
@@ -149,6 +155,29 @@ class ProvStore(ABC):
             StoreError: the store cannot be written, or a term is invalid (for
                 example an IRI that is not absolute); nothing is stored then.
         """
+
+    def journaled(self, name: str) -> contextlib.AbstractContextManager[None]:
+        """All or nothing across many transactions (pair: one :meth:`add`, held in memory).
+
+        Every :meth:`add` and :meth:`load` inside the block is its own transaction, so
+        memory and the engine's write-ahead log stay bounded whatever the total; the
+        statements they add that were not stored before are also written to an undo
+        journal first. The block is kept whole when it ends normally and undone whole
+        when it raises (``KeyboardInterrupt`` included) or the process dies (the next
+        writer open undoes it). Readers that open meanwhile can see part of it. Only
+        where :attr:`journals` is true (:meth:`EmbeddedStore.journaled` says how it
+        holds across a crash); callers of a store without it keep to one :meth:`add`.
+
+        Args:
+            name: what is being written, kept in the journal (for the message of the
+                open that undoes it).
+
+        Raises:
+            StoreError: this store has no journal (:attr:`journals` is false), a
+                journaled block is already open, or the store is read-only.
+        """
+        raise StoreError(f"{self.location}: this store cannot undo writes across "
+                         "transactions (journals is false); write in one add()")
 
     @abstractmethod
     def bulk_add(self, quads: Iterable[Quad]) -> None:
@@ -925,6 +954,8 @@ class EmbeddedStore(ProvStore):
         self._flush_statements: int | None = _FLUSH_STATEMENTS
         self._flush_seconds: float | None = _FLUSH_SECONDS
         self.flushes = 0
+        self._undo: UndoJournal | None = None
+        self.recovered: str | None = None
         try:
             if path is None:
                 self._store = ox.Store()
@@ -951,6 +982,8 @@ class EmbeddedStore(ProvStore):
                 self._store = open_exclusive(root, lambda: ox.Store(str(root / "rdf")),
                                              timeout=_lock_timeout(lock_timeout))
                 self._root = root
+                if (root / JOURNAL_NAME).exists():
+                    self._recover(root / JOURNAL_NAME)
                 if blobs is None:
                     blobs = Originals(root / "originals")
             self.originals = blobs
@@ -1031,22 +1064,149 @@ class EmbeddedStore(ProvStore):
             self._unflushed = 0
             self._flushed_at = now
 
+    journals = True
+
+    @contextlib.contextmanager
+    def journaled(self, name: str) -> Iterator[None]:
+        """All or nothing across many transactions, in bounded memory (the contract:
+        :meth:`ProvStore.journaled`; issue 16, item 6).
+
+        How it holds. Before each :meth:`add` (or :meth:`load`) in the block commits its
+        transaction, the statements it adds that the store does not already hold are
+        appended to the undo journal ``PATH/journal.nq`` and that append is ``fsync``-ed
+        (:mod:`provgraph._undo_journal`); the store has one writer (the write lock), so
+        "not already held" cannot change underneath. The block's normal end flushes the
+        engine, then deletes the journal: that deletion is the commit. Any exception
+        (``KeyboardInterrupt`` from Ctrl-C too) removes every journaled statement, then
+        deletes the journal. If the process dies first (SIGKILL, power loss, a second
+        Ctrl-C during the undo), the journal is still there, so the next writer open
+        (:class:`EmbeddedStore`, every ``provgraph`` write command) removes what it lists
+        before anything else touches the store, and sets :attr:`recovered`. A statement
+        the store held before the block is never listed, so an undo never removes it; a
+        statement listed whose transaction never ran is simply absent. Retained original
+        bytes written meanwhile stay (content-addressed and unreferenced, as after a failed
+        :meth:`~provgraph.recorder.Recorder.batch`).
+
+        Readers opened while the block runs (read-only opens, other processes) can see
+        the statements stored so far; only the writer's view is all or nothing.
+        Inside the block, :meth:`remove`, :meth:`replace`, :meth:`update`,
+        :meth:`remove_graph` and the bulk writes raise :class:`StoreError` (the journal
+        cannot undo them). An in-memory store journals into a temporary file.
+
+        Raises:
+            StoreError: a journaled block is open already, the store is read-only, or
+                the journal cannot be written (nothing of the block is kept then);
+                undoing failed (the journal stays and the next writer open retries it).
+        """
+        if self.read_only:
+            raise StoreError(f"store {self.location} is read-only: it cannot be written")
+        if self._undo is not None:
+            raise StoreError(f"store {self.location}: a journaled write ({self._undo.name}) "
+                             "is open already; journaled blocks do not nest")
+        path = None if self._root is None else self._root / JOURNAL_NAME
+        try:
+            journal = UndoJournal(path, name)
+        except FileExistsError as exc:  # pragma: no cover - the writer lock prevents it
+            raise StoreError(f"store {self.location}: {path} exists: another journaled write "
+                             "is unfinished; reopen the store to undo it") from exc
+        except OSError as exc:
+            raise StoreError(f"store {self.location}: cannot write the journal {path}: {exc}. "
+                             "Check the free disk space") from exc
+        self._undo = journal
+        try:
+            yield
+        except BaseException:
+            self._undo = None
+            try:
+                self._undo_statements(journal.name, journal.chunks())
+            except BaseException:
+                journal.close()  # left for the next writer open to undo
+                raise
+            journal.commit()
+            raise
+        self._undo = None
+        try:
+            with _map_errors(f"store {self.location}"):
+                self._store.flush()  # the statements are on disk before the commit point
+            journal.commit()
+        except BaseException:
+            journal.close()
+            raise
+
+    def _recover(self, path: Path) -> None:
+        """Undo the journaled write a dead process left (:meth:`journaled`)."""
+        try:
+            name, blocks = read_journal(path)
+            self._undo_statements(name, blocks)
+            _discard_journal(path)
+        except BaseException:
+            self.close()  # no store object is returned: release the engine and the lock
+            raise
+        self.recovered = name
+
+    def _undo_statements(self, name: str, blocks: Iterable[bytes]) -> None:
+        """Remove every statement the journal lists, in transactions of one block each."""
+        what = f"store {self.location}: undoing {name}"
+        removed = 0
+        with _map_errors(what):
+            for block in blocks:
+                try:
+                    quads = list(ox.parse(block, ox.RdfFormat.N_QUADS))
+                except SyntaxError as exc:
+                    raise StoreError(
+                        f"{what}: its journal holds a line that does not parse ({exc}); the "
+                        "store may keep part of that write. Restore it from a backup, or "
+                        "delete the run with 'provgraph delete-run'") from exc
+                for q in quads:
+                    self._store.remove(q)
+                removed += len(quads)
+                self._wrote(len(quads))
+            self._store.flush()
+
+    def _refuse_in_journal(self, operation: str) -> None:
+        if self._undo is not None:
+            raise StoreError(f"store {self.location}: {operation} inside a journaled write "
+                             f"({self._undo.name}) cannot be undone with it; only add() and "
+                             "load() can")
+
+    def _add_journaled(self, journal: UndoJournal, quads: Iterable[Any]) -> int:
+        """Journal the statements of ``quads`` (store form) the store lacks, then store all."""
+        with _map_errors(f"store {self.location}"):
+            batch = list(quads)
+            store = self._store
+            new = [q for q in dict.fromkeys(batch) if q not in store]
+        try:
+            journal.note(str(q) for q in new)
+        except OSError as exc:
+            raise StoreError(f"store {self.location}: cannot write the journal: {exc}. "
+                             "Check the free disk space") from exc
+        with _map_errors(f"store {self.location}"):
+            store.extend(batch)
+        self._wrote(len(batch))
+        return len(new)
+
     # writing
     def add(self, quads: Iterable[Quad]) -> None:
+        if self._undo is not None:
+            self._add_journaled(self._undo, (_quad_to_store(q) for q in quads))
+            return
         with _map_errors(f"store {self.location}"):
             self._store.extend(_quad_to_store(q) for q in quads)  # one transaction; no list
         self._wrote(len(quads) if isinstance(quads, Sized) else _FLUSH_STATEMENTS // 10)
 
     def bulk_add(self, quads: Iterable[Quad]) -> None:
+        self._refuse_in_journal("bulk_add()")
         with _map_errors(f"store {self.location}"):
             self._store.bulk_extend(_quad_to_store(q) for q in quads)
 
     def add_native(self, quads: Iterable[Any], *, bulk: bool = False) -> None:
         """Insert already-built pyoxigraph quads (for benchmarks comparing the raw engine)."""
+        self._refuse_in_journal("add_native()")
         with _map_errors(f"store {self.location}"):
             (self._store.bulk_extend if bulk else self._store.extend)(quads)
 
     def remove(self, quads: Iterable[Quad]) -> None:
+        self._refuse_in_journal("remove()")
         with _map_errors(f"store {self.location}"):  # an invalid term is a StoreError too
             oxq = [_quad_to_store(q) for q in quads]
         if not oxq:
@@ -1059,6 +1219,7 @@ class EmbeddedStore(ProvStore):
 
     def replace(self, remove: Iterable[Quad], add: Iterable[Quad]) -> None:
         """Remove and add in one SPARQL 1.1 Update (one transaction): a failure stores nothing."""
+        self._refuse_in_journal("replace()")
         with _map_errors(f"store {self.location}"):  # an invalid term is a StoreError too
             rm = [_quad_to_store(q) for q in remove]
             ad = [_quad_to_store(q) for q in add]
@@ -1092,6 +1253,10 @@ class EmbeddedStore(ProvStore):
                           graph=graph if fmt is not ox.RdfFormat.JSON_LD or graph else None)
         if fmt in (ox.RdfFormat.TRIG, ox.RdfFormat.N_QUADS) and graph is not None:
             quads = parse_rdf(data, format, base_iri=base_iri)
+        if self._undo is not None:
+            with _map_errors(f"{format} input"):
+                stored = [_quad_to_store(q) for q in quads]
+            return self._add_journaled(self._undo, stored)
         with _map_errors(f"{format} input"):
             self._store.extend(_quad_to_store(q) for q in quads)
         added = len(self._store) - before
@@ -1139,6 +1304,7 @@ class EmbeddedStore(ProvStore):
             StoreError: the file cannot be read or the store cannot be written.
             KeyboardInterrupt: as above.
         """
+        self._refuse_in_journal("bulk_load()")
         fmt = _rdf_format(format)
         kwargs: dict[str, Any] = {"format": fmt}
         if fmt not in (ox.RdfFormat.TRIG, ox.RdfFormat.N_QUADS):
@@ -1383,6 +1549,7 @@ class EmbeddedStore(ProvStore):
         """
         from .sparql_guard import read_update
 
+        self._refuse_in_journal("update()")
         request = read_update(sparql, source)
         changed = [(op, lit) for op, lit in request.written
                    if lit.datatype and not lit.language and not engine_keeps(lit.value, lit.datatype)]
@@ -1466,6 +1633,7 @@ class EmbeddedStore(ProvStore):
         return self._read_retrying(run)
 
     def remove_graph(self, graph: IRI) -> None:
+        self._refuse_in_journal("remove_graph()")
         with _map_errors(f"store {self.location}"):
             if self._store.contains_named_graph(_to_ox(graph)):
                 self._store.remove_graph(_to_ox(graph))
@@ -1714,7 +1882,7 @@ def open_store(path: str | os.PathLike[str] | None = None, *, memory: bool = Fal
 
 _OXIGRAPH_FAMILIES = ('[CFOptions "id2str"]', '[CFOptions "spog"]')
 """RocksDB column families every Oxigraph store has (named in its ``OPTIONS-*`` files)."""
-_STORE_ENTRIES = frozenset({"rdf", "originals", "writer.json", "exports"})
+_STORE_ENTRIES = frozenset({"rdf", "originals", "writer.json", "exports", JOURNAL_NAME})
 """What a provgraph store directory holds (``exports``: the demo's bundle files)."""
 
 
