@@ -68,7 +68,11 @@ def run(answers: int = 10_000, every: int = 1_000, *, workdir: str | None = None
     load0 = os.getloadavg()[0]
     names = ("scheduled", "unscheduled")
     try:
-        stores, recs, ings, seconds, samples = {}, {}, {}, {}, {}
+        stores: dict[str, EmbeddedStore] = {}
+        recs: dict[str, Any] = {}
+        ings: dict[str, Any] = {}
+        seconds: dict[str, list[float]] = {}
+        samples: dict[str, list[dict[str, int]]] = {}
         for name in names:
             stores[name] = EmbeddedStore(tmp / name)
             if name == "unscheduled":
