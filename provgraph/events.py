@@ -50,14 +50,17 @@ from .recorder import Recorder
 from .resources import data_text
 from .store import ProvStore
 
-__all__ = ["EVENT_FORMAT_VERSION", "BATCH_EVENTS", "load_events", "read_events", "check_events",
+__all__ = ["EVENT_FORMAT_VERSION", "BATCH_EVENTS", "BATCH_STATEMENTS", "load_events", "read_events", "check_events",
            "record_events", "iter_events", "iter_checked", "schema"]
 
 EVENT_FORMAT_VERSION = 1
 
 BATCH_EVENTS = 2_000
-"""Events per transaction when a log is recorded in a journaled write (:func:`record_events`):
-about 20,000-60,000 statements, a few MB of memory."""
+"""Most events per transaction when a log is recorded in a journaled write
+(:func:`record_events`)."""
+BATCH_STATEMENTS = 50_000
+"""A transaction of a journaled record ends after the event that brings it to this many
+statements (a chunking event of many chunks can write thousands)."""
 
 
 @lru_cache(maxsize=1)
@@ -290,8 +293,8 @@ def record_events(store: ProvStore, events: Iterable[tuple[int, dict[str, Any]]]
 
     Up to :data:`BATCH_EVENTS` events, or on a store without a journal
     (:attr:`~provgraph.store.ProvStore.journals` false: a remote store), they are one
-    transaction. More are recorded :data:`BATCH_EVENTS` at a time, one transaction each,
-    inside one :meth:`~provgraph.store.ProvStore.journaled` write: nothing of them stays
+    transaction. More are recorded :data:`BATCH_EVENTS` at a time (fewer when they reach
+    :data:`BATCH_STATEMENTS` statements), one transaction each, inside one :meth:`~provgraph.store.ProvStore.journaled` write: nothing of them stays
     after an error, Ctrl-C or a killed process, and memory does not grow with the log
     (beyond the ids it defines: a later line may refer to any of them).
 
@@ -331,7 +334,7 @@ def record_events(store: ProvStore, events: Iterable[tuple[int, dict[str, Any]]]
             run_kwargs["started_at"] = _time(n, name, "started_at", ev["started_at"])
     elif first is not None:
         it = itertools.chain([first], it)
-    records: dict[str, Any] = {}
+    records = _Ids()
     if clock is not None:
         run_kwargs["clock"] = clock
     # The run's own statements join the first transaction.
@@ -340,18 +343,16 @@ def record_events(store: ProvStore, events: Iterable[tuple[int, dict[str, Any]]]
     except ProvgraphError as exc:
         raise EventLogError(name, run_line, None, str(exc)) from exc
     streamed = store.journals and count > BATCH_EVENTS
-    size = BATCH_EVENTS if streamed else None
     with store.journaled(f"record {name}") if streamed else contextlib.nullcontext():
-        released = False
-        while True:
-            batch = list(itertools.islice(it, size))
-            if released and not batch:
-                break
+        released = done = False
+        while not done:
+            done = True
             with recorder.batch():
                 if not released:
                     recorder.release_run()
                     released = True
-                for n, ev in batch:
+                k = 0
+                for n, ev in it:
                     try:
                         _apply(recorder, records, n, ev, name)
                     except EventLogError:
@@ -360,9 +361,37 @@ def record_events(store: ProvStore, events: Iterable[tuple[int, dict[str, Any]]]
                         raise EventLogError(name, n, None, str(exc)) from exc
                     if progress is not None:
                         progress(n)
-            if size is None:
-                break
+                    k += 1
+                    if streamed and (k >= BATCH_EVENTS or recorder.pending >= BATCH_STATEMENTS):
+                        done = False  # the rest in the next transaction
+                        break
+            if streamed:
+                records.age()
     return recorder
+
+
+class _Ids(dict[str, Any]):
+    """The ids a log defines -> their records; a record defined two or more transactions
+    ago is kept as its IRI only (a str, which the Recorder takes wherever it takes the
+    record), so memory grows with the number of ids, not with the texts and hits their
+    records hold (issue 16, item 6)."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self._new: list[str] = []
+        self._last: list[str] = []
+
+    def __setitem__(self, key: str, value: Any) -> None:
+        super().__setitem__(key, value)
+        self._new.append(key)
+
+    def age(self) -> None:
+        """At the end of a transaction: keep the records of the previous one as IRIs."""
+        for key in self._last:
+            iri = getattr(self.get(key), "iri", None)
+            if isinstance(iri, str):
+                dict.__setitem__(self, key, iri)
+        self._last, self._new = self._new, []
 
 
 def iter_checked(source: Iterable[str], name: str = "<events>"

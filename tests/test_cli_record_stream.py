@@ -152,3 +152,32 @@ def test_an_interrupted_record_leaves_the_store_exactly_as_before(tmp_path: Path
     assert "Interrupted" in err
     assert not (path / JOURNAL).exists()
     assert _contents(path) == before
+
+
+def _shape(store: EmbeddedStore, run: IRI) -> list[tuple[str, str, int]]:
+    """(predicate, graph, count) of every statement; the run's graph named "run"."""
+    counts: dict[tuple[str, str], int] = {}
+    for _, p, _, g in store.quads():
+        key = (str(p), "run" if g == run else str(g))
+        counts[key] = counts.get(key, 0) + 1
+    return sorted((p, g, n) for (p, g), n in counts.items())
+
+
+def test_streamed_batches_record_what_one_transaction_records(tmp_path: Path,
+                                                              monkeypatch: pytest.MonkeyPatch) -> None:
+    """The pipeline fixture recorded 3 events per transaction, with the records of earlier
+    transactions passed to the Recorder as IRIs, writes the same statements as one
+    transaction (its queries and answers get fresh IRIs, so counts are compared)."""
+    from provgraph import events as ev
+
+    from . import pipeline
+
+    lines = pipeline.events()
+    whole = EmbeddedStore(tmp_path / "whole")
+    run = ev.load_events(whole, lines).iri
+    monkeypatch.setattr(ev, "BATCH_EVENTS", 3)
+    streamed = EmbeddedStore(tmp_path / "streamed")
+    run2 = ev.load_events(streamed, lines).iri
+    assert _shape(streamed, run2) == _shape(whole, run)
+    whole.close()
+    streamed.close()
