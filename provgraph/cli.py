@@ -257,6 +257,11 @@ def record(obj: _Ctx, events: Any) -> None:
         source.seek(0)
         store = obj.store(create=True)
         before = len(store)
+        stored = _stored_since(obj, before, name)
+        obj.on_interrupt = lambda: (
+            f"the undo of {name} did not finish; the next command that writes to this store "
+            f"finishes it (nothing from {name} is kept)"
+            if getattr(store, "unfinished", None) else stored())
         try:
             with staged_progress({"record": f"recording {name}"}) as show:
                 rec = record_events(store, iter_checked(source, name), name=name, count=count,
