@@ -9,6 +9,7 @@ progress and notes go to standard error.
 
 from __future__ import annotations
 
+import contextlib
 import sys
 from collections.abc import Callable
 from pathlib import Path
@@ -110,6 +111,10 @@ class _Ctx:
                     raise StoreError(f"{exc} (the path came from ${ENV_VAR})") from exc
                 raise
             self._writer = not read_only
+            undone = getattr(self._store, "recovered", None)
+            if undone:
+                click.echo(f"note: undid {undone}, which a stopped process left unfinished in "
+                           f"the store (all or nothing: none of it was kept)", err=True)
         return self._store
 
     def close(self) -> None:
@@ -238,34 +243,61 @@ def record(obj: _Ctx, events: Any) -> None:
     """Record a JSONL event log (schemas/events-v1.schema.json); '-' reads stdin.
 
     The file is checked completely first; a malformed line is reported with its
-    line number and field and nothing from the file is stored.
+    line number and field and nothing from the file is stored. It is then read
+    again and recorded in batches: a failure or Ctrl-C part-way, or a killed
+    process, still leaves nothing from it (the next write to the store undoes it).
 
     \b
     Example:
         provgraph record pipeline-events.jsonl
     """
-    from .events import read_events, record_events
+    from .events import check_events, iter_checked, record_events
 
-    try:
-        lines = events.readlines()
-    except UnicodeDecodeError as exc:
-        raise InputError(
-            f"{getattr(events, 'name', '<stdin>')}: not UTF-8 text (byte "
-            f"0x{exc.object[exc.start]:02x} does not decode); "
-            "convert it to UTF-8 first; nothing from this file was stored") from exc
     name = getattr(events, "name", "-")
     name = "<stdin>" if name in ("-", "<stdin>") else str(name)
-    checked = read_events(lines, name)  # every bad line, before any store is opened
-    store = obj.store(create=True)
-    before = len(store)
-    try:
-        with staged_progress({"record": f"recording {name}"}) as show:
-            rec = record_events(store, checked, name=name,
-                                progress=lambda n: show("record", n, len(lines)))
-    except BaseException:
-        obj.discard_if_new()  # a store this command created is not left behind empty
-        raise
+    with contextlib.ExitStack() as stack:
+        try:
+            source = _rereadable(events, stack)
+            # every bad line, before any store is opened; nothing of the log is kept
+            count, lines = check_events(source, name)
+        except UnicodeDecodeError as exc:
+            raise InputError(
+                f"{name}: not UTF-8 text (byte 0x{exc.object[exc.start]:02x} does not "
+                "decode); convert it to UTF-8 first; nothing from this file was stored") from exc
+        source.seek(0)
+        store = obj.store(create=True)
+        before = len(store)
+        stored = _stored_since(obj, before, name)
+        obj.on_interrupt = lambda: (
+            f"the undo of {name} did not finish; the next command that writes to this store "
+            f"finishes it (nothing from {name} is kept)"
+            if getattr(store, "unfinished", None) else stored())
+        try:
+            with staged_progress({"record": f"recording {name}"}) as show:
+                rec = record_events(store, iter_checked(source, name), name=name, count=count,
+                                    progress=lambda n: show("record", n, lines))
+        except BaseException:
+            obj.discard_if_new()  # a store this command created is not left behind empty
+            raise
     click.echo(f"recorded run {rec.iri}: {len(store) - before} statements added", err=True)
+
+
+def _rereadable(stream: Any, stack: contextlib.ExitStack) -> Any:
+    """``stream`` when it can be read twice (a file), else a temporary copy of it (standard
+    input, a pipe), closed with ``stack``."""
+    try:
+        if stream.seekable():
+            stream.seek(0)
+            return stream
+    except (AttributeError, OSError, ValueError):
+        pass
+    import shutil
+    import tempfile
+
+    copy = stack.enter_context(tempfile.TemporaryFile("w+", encoding="utf-8"))
+    shutil.copyfileobj(stream, copy)
+    copy.seek(0)
+    return copy
 
 
 def _parse_params(params: tuple[str, ...]) -> dict[str, str]:

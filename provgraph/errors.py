@@ -263,17 +263,20 @@ class EventLogError(RecordError):
     """How many bad lines the message of :meth:`several` lists (``errors`` has all)."""
 
     @classmethod
-    def several(cls, source: str, errors: Sequence[EventLogError]) -> EventLogError:
-        """One error for several bad lines: ``.errors`` holds them all, ``.line`` and
-        ``.field`` are the first one's; the message lists the first :data:`SHOWN`, one
-        per line, under ``SOURCE: N bad lines; nothing from this file was stored``."""
+    def several(cls, source: str, errors: Sequence[EventLogError],
+                total: int | None = None) -> EventLogError:
+        """One error for several bad lines: ``.errors`` holds them all (or the first ones,
+        when ``total``, the number of bad lines, is larger), ``.line`` and ``.field`` are
+        the first one's; the message lists the first :data:`SHOWN`, one per line, under
+        ``SOURCE: N bad lines; nothing from this file was stored``."""
         first = errors[0]
+        total = max(total or 0, len(errors))
         exc = cls.__new__(cls)
         exc.source, exc.line, exc.field, exc.errors = source, first.line, first.field, list(errors)
         lines = [f"  {e.detail}" for e in errors[:cls.SHOWN]]
-        if len(errors) > cls.SHOWN:
-            lines.append(f"  ... and {len(errors) - cls.SHOWN} more bad lines")
-        exc.detail = f"{source}: {len(errors)} bad lines"
+        if total > cls.SHOWN:
+            lines.append(f"  ... and {total - cls.SHOWN} more bad lines")
+        exc.detail = f"{source}: {total} bad lines"
         Exception.__init__(exc, "\n".join([f"{exc.detail}; nothing from this file was stored",
                                            *lines]))
         return exc

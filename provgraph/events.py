@@ -15,18 +15,27 @@ Example line::
      "media_type": "text/markdown", "content": "# Policy\\n...", "observed_at": "2026-01-05T10:00:00Z"}
 
 Loading is all or nothing: every line is checked against the schema first
-(:func:`read_events`, no store needed: every bad line is reported at once), then all
-steps are recorded in one transaction (:func:`record_events`: the first line that
-cannot be recorded stops it); :class:`~provgraph.errors.EventLogError` gives line
-numbers and fields, and nothing from the file is stored. Event logs never cause file or network access:
-source bytes travel inline (``content`` or ``content_base64``).
+(:func:`read_events`, or :func:`check_events`, which keeps nothing: no store needed, every
+bad line is reported at once), then the steps are recorded (:func:`record_events`: the
+first line that cannot be recorded stops it); :class:`~provgraph.errors.EventLogError`
+gives line numbers and fields, and nothing from the file is stored. A log of up to
+:data:`BATCH_EVENTS` events is one transaction. A longer one, on a store that journals
+(:attr:`provgraph.store.ProvStore.journals`: the embedded store), is recorded in
+transactions of :data:`BATCH_EVENTS` events inside one
+:meth:`~provgraph.store.ProvStore.journaled` write, so memory stays bounded whatever the
+log's size and the engine keeps no large write-ahead log, while a failure, Ctrl-C or a
+killed process still leaves nothing of the file (issue 16, item 6; the journal's
+docstring says how). On other stores it stays one transaction. Event logs never cause
+file or network access: source bytes travel inline (``content`` or ``content_base64``).
 """
 
 from __future__ import annotations
 
 import base64
 import binascii
+import contextlib
 import datetime as _dt
+import itertools
 import json
 from collections.abc import Callable, Iterable, Iterator
 from functools import lru_cache
@@ -41,10 +50,17 @@ from .recorder import Recorder
 from .resources import data_text
 from .store import ProvStore
 
-__all__ = ["EVENT_FORMAT_VERSION", "load_events", "read_events", "record_events", "iter_events",
-           "schema"]
+__all__ = ["EVENT_FORMAT_VERSION", "BATCH_EVENTS", "BATCH_STATEMENTS", "load_events", "read_events", "check_events",
+           "record_events", "iter_events", "iter_checked", "schema"]
 
 EVENT_FORMAT_VERSION = 1
+
+BATCH_EVENTS = 2_000
+"""Most events per transaction when a log is recorded in a journaled write
+(:func:`record_events`)."""
+BATCH_STATEMENTS = 50_000
+"""A transaction of a journaled record ends after the event that brings it to this many
+statements (a chunking event of many chunks can write thousands)."""
 
 
 @lru_cache(maxsize=1)
@@ -125,22 +141,76 @@ def read_events(source: IO[str] | Iterable[str], name: str = "<events>"
             ``.field`` are the first one's; or the log holds no pipeline event.
     """
     events: list[tuple[int, dict[str, Any]]] = []
+    _check(_parsed(source, name), name, events.append)
+    return events
+
+
+MAX_REPORTED = 1_000
+"""Bad lines :func:`check_events` keeps for its report (it counts the rest)."""
+
+
+def check_events(source: IO[str] | Iterable[str], name: str = "<events>") -> tuple[int, int]:
+    """Check a whole event log as :func:`read_events` does, keeping none of it: memory
+    does not grow with the log (the first pass of ``provgraph record``).
+
+    Args:
+        source: an open text file or an iterable of lines (read once).
+        name: how the source is named in error messages (a file path).
+
+    Returns:
+        ``(events, last line number)``: how many events the log holds, and the number of
+        its last line (blank and comment lines included).
+
+    Raises:
+        EventLogError: as :func:`read_events`; past :data:`MAX_REPORTED` bad lines the
+            rest are counted (in the message) but not kept in ``.errors``.
+        UnicodeDecodeError: ``source`` is a file that is not valid text in its encoding.
+    """
+    count = [0]
+
+    def keep(_: tuple[int, dict[str, Any]]) -> None:
+        count[0] += 1
+
+    lines = [0]
+
+    def numbered(src: Iterable[str]) -> Iterator[str]:
+        for line in src:
+            lines[0] += 1
+            yield line
+
+    _check(_parsed(numbered(source), name), name, keep, limit=MAX_REPORTED)
+    return count[0], lines[0]
+
+
+def _check(parsed: Iterable[tuple[int, dict[str, Any] | EventLogError]], name: str,
+           keep: Callable[[tuple[int, dict[str, Any]]], None], *,
+           limit: int | None = None) -> None:
+    """The checks of :func:`read_events` over ``parsed``; each good event goes to ``keep``."""
     bad: list[EventLogError] = []
-    for n, obj in _parsed(source, name):
-        if isinstance(obj, EventLogError):
-            bad.append(obj)
-        elif obj["event"] == "run" and (events or bad):
-            bad.append(EventLogError(name, n, "event", "a 'run' event may only be the first line"))
-        else:
-            events.append((n, obj))
-    if len(bad) == 1:
+    more = 0
+    good = pipeline = 0
+    last = 1
+    for n, obj in parsed:
+        last = n
+        err = obj if isinstance(obj, EventLogError) else None
+        if err is None and obj["event"] == "run" and (good or bad or more):  # type: ignore[index]
+            err = EventLogError(name, n, "event", "a 'run' event may only be the first line")
+        if err is not None:
+            if limit is None or len(bad) < limit:
+                bad.append(err)
+            else:
+                more += 1
+            continue
+        good += 1
+        pipeline += obj["event"] != "run"  # type: ignore[index]
+        keep((n, obj))  # type: ignore[arg-type]
+    if len(bad) == 1 and not more:
         raise bad[0]
     if bad:
-        raise EventLogError.several(name, bad)
-    if not any(ev["event"] != "run" for _, ev in events):
-        raise EventLogError(name, max(1, events[-1][0] if events else 1), None,
+        raise EventLogError.several(name, bad, len(bad) + more)
+    if not pipeline:
+        raise EventLogError(name, max(1, last if good else 1), None,
                             "the log holds no pipeline events; nothing to record")
-    return events
 
 
 def _has_lone_surrogate(obj: Any) -> bool:
@@ -214,17 +284,30 @@ def load_events(store: ProvStore, source: IO[str] | Iterable[str], *, name: str 
                          progress=progress)
 
 
-def record_events(store: ProvStore, events: list[tuple[int, dict[str, Any]]], *,
+def record_events(store: ProvStore, events: Iterable[tuple[int, dict[str, Any]]], *,
                   name: str = "<events>", clock: Callable[[], _dt.datetime] | None = None,
-                  progress: Callable[[int], None] | None = None) -> Recorder:
-    """Record events checked by :func:`read_events` into ``store``, in one transaction.
+                  progress: Callable[[int], None] | None = None,
+                  count: int | None = None) -> Recorder:
+    """Record events checked by :func:`read_events` (or :func:`check_events`) into
+    ``store``, all or nothing.
+
+    Up to :data:`BATCH_EVENTS` events, or on a store without a journal
+    (:attr:`~provgraph.store.ProvStore.journals` false: a remote store), they are one
+    transaction. More are recorded :data:`BATCH_EVENTS` at a time (fewer when they reach
+    :data:`BATCH_STATEMENTS` statements), one transaction each, inside one :meth:`~provgraph.store.ProvStore.journaled` write: nothing of them stays
+    after an error, Ctrl-C or a killed process, and memory does not grow with the log
+    (beyond the ids it defines: a later line may refer to any of them).
 
     Args:
         store: the target store.
-        events: what :func:`read_events` returned (not changed).
+        events: ``(line number, event)`` pairs, checked: what :func:`read_events`
+            returned (not changed), or an iterator over a log :func:`check_events`
+            accepted (pass ``count`` then; it is read once).
         name: how the source is named in error messages.
         clock: the recorder's clock for omitted times (default: UTC now).
         progress: called with each line number as it is recorded.
+        count: the number of events when ``events`` has no length (``None``: its
+            length, or, for an iterator, more than :data:`BATCH_EVENTS`).
 
     Returns:
         The :class:`Recorder` used (``.iri`` is the run recorded).
@@ -232,13 +315,16 @@ def record_events(store: ProvStore, events: list[tuple[int, dict[str, Any]]], *,
     Raises:
         EventLogError: the first line that cannot be recorded (with its line number
             and field); nothing from the file is stored.
-        StoreError: the store cannot be written.
+        StoreError: the store cannot be written; nothing from the file is stored.
     """
-    events = list(events)
+    if count is None:
+        count = len(events) if isinstance(events, (list, tuple)) else BATCH_EVENTS + 1
+    it = iter(events)
+    first = next(it, None)
     run_kwargs: dict[str, Any] = {}
     run_line = 1
-    if events and events[0][1]["event"] == "run":
-        n, ev = events.pop(0)
+    if first is not None and first[1]["event"] == "run":
+        n, ev = first
         run_line = n
         run_kwargs = {k: ev[k] for k in ("label", "config", "models", "code_revision", "packages")
                       if k in ev}
@@ -246,26 +332,83 @@ def record_events(store: ProvStore, events: list[tuple[int, dict[str, Any]]], *,
             run_kwargs["run_iri"] = ev["iri"]
         if "started_at" in ev:
             run_kwargs["started_at"] = _time(n, name, "started_at", ev["started_at"])
-    records: dict[str, Any] = {}
+    elif first is not None:
+        it = itertools.chain([first], it)
+    records = _Ids()
     if clock is not None:
         run_kwargs["clock"] = clock
-    # The run's own statements join the same transaction as the events.
+    # The run's own statements join the first transaction.
     try:
         recorder = Recorder(store, hold_run=True, **run_kwargs)
     except ProvgraphError as exc:
         raise EventLogError(name, run_line, None, str(exc)) from exc
-    with recorder.batch():
-        recorder.release_run()
-        for n, ev in events:
-            try:
-                _apply(recorder, records, n, ev, name)
-            except EventLogError:
-                raise
-            except ProvgraphError as exc:
-                raise EventLogError(name, n, None, str(exc)) from exc
-            if progress is not None:
-                progress(n)
+    streamed = store.journals and count > BATCH_EVENTS
+    with store.journaled(f"record {name}") if streamed else contextlib.nullcontext():
+        released = done = False
+        while not done:
+            done = True
+            with recorder.batch():
+                if not released:
+                    recorder.release_run()
+                    released = True
+                k = 0
+                for n, ev in it:
+                    try:
+                        _apply(recorder, records, n, ev, name)
+                    except EventLogError:
+                        raise
+                    except ProvgraphError as exc:
+                        raise EventLogError(name, n, None, str(exc)) from exc
+                    if progress is not None:
+                        progress(n)
+                    k += 1
+                    if streamed and (k >= BATCH_EVENTS or recorder.pending >= BATCH_STATEMENTS):
+                        done = False  # the rest in the next transaction
+                        break
+            if streamed:
+                records.age()
     return recorder
+
+
+class _Ids(dict[str, Any]):
+    """The ids a log defines -> their records; a record defined two or more transactions
+    ago is kept as its IRI only (a str, which the Recorder takes wherever it takes the
+    record), so memory grows with the number of ids, not with the texts and hits their
+    records hold (issue 16, item 6)."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self._new: list[str] = []
+        self._last: list[str] = []
+
+    def __setitem__(self, key: str, value: Any) -> None:
+        super().__setitem__(key, value)
+        self._new.append(key)
+
+    def age(self) -> None:
+        """At the end of a transaction: keep the records of the previous one as IRIs."""
+        for key in self._last:
+            iri = getattr(self.get(key), "iri", None)
+            if isinstance(iri, str):
+                dict.__setitem__(self, key, iri)
+        self._last, self._new = self._new, []
+
+
+def iter_checked(source: Iterable[str], name: str = "<events>"
+                 ) -> Iterator[tuple[int, dict[str, Any]]]:
+    """``(line number, event)`` for every event of a log :func:`check_events` accepted,
+    read again (the second pass of ``provgraph record``): checked again line by line, so
+    a file changed in between stops with its bad line instead of recording it.
+
+    Raises:
+        EventLogError: the first bad line, or a ``run`` event after the first line.
+    """
+    seen = False
+    for n, obj in iter_events(source, name):
+        if obj["event"] == "run" and seen:
+            raise EventLogError(name, n, "event", "a 'run' event may only be the first line")
+        seen = True
+        yield n, obj
 
 
 def _apply(rec: Recorder, records: dict[str, Any], n: int, ev: dict[str, Any], src: str) -> None:

@@ -162,6 +162,12 @@ class Recorder(IngestionSteps):
         if held:
             self._emit(held)
 
+    @property
+    def pending(self) -> int:
+        """Statements the open :meth:`batch` holds in memory, to be stored when it ends
+        (0 outside a batch)."""
+        return len(self._pending or ())
+
     # ------------------------------------------------------------------ batches
     @contextlib.contextmanager
     def batch(self) -> Iterator["Recorder"]:

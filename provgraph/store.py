@@ -29,6 +29,8 @@ On-disk layout of a store at ``PATH``::
 
     PATH/rdf/         RocksDB files of the pyoxigraph store
     PATH/originals/   write-once blobs named by sha-256 (see provgraph.originals)
+    PATH/journal.nq   only while a journaled write runs, or after one was killed
+                      (EmbeddedStore.journaled; provgraph._undo_journal)
 
 The default ``PATH`` is ``./.provgraph``; the environment variable
 ``PROVGRAPH_STORE`` and the CLI option ``--store PATH`` override it.
@@ -57,6 +59,7 @@ from ._bulk_windows import (RewrittenWindows, line_spans, line_windows, may_have
 from ._sparql_messages import short_syntax_message
 from .originals import BlobStore, Originals
 from ._writer_lock import clear_note, lock_timeout as _lock_timeout, open_exclusive
+from ._undo_journal import JOURNAL_NAME, UndoJournal, discard as _discard_journal, read_journal
 from .terms import IRI, BNode, Literal, Quad, Term
 from ._lexical import LEXICAL, encode_datatype, engine_keeps
 
@@ -137,6 +140,9 @@ class ProvStore(ABC):
     originals: BlobStore
     location: str
     default_graph_iri: IRI | None = None
+    journals: bool = False
+    """Whether :meth:`journaled` is available: writes in any number of transactions that
+    are undone together after a failure or a crash (:class:`EmbeddedStore`)."""
 
     # -- writing -------------------------------------------------------------
     @abstractmethod
@@ -149,6 +155,29 @@ class ProvStore(ABC):
             StoreError: the store cannot be written, or a term is invalid (for
                 example an IRI that is not absolute); nothing is stored then.
         """
+
+    def journaled(self, name: str) -> contextlib.AbstractContextManager[None]:
+        """All or nothing across many transactions (pair: one :meth:`add`, held in memory).
+
+        Every :meth:`add` and :meth:`load` inside the block is its own transaction, so
+        memory and the engine's write-ahead log stay bounded whatever the total; the
+        statements they add that were not stored before are also written to an undo
+        journal first. The block is kept whole when it ends normally and undone whole
+        when it raises (``KeyboardInterrupt`` included) or the process dies (the next
+        writer open undoes it). Readers that open meanwhile can see part of it. Only
+        where :attr:`journals` is true (:meth:`EmbeddedStore.journaled` says how it
+        holds across a crash); callers of a store without it keep to one :meth:`add`.
+
+        Args:
+            name: what is being written, kept in the journal (for the message of the
+                open that undoes it).
+
+        Raises:
+            StoreError: this store has no journal (:attr:`journals` is false), a
+                journaled block is already open, or the store is read-only.
+        """
+        raise StoreError(f"{self.location}: this store cannot undo writes across "
+                         "transactions (journals is false); write in one add()")
 
     @abstractmethod
     def bulk_add(self, quads: Iterable[Quad]) -> None:
@@ -881,6 +910,13 @@ def _map_errors(what: str, *, query: bool = False, source: str = "<text>") -> It
         raise StoreError(f"{what}: {exc}") from exc
 
 
+_FLUSH_STATEMENTS = 20_000
+"""Statements written since the last flush that make a writer flush (see
+:meth:`EmbeddedStore.flush_schedule`)."""
+_FLUSH_SECONDS = 1.0
+"""Seconds after which a writer flushes what it wrote since the last flush."""
+
+
 class EmbeddedStore(ProvStore):
     """A :class:`ProvStore` on an embedded pyoxigraph ``Store``.
 
@@ -926,6 +962,12 @@ class EmbeddedStore(ProvStore):
         self._root_for_reopen: Path | None = None  # a read-only store's directory
         self._unflushed = 0
         self._flushed_at = time.monotonic()
+        self._flush_statements: int | None = _FLUSH_STATEMENTS
+        self._flush_seconds: float | None = _FLUSH_SECONDS
+        self.flushes = 0
+        self._undo: UndoJournal | None = None
+        self.recovered: str | None = None
+        self.unfinished: str | None = None
         try:
             if path is None:
                 self._store = ox.Store()
@@ -952,6 +994,8 @@ class EmbeddedStore(ProvStore):
                 self._store = open_exclusive(root, lambda: ox.Store(str(root / "rdf")),
                                              timeout=_lock_timeout(lock_timeout))
                 self._root = root
+                if (root / JOURNAL_NAME).exists():
+                    self._recover(root / JOURNAL_NAME)
                 if blobs is None:
                     blobs = Originals(root / "originals")
             self.originals = blobs
@@ -976,37 +1020,215 @@ class EmbeddedStore(ProvStore):
                 f"cannot open the store at {path}: {exc}. Check the path, the permissions "
                 "and the free disk space") from exc
 
+    def flush_schedule(self, statements: int | None = _FLUSH_STATEMENTS,
+                       seconds: float | None = _FLUSH_SECONDS) -> None:
+        """Set when a writer on disk flushes the engine (issue 13; issue 16, item 4).
+
+        After a write (:meth:`add`, :meth:`remove`, :meth:`replace`, :meth:`load`,
+        :meth:`update`, :meth:`remove_graph`), once ``statements`` statements were
+        written since the last flush, or ``seconds`` seconds passed since it and
+        something was written, the store calls pyoxigraph's ``Store.flush()``.
+
+        What pyoxigraph 0.5.13 exposes, and what each does to the disk (measured,
+        ``bench/bench_record_disk.py``): ``flush()`` writes the engine's memory tables
+        to table files, after which RocksDB deletes the write-ahead log files they
+        covered; that is what keeps the log from growing (without a flush it holds
+        every transaction until RocksDB's own limits, which are sized in GB, and a
+        reopen replays it). ``optimize()`` compacts every table file (minutes on a
+        large store, and it grows the store: DESIGN.md), so it stays a separate
+        call after bulk loads. Nothing else (write-ahead log size limits,
+        compaction triggers, sync) is exposed. Recording 10,000 answers one transaction
+        each, the default schedule kept the store within 1.12x of its size after close
+        and reopen (593 MB) at every sample; without it the store reached 2.35x while
+        running and 3.3x at close (1,956 MB, nearly all log), and recorded more slowly
+        (bench/RESULTS.md, issue 16 item 4). Bulk loads (:meth:`bulk_add`,
+        :meth:`bulk_load`) write table files directly and need no flush.
+
+        Args:
+            statements: flush after this many statements (an int >= 1); ``None``:
+                never by count.
+            seconds: flush after this many seconds (a float > 0); ``None``: never
+                by time. Both ``None`` turns the schedule off (for benchmarks).
+
+        A store in memory or opened read-only never flushes. :attr:`flushes` counts
+        the flushes this object made.
+
+        Raises:
+            ValueError: ``statements`` < 1 or ``seconds`` <= 0.
+        """
+        if statements is not None and statements < 1:
+            raise ValueError(f"flush_schedule: statements must be >= 1, not {statements!r}")
+        if seconds is not None and seconds <= 0:
+            raise ValueError(f"flush_schedule: seconds must be > 0, not {seconds!r}")
+        self._flush_statements = statements
+        self._flush_seconds = seconds
+
     def _wrote(self, n: int) -> None:
-        """After a write: flush the engine's memory table once enough is written, so a
+        """After a write: flush on the schedule of :meth:`flush_schedule`. Also keeps a
         read-only open (which replays what is not flushed: 4.4 s for 310k statements,
-        9 ms after a flush, issue 13) stays fast beside a long-lived writer."""
+        9 ms after a flush, issue 13) fast beside a long-lived writer."""
         if self._root is None:
             return
         self._unflushed += n
         now = time.monotonic()
-        if self._unflushed >= _FLUSH_STATEMENTS or (
-                self._unflushed and now - self._flushed_at >= _FLUSH_SECONDS):
+        every, after = self._flush_statements, self._flush_seconds
+        if (every is not None and self._unflushed >= every) or (
+                after is not None and self._unflushed and now - self._flushed_at >= after):
             with _map_errors(f"store {self.location}"):
                 self._store.flush()
+            self.flushes += 1
             self._unflushed = 0
             self._flushed_at = now
 
+    journals = True
+
+    @contextlib.contextmanager
+    def journaled(self, name: str) -> Iterator[None]:
+        """All or nothing across many transactions, in bounded memory (the contract:
+        :meth:`ProvStore.journaled`; issue 16, item 6).
+
+        How it holds. Before each :meth:`add` (or :meth:`load`) in the block commits its
+        transaction, the statements it adds that the store does not already hold are
+        appended to the undo journal ``PATH/journal.nq`` and that append is ``fsync``-ed
+        (:mod:`provgraph._undo_journal`); the store has one writer (the write lock), so
+        "not already held" cannot change underneath. The block's normal end flushes the
+        engine, then deletes the journal: that deletion is the commit. Any exception
+        (``KeyboardInterrupt`` from Ctrl-C too) removes every journaled statement, then
+        deletes the journal. If the process dies first (SIGKILL, power loss, a second
+        Ctrl-C during the undo), the journal is still there, so the next writer open
+        (:class:`EmbeddedStore`, every ``provgraph`` write command) removes what it lists
+        before anything else touches the store, and sets :attr:`recovered`. A statement
+        the store held before the block is never listed, so an undo never removes it; a
+        statement listed whose transaction never ran is simply absent. Retained original
+        bytes written meanwhile stay (content-addressed and unreferenced, as after a failed
+        :meth:`~provgraph.recorder.Recorder.batch`).
+
+        Readers opened while the block runs (read-only opens, other processes) can see
+        the statements stored so far; only the writer's view is all or nothing.
+        When the undo itself is interrupted (a second Ctrl-C), or the commit is (Ctrl-C
+        during the final flush), the journal stays and :attr:`unfinished` names the write:
+        the next writer open undoes it.
+        Inside the block, :meth:`remove`, :meth:`replace`, :meth:`update`,
+        :meth:`remove_graph` and the bulk writes raise :class:`StoreError` (the journal
+        cannot undo them). An in-memory store journals into a temporary file.
+
+        Raises:
+            StoreError: a journaled block is open already, the store is read-only, or
+                the journal cannot be written (nothing of the block is kept then);
+                undoing failed (the journal stays and the next writer open retries it).
+        """
+        if self.read_only:
+            raise StoreError(f"store {self.location} is read-only: it cannot be written")
+        if self._undo is not None:
+            raise StoreError(f"store {self.location}: a journaled write ({self._undo.name}) "
+                             "is open already; journaled blocks do not nest")
+        path = None if self._root is None else self._root / JOURNAL_NAME
+        try:
+            journal = UndoJournal(path, name)
+        except FileExistsError as exc:  # pragma: no cover - the writer lock prevents it
+            raise StoreError(f"store {self.location}: {path} exists: another journaled write "
+                             "is unfinished; reopen the store to undo it") from exc
+        except OSError as exc:
+            raise StoreError(f"store {self.location}: cannot write the journal {path}: {exc}. "
+                             "Check the free disk space") from exc
+        self._undo = journal
+        try:
+            yield
+        except BaseException:
+            self._undo = None
+            try:
+                self._undo_statements(journal.name, journal.chunks())
+            except BaseException:
+                journal.close()  # left for the next writer open to undo
+                self.unfinished = journal.name
+                raise
+            journal.commit()
+            raise
+        self._undo = None
+        try:
+            with _map_errors(f"store {self.location}"):
+                self._store.flush()  # the statements are on disk before the commit point
+            journal.commit()
+        except BaseException:
+            journal.close()  # not committed: the next writer open undoes it
+            self.unfinished = journal.name
+            raise
+
+    def _recover(self, path: Path) -> None:
+        """Undo the journaled write a dead process left (:meth:`journaled`)."""
+        try:
+            name, blocks = read_journal(path)
+            self._undo_statements(name, blocks)
+            _discard_journal(path)
+        except BaseException:
+            self.close()  # no store object is returned: release the engine and the lock
+            raise
+        self.recovered = name
+
+    def _undo_statements(self, name: str, blocks: Iterable[bytes]) -> None:
+        """Remove every statement the journal lists, in transactions of one block each."""
+        what = f"store {self.location}: undoing {name}"
+        removed = 0
+        with _map_errors(what):
+            for block in blocks:
+                try:
+                    quads = list(ox.parse(block, ox.RdfFormat.N_QUADS))
+                except SyntaxError as exc:
+                    raise StoreError(
+                        f"{what}: its journal holds a line that does not parse ({exc}); the "
+                        "store may keep part of that write. Restore it from a backup, or "
+                        "delete the run with 'provgraph delete-run'") from exc
+                for q in quads:
+                    self._store.remove(q)
+                removed += len(quads)
+                self._wrote(len(quads))
+            self._store.flush()
+
+    def _refuse_in_journal(self, operation: str) -> None:
+        if self._undo is not None:
+            raise StoreError(f"store {self.location}: {operation} inside a journaled write "
+                             f"({self._undo.name}) cannot be undone with it; only add() and "
+                             "load() can")
+
+    def _add_journaled(self, journal: UndoJournal, quads: Iterable[Any]) -> int:
+        """Journal the statements of ``quads`` (store form) the store lacks, then store all."""
+        # (no local name for the engine: a traceback kept by the caller would keep it, and
+        # its write lock, alive after close())
+        with _map_errors(f"store {self.location}"):
+            batch = list(quads)
+            new = [q for q in dict.fromkeys(batch) if q not in self._store]
+        try:
+            journal.note(str(q) for q in new)
+        except OSError as exc:
+            raise StoreError(f"store {self.location}: cannot write the journal: {exc}. "
+                             "Check the free disk space") from exc
+        with _map_errors(f"store {self.location}"):
+            self._store.extend(batch)
+        self._wrote(len(batch))
+        return len(new)
+
     # writing
     def add(self, quads: Iterable[Quad]) -> None:
+        if self._undo is not None:
+            self._add_journaled(self._undo, (_quad_to_store(q) for q in quads))
+            return
         with _map_errors(f"store {self.location}"):
             self._store.extend(_quad_to_store(q) for q in quads)  # one transaction; no list
         self._wrote(len(quads) if isinstance(quads, Sized) else _FLUSH_STATEMENTS // 10)
 
     def bulk_add(self, quads: Iterable[Quad]) -> None:
+        self._refuse_in_journal("bulk_add()")
         with _map_errors(f"store {self.location}"):
             self._store.bulk_extend(_quad_to_store(q) for q in quads)
 
     def add_native(self, quads: Iterable[Any], *, bulk: bool = False) -> None:
         """Insert already-built pyoxigraph quads (for benchmarks comparing the raw engine)."""
+        self._refuse_in_journal("add_native()")
         with _map_errors(f"store {self.location}"):
             (self._store.bulk_extend if bulk else self._store.extend)(quads)
 
     def remove(self, quads: Iterable[Quad]) -> None:
+        self._refuse_in_journal("remove()")
         with _map_errors(f"store {self.location}"):  # an invalid term is a StoreError too
             oxq = [_quad_to_store(q) for q in quads]
         if not oxq:
@@ -1019,6 +1241,7 @@ class EmbeddedStore(ProvStore):
 
     def replace(self, remove: Iterable[Quad], add: Iterable[Quad]) -> None:
         """Remove and add in one SPARQL 1.1 Update (one transaction): a failure stores nothing."""
+        self._refuse_in_journal("replace()")
         with _map_errors(f"store {self.location}"):  # an invalid term is a StoreError too
             rm = [_quad_to_store(q) for q in remove]
             ad = [_quad_to_store(q) for q in add]
@@ -1052,6 +1275,10 @@ class EmbeddedStore(ProvStore):
                           graph=graph if fmt is not ox.RdfFormat.JSON_LD or graph else None)
         if fmt in (ox.RdfFormat.TRIG, ox.RdfFormat.N_QUADS) and graph is not None:
             quads = parse_rdf(data, format, base_iri=base_iri)
+        if self._undo is not None:
+            with _map_errors(f"{format} input"):
+                stored = [_quad_to_store(q) for q in quads]
+            return self._add_journaled(self._undo, stored)
         with _map_errors(f"{format} input"):
             self._store.extend(_quad_to_store(q) for q in quads)
         added = len(self._store) - before
@@ -1099,6 +1326,7 @@ class EmbeddedStore(ProvStore):
             StoreError: the file cannot be read or the store cannot be written.
             KeyboardInterrupt: as above.
         """
+        self._refuse_in_journal("bulk_load()")
         fmt = _rdf_format(format)
         kwargs: dict[str, Any] = {"format": fmt}
         if fmt not in (ox.RdfFormat.TRIG, ox.RdfFormat.N_QUADS):
@@ -1359,6 +1587,7 @@ class EmbeddedStore(ProvStore):
         """
         from .sparql_guard import read_update
 
+        self._refuse_in_journal("update()")
         request = read_update(sparql, source)
         changed = [(op, lit) for op, lit in request.written
                    if lit.datatype and not lit.language and not engine_keeps(lit.value, lit.datatype)]
@@ -1442,9 +1671,11 @@ class EmbeddedStore(ProvStore):
         return self._read_retrying(run)
 
     def remove_graph(self, graph: IRI) -> None:
+        self._refuse_in_journal("remove_graph()")
         with _map_errors(f"store {self.location}"):
             if self._store.contains_named_graph(_to_ox(graph)):
                 self._store.remove_graph(_to_ox(graph))
+                self._wrote(_FLUSH_STATEMENTS // 10)
 
     def __len__(self) -> int:
         def run() -> int:
@@ -1546,10 +1777,6 @@ _PREFETCH = 10_000
 lost race there can be retried (see ``_read_retrying``)."""
 _READ_OPEN_SECONDS = 10.0
 """Longest a read-only open keeps retrying after losing a race with the writer's compaction."""
-_FLUSH_STATEMENTS = 20_000
-"""Statements written since the last flush that make a writer flush (see ``_wrote``)."""
-_FLUSH_SECONDS = 1.0
-"""Seconds after which a writer flushes what it wrote since the last flush."""
 _BULK_WINDOW_BYTES = 24 << 20
 """Bytes of N-Quads/N-Triples per pyoxigraph bulk load in :meth:`EmbeddedStore.bulk_load`."""
 _BULK_WORKERS = 2
@@ -1693,7 +1920,7 @@ def open_store(path: str | os.PathLike[str] | None = None, *, memory: bool = Fal
 
 _OXIGRAPH_FAMILIES = ('[CFOptions "id2str"]', '[CFOptions "spog"]')
 """RocksDB column families every Oxigraph store has (named in its ``OPTIONS-*`` files)."""
-_STORE_ENTRIES = frozenset({"rdf", "originals", "writer.json", "exports"})
+_STORE_ENTRIES = frozenset({"rdf", "originals", "writer.json", "exports", JOURNAL_NAME})
 """What a provgraph store directory holds (``exports``: the demo's bundle files)."""
 
 

@@ -1,7 +1,10 @@
 """Importing PROV documents into a store: atomic, counted, never silently empty.
 
 :func:`import_document` reads a document with :func:`provgraph.io.read`, checks
-it, and stores every statement in one transaction (all or nothing). PROV bundles
+it, and stores every statement all or nothing: in one transaction, or, past
+:data:`WRITE_BATCH` statements on a store that journals, in transactions of that size
+inside one :meth:`~provgraph.store.ProvStore.journaled` write (undone together after a
+failure, Ctrl-C or a killed process). The document is still read whole first. PROV bundles
 and RDF named graphs become named graphs of the store; the rest goes to the
 default graph, or to ``graph`` when one is named.
 
@@ -42,6 +45,9 @@ from . import read
 from .provo import uses_prov
 
 __all__ = ["ImportReport", "import_document", "RESERVED_GRAPHS", "check_target_graph"]
+
+WRITE_BATCH = 50_000
+"""Statements per transaction when an import is stored in a journaled write."""
 
 RESERVED_GRAPHS = frozenset(v for v in vars(GRAPH).values() if isinstance(v, IRI))
 """provgraph's own graphs (:class:`provgraph.vocab.GRAPH`): never an import's ``graph``."""
@@ -162,7 +168,15 @@ def import_document(store: ProvStore, data: bytes, format: str = "auto", *,
         # of a 500,000-statement PROV-JSON import: 1.23 GB instead of 1.48 GB)
         result.document = None
     before = len(store)
-    store.add(result.quads)
+    quads = result.quads
+    if store.journals and len(quads) > WRITE_BATCH:
+        # many transactions undone together on failure (ProvStore.journaled): the engine
+        # holds one batch at a time, and leaves no large write-ahead log (issue 16, item 6)
+        with store.journaled(f"import {name}"):
+            for i in range(0, len(quads), WRITE_BATCH):
+                store.add(quads[i:i + WRITE_BATCH])
+    else:
+        store.add(quads)
     graphs = sorted({q[3] for q in result.quads}, key=lambda g: "" if g is None else g)
     return ImportReport(name=name, format=result.format, reader=result.reader,
                         stored=len(result.quads), new=len(store) - before,

@@ -1,0 +1,183 @@
+"""The streaming ``provgraph record`` (issue 16, item 6): the log is checked in a first pass
+that keeps nothing, then recorded in batches inside one journaled write
+(EmbeddedStore.journaled), so a bad line late in the log, Ctrl-C or SIGKILL leaves the
+store exactly as it was."""
+
+from __future__ import annotations
+
+import json
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+from provgraph.cli import cli
+from provgraph.errors import EventLogError
+from provgraph.events import BATCH_EVENTS, check_events
+from provgraph.store import EmbeddedStore
+from provgraph.terms import IRI
+from provgraph.vocab import PG
+
+from .test_store_journal import JOURNAL, _contents, _prefilled
+
+
+def _events(queries: int) -> list[str]:
+    """A valid event log: a run, one source cut into two chunks, then ``queries`` queries."""
+    text = "Pumps are serviced every 6 months. Valves are checked yearly.\n"
+    lines = [
+        {"event": "run", "label": "journal test", "started_at": "2026-01-05T10:00:00Z"},
+        {"event": "snapshot", "id": "s", "uri": "https://example.org/m.txt",
+         "media_type": "text/plain", "content": text, "observed_at": "2026-01-05T10:00:00Z"},
+        {"event": "extraction", "id": "x", "snapshot": "s", "parser": {"name": "plain", "version": "1"},
+         "text": text},
+        {"event": "chunking", "extraction": "x", "chunker": {"name": "s", "version": "1"},
+         "ranges": [[0, 35], [35, len(text)]], "ids": ["c1", "c2"]},
+    ]
+    lines += [{"event": "query", "id": f"q{i}", "text": f"question {i}?",
+               "at": "2026-01-05T10:01:00Z"} for i in range(queries)]
+    return [json.dumps(x) for x in lines]
+
+
+def test_check_events_keeps_nothing_and_counts_the_bad_lines_past_the_limit() -> None:
+    assert check_events(_events(3)) == (7, 7)
+    lines = _events(10) + ["{not json"] * 1_200
+    with pytest.raises(EventLogError) as err:
+        check_events(lines, "big.jsonl")
+    assert "big.jsonl: 1200 bad lines" in str(err.value)
+    assert err.value.line == 15
+    assert len(err.value.errors) == 1_000
+
+
+def _write_log(path: Path, queries: int, *extra: str) -> Path:
+    path.write_text("\n".join(_events(queries) + list(extra)) + "\n", encoding="utf-8")
+    return path
+
+
+def test_record_streams_a_long_log_in_batches_and_keeps_it_all(tmp_path: Path) -> None:
+    log = _write_log(tmp_path / "events.jsonl", 2 * BATCH_EVENTS + 10)
+    res = CliRunner().invoke(cli, ["--store", str(tmp_path / "store"), "record", str(log)],
+                             catch_exceptions=False)
+    assert res.exit_code == 0, res.output
+    store = EmbeddedStore(tmp_path / "store", read_only=True)
+    queries = store.select(f"SELECT (COUNT(?q) AS ?n) WHERE {{ ?q a <{PG.Query}> }}")
+    assert int(queries[0]["n"].value) == 2 * BATCH_EVENTS + 10  # type: ignore[union-attr]
+    store.close()
+    assert not (tmp_path / "store" / JOURNAL).exists()
+
+
+def test_a_bad_line_late_in_a_long_log_stores_nothing_and_names_the_line(tmp_path: Path) -> None:
+    path = tmp_path / "store"
+    before = _prefilled(path)
+    runner = CliRunner()
+    n = 3 * BATCH_EVENTS
+    # a line the schema refuses: found by the first pass, before the store is opened
+    log = _write_log(tmp_path / "a.jsonl", n, json.dumps({"event": "query"}))
+    res = runner.invoke(cli, ["--store", str(path), "record", str(log)])
+    assert res.exit_code == 2  # an input error
+    assert f"a.jsonl:{n + 5} field 'text': 'text' is a required property" in res.output
+    # a line that passes the schema but cannot be recorded (an id no earlier line defines):
+    # found while recording, after two batches were stored, which are then undone
+    log = _write_log(tmp_path / "b.jsonl", n, json.dumps(
+        {"event": "retrieval", "query": "nowhere", "retriever": {"name": "r", "version": "1"},
+         "hits": []}))
+    res = runner.invoke(cli, ["--store", str(path), "record", str(log)])
+    assert res.exit_code == 2  # an input error
+    assert f"b.jsonl:{n + 5} field 'query': 'nowhere' is not an id" in res.output
+    assert not (path / JOURNAL).exists()
+    assert _contents(path) == before
+
+
+def test_record_reads_standard_input_twice_through_a_copy(tmp_path: Path) -> None:
+    lines = _events(BATCH_EVENTS + 5)
+    res = CliRunner().invoke(cli, ["--store", str(tmp_path / "store"), "record", "-"],
+                             input="\n".join(lines) + "\n", catch_exceptions=False)
+    assert res.exit_code == 0, res.output
+    assert "recorded run" in res.output
+
+
+def _record_until_journaled(path: Path, log: Path, sig: int) -> tuple[subprocess.Popen[bytes], str]:
+    """Start ``provgraph record``; once a batch is stored (the journal has grown twice: a
+    batch is journaled before it is stored), send ``sig``."""
+    proc = subprocess.Popen([sys.executable, "-m", "provgraph", "--store", str(path), "record",
+                             str(log)], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                            stdin=subprocess.DEVNULL,
+                            preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
+    journal = path / JOURNAL
+    deadline = time.monotonic() + 180
+    sizes = {0}
+    while time.monotonic() < deadline and proc.poll() is None:
+        try:
+            sizes.add(journal.stat().st_size)
+        except FileNotFoundError:
+            pass
+        if len([n for n in sizes if n > 1000]) >= 2:  # past the header: two batches
+            break
+        time.sleep(0.01)
+    assert proc.poll() is None, "record ended before its journal grew"
+    proc.send_signal(sig)
+    _, err = proc.communicate(timeout=180)
+    return proc, err.decode(errors="replace")
+
+
+@pytest.mark.skipif(sys.platform == "win32", reason="POSIX signals")
+def test_a_killed_record_leaves_the_store_exactly_as_before(tmp_path: Path) -> None:
+    path = tmp_path / "store"
+    before = _prefilled(path)
+    log = _write_log(tmp_path / "events.jsonl", 8 * BATCH_EVENTS)
+    proc, _ = _record_until_journaled(path, log, signal.SIGKILL)
+    assert proc.returncode == -signal.SIGKILL
+    assert (path / JOURNAL).exists()
+    assert len(_contents(path)) > len(before)  # part of the log was stored when it died
+    res = CliRunner().invoke(cli, ["--store", str(path), "init"], catch_exceptions=False)
+    assert "note: undid record" in res.output  # the next write command undoes it
+    assert not (path / JOURNAL).exists()
+    after = EmbeddedStore(path, read_only=True)
+    ontology = IRI("urn:provgraph:graph:ontology")
+    assert sorted(repr(q) for q in after.quads() if q[3] != ontology) == before
+    after.close()
+
+
+@pytest.mark.skipif(sys.platform == "win32", reason="POSIX signals")
+def test_an_interrupted_record_leaves_the_store_exactly_as_before(tmp_path: Path) -> None:
+    path = tmp_path / "store"
+    before = _prefilled(path)
+    log = _write_log(tmp_path / "events.jsonl", 8 * BATCH_EVENTS)
+    proc, err = _record_until_journaled(path, log, signal.SIGINT)
+    assert proc.returncode == -signal.SIGINT, err
+    assert "Traceback" not in err
+    assert f"Interrupted: nothing from {log} was stored (the store is as it was)" in err
+    assert not (path / JOURNAL).exists()
+    assert _contents(path) == before
+
+
+def _shape(store: EmbeddedStore, run: IRI) -> list[tuple[str, str, int]]:
+    """(predicate, graph, count) of every statement; the run's graph named "run"."""
+    counts: dict[tuple[str, str], int] = {}
+    for _, p, _, g in store.quads():
+        key = (str(p), "run" if g == run else str(g))
+        counts[key] = counts.get(key, 0) + 1
+    return sorted((p, g, n) for (p, g), n in counts.items())
+
+
+def test_streamed_batches_record_what_one_transaction_records(tmp_path: Path,
+                                                              monkeypatch: pytest.MonkeyPatch) -> None:
+    """The pipeline fixture recorded 3 events per transaction, with the records of earlier
+    transactions passed to the Recorder as IRIs, writes the same statements as one
+    transaction (its queries and answers get fresh IRIs, so counts are compared)."""
+    from provgraph import events as ev
+
+    from . import pipeline
+
+    lines = pipeline.events()
+    whole = EmbeddedStore(tmp_path / "whole")
+    run = ev.load_events(whole, lines).iri
+    monkeypatch.setattr(ev, "BATCH_EVENTS", 3)
+    streamed = EmbeddedStore(tmp_path / "streamed")
+    run2 = ev.load_events(streamed, lines).iri
+    assert _shape(streamed, run2) == _shape(whole, run)
+    whole.close()
+    streamed.close()

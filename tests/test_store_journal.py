@@ -1,0 +1,125 @@
+"""All or nothing across many transactions (issue 16, item 6): EmbeddedStore.journaled. A
+journaled write that fails, is interrupted or is killed (SIGKILL) leaves the store exactly
+as it was (tests/test_cli_record_stream.py: the streaming ``provgraph record`` on it)."""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from provgraph.errors import StoreError
+from provgraph.store import EmbeddedStore
+from provgraph.terms import IRI, BNode, Quad, lit
+
+JOURNAL = "journal.nq"
+G = IRI("urn:x:g")
+P = IRI("urn:x:p")
+
+
+def _contents(path: Path) -> list[str]:
+    store = EmbeddedStore(path, read_only=True)
+    try:
+        return sorted(repr(q) for q in store.quads())
+    finally:
+        store.close()
+
+
+def _quads(lo: int, hi: int) -> list[Quad]:
+    return [(IRI(f"urn:x:s{i}"), P, lit(i), G) for i in range(lo, hi)]
+
+
+def _prefilled(path: Path) -> list[str]:
+    store = EmbeddedStore(path)
+    store.add(_quads(0, 10) + [(BNode("b1"), P, lit("kept"), G)])
+    store.close()
+    return _contents(path)
+
+
+def test_a_journaled_write_is_kept_whole_and_leaves_no_journal(tmp_path: Path) -> None:
+    path = tmp_path / "store"
+    _prefilled(path)
+    store = EmbeddedStore(path)
+    with store.journaled("test"):
+        store.add(_quads(5, 20))  # 5 of them were there before
+        assert (path / JOURNAL).read_text().count("\n") == 1 + 10  # header, the new ones
+        store.add(_quads(20, 30))
+    assert not (path / JOURNAL).exists()
+    assert len(store) == 31
+    store.close()
+
+
+def test_a_failing_journaled_write_leaves_the_store_exactly_as_before(tmp_path: Path) -> None:
+    path = tmp_path / "store"
+    before = _prefilled(path)
+    store = EmbeddedStore(path)
+    with pytest.raises(RuntimeError, match="boom"):
+        with store.journaled("test"):
+            store.add(_quads(0, 50))  # ten of these were there before: they stay
+            store.add([(BNode("b1"), P, lit("kept"), G), (BNode("b2"), P, lit("new"), G)])
+            store.load(b'<urn:x:l> <urn:x:p> "7"^^<http://www.w3.org/2001/XMLSchema#int> .',
+                       "nquads")
+            raise RuntimeError("boom")
+    assert not (path / JOURNAL).exists()
+    store.close()
+    assert _contents(path) == before
+
+
+def test_only_add_and_load_can_be_journaled(tmp_path: Path) -> None:
+    store = EmbeddedStore(tmp_path / "store")
+    with store.journaled("test"):
+        for write in (lambda: store.remove(_quads(0, 1)), lambda: store.remove_graph(G),
+                      lambda: store.update("INSERT DATA { <urn:x:a> <urn:x:p> 1 }"),
+                      lambda: store.bulk_add(_quads(0, 1)),
+                      lambda: store.replace(_quads(0, 1), _quads(1, 2))):
+            with pytest.raises(StoreError, match="cannot be undone"):
+                write()
+        with pytest.raises(StoreError, match="do not nest"):
+            with store.journaled("inner"):
+                pass
+    store.close()
+
+
+def test_an_in_memory_store_undoes_a_journaled_write_too() -> None:
+    store = EmbeddedStore()
+    store.add(_quads(0, 3))
+    with pytest.raises(KeyboardInterrupt):
+        with store.journaled("test"):
+            store.add(_quads(0, 100))
+            raise KeyboardInterrupt
+    assert len(store) == 3
+
+
+_KILLED_WRITER = """
+import os, signal, sys
+from provgraph.errors import StoreError
+from provgraph.store import EmbeddedStore
+from provgraph.terms import IRI, lit
+store = EmbeddedStore(sys.argv[1])
+g, p = IRI("urn:x:g"), IRI("urn:x:p")
+with store.journaled("killed write"):
+    for k in range(5):
+        store.add([(IRI(f"urn:x:k{k}-{i}"), p, lit(i), g) for i in range(1000)]
+                  + [(IRI("urn:x:s3"), p, lit(3), g)])  # held before: never undone
+    os.kill(os.getpid(), signal.SIGKILL)
+"""
+
+
+def test_a_killed_journaled_write_is_undone_by_the_next_writer_open(tmp_path: Path) -> None:
+    path = tmp_path / "store"
+    before = _prefilled(path)
+    proc = subprocess.run([sys.executable, "-c", _KILLED_WRITER, str(path)])
+    assert proc.returncode == -signal.SIGKILL
+    assert (path / JOURNAL).exists()
+    assert len(_contents(path)) == len(before) + 5000  # a reader sees the committed part
+    with open(path / JOURNAL, "ab") as f:
+        f.write(b"<urn:x:torn> <urn:x:p")  # a line cut short by the crash: skipped
+    store = EmbeddedStore(path)
+    assert store.recovered is not None and store.recovered.startswith("killed write")
+    assert not (path / JOURNAL).exists()
+    store.close()
+    assert _contents(path) == before
