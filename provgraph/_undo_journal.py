@@ -133,6 +133,17 @@ def read_journal(path: Path) -> tuple[str, Iterator[bytes]]:
     return name, blocks()
 
 
+def journal_name(path: Path) -> str | None:
+    """The name of the write whose journal is at ``path``, ``None`` when there is none
+    (or it cannot be read)."""
+    try:
+        with open(path, "rb") as f:
+            first = f.readline().decode("utf-8", "replace")
+    except OSError:
+        return None
+    return first[len(_HEADER):].strip() if first.startswith(_HEADER) else "an unnamed write"
+
+
 def discard(path: Path) -> None:
     """Delete the journal at ``path`` and make the deletion durable (the commit point)."""
     path.unlink(missing_ok=True)

@@ -115,6 +115,11 @@ class _Ctx:
             if undone:
                 click.echo(f"note: undid {undone}, which a stopped process left unfinished in "
                            f"the store (all or nothing: none of it was kept)", err=True)
+            running = getattr(self._store, "in_flight", None)
+            if running:
+                click.echo(f"note: {running} has not committed (it is running, or its process "
+                           "stopped and no write command has undone it yet): these answers may "
+                           "include part of it", err=True)
         return self._store
 
     def close(self) -> None:

@@ -59,7 +59,7 @@ from ._bulk_windows import (RewrittenWindows, line_spans, line_windows, may_have
 from ._sparql_messages import short_syntax_message
 from .originals import BlobStore, Originals
 from ._writer_lock import clear_note, lock_timeout as _lock_timeout, open_exclusive
-from ._undo_journal import JOURNAL_NAME, UndoJournal, discard as _discard_journal, read_journal
+from ._undo_journal import JOURNAL_NAME, UndoJournal, discard as _discard_journal, journal_name, read_journal
 from .terms import IRI, BNode, Literal, Quad, Term
 from ._lexical import LEXICAL, encode_datatype, engine_keeps
 
@@ -968,6 +968,9 @@ class EmbeddedStore(ProvStore):
         self._undo: UndoJournal | None = None
         self.recovered: str | None = None
         self.unfinished: str | None = None
+        # a read-only open beside a journaled write that has not committed (it runs, or
+        # its process died and no writer has undone it yet): the write's name
+        self.in_flight: str | None = None
         try:
             if path is None:
                 self._store = ox.Store()
@@ -983,6 +986,7 @@ class EmbeddedStore(ProvStore):
                 # No lock, no file written: a read-only mount or a full disk still reads.
                 self._store = _open_read_only(root / "rdf")
                 self._root_for_reopen = root
+                self.in_flight = journal_name(root / JOURNAL_NAME)
                 if blobs is None:
                     blobs = Originals(root / "originals")
             else:

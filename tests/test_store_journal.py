@@ -116,6 +116,17 @@ def test_a_killed_journaled_write_is_undone_by_the_next_writer_open(tmp_path: Pa
     assert proc.returncode == -signal.SIGKILL
     assert (path / JOURNAL).exists()
     assert len(_contents(path)) == len(before) + 5000  # a reader sees the committed part
+    reader = EmbeddedStore(path, read_only=True)  # and is told so
+    assert reader.in_flight is not None and reader.in_flight.startswith("killed write")
+    reader.close()
+    from click.testing import CliRunner
+
+    from provgraph.cli import cli
+
+    res = CliRunner().invoke(cli, ["--store", str(path), "runs"])
+    assert res.exit_code == 0, res.output
+    assert res.stderr.startswith("note: killed write"), res.stderr
+    assert "has not committed" in res.stderr and "may include part of it" in res.stderr
     with open(path / JOURNAL, "ab") as f:
         f.write(b"<urn:x:torn> <urn:x:p")  # a line cut short by the crash: skipped
     store = EmbeddedStore(path)
@@ -123,3 +134,6 @@ def test_a_killed_journaled_write_is_undone_by_the_next_writer_open(tmp_path: Pa
     assert not (path / JOURNAL).exists()
     store.close()
     assert _contents(path) == before
+    reader = EmbeddedStore(path, read_only=True)
+    assert reader.in_flight is None  # undone: no note any more
+    reader.close()
