@@ -1,5 +1,6 @@
-"""Locates the bundled data folders: ``queries/``, ``ontologies/``, ``schemas/`` and the
-demo corpus (``examples/corpus/`` in a checkout).
+"""Locates the bundled data folders: ``queries/``, ``ontologies/``, ``schemas/``, the
+demo corpus (``examples/corpus/`` in a checkout) and the example gate policy
+(``policies``: ``examples/gate-policy.toml`` in a checkout).
 
 This is the only module that knows where they are. It looks in exactly two places:
 
@@ -25,14 +26,15 @@ from .errors import ProvgraphError
 
 __all__ = ["data_dir", "data_files", "data_text", "ontology_files", "ontology_text"]
 
-KINDS = ("queries", "ontologies", "schemas", "corpus")
-_CHECKOUT = {"corpus": "examples/corpus"}
+KINDS = ("queries", "ontologies", "schemas", "corpus", "policies")
+_CHECKOUT = {"corpus": "examples/corpus", "policies": "examples"}
 
 
 @lru_cache(maxsize=None)
 def data_dir(kind: str) -> Path:
     """The directory holding bundled ``kind`` files (``queries``, ``ontologies``, ``schemas``,
-    ``corpus``).
+    ``corpus``, ``policies``: in a checkout ``examples/``, of which the wheel carries
+    ``gate-policy.toml`` only).
 
     Raises:
         ProvgraphError: ``kind`` is unknown, or neither location exists (the message

@@ -42,7 +42,8 @@ GENERATED_TARGET = {"q24", "q25"}
 
 @pytest.fixture(scope="module")
 def demo(tmp_path_factory):
-    return run_demo(tmp_path_factory.mktemp("demo") / "store", quiet=True)
+    # the pipeline's statements only: the evaluation step is tested in test_demo_evaluation.py
+    return run_demo(tmp_path_factory.mktemp("demo") / "store", quiet=True, evaluation=False)
 
 
 @pytest.fixture
@@ -237,7 +238,7 @@ def test_runs_and_deletions_recorded(demo, store):
 
 # ------------------------------------------------------------------ runs and the CLI
 def test_a_second_run_writes_the_same_statements(demo, store, tmp_path):
-    again = run_demo(tmp_path / "again", quiet=True)
+    again = run_demo(tmp_path / "again", quiet=True, evaluation=False)
     other = EmbeddedStore(again.store_path)
     try:
         assert other.canonical_nquads() == store.canonical_nquads()

@@ -67,3 +67,14 @@ def test_installed_wheel_cli_lists_queries(wheel_site, tmp_path):
         wheel_site, "import sys; sys.argv=['provgraph','queries','--nl']; "
         "from provgraph.cli import main; main()", tmp_path)
     assert [json.loads(l)["name"] for l in out.splitlines()] == provgraph.QueryCatalog().names()
+
+
+def test_installed_wheel_carries_the_demo_gate_policy(wheel_site, tmp_path):
+    """Issue 18 part 7: the demo's gate run reads examples/gate-policy.toml, which the wheel
+    carries as _data/policies (the demo must run from an installed package)."""
+    code = ("from provgraph.demo.evaluation import policy_path\n"
+            "from provgraph.gates import load_policy\n"
+            "p = policy_path(); print(p); print(load_policy(p).version)\n")
+    path, version = _run_outside_checkout(wheel_site, code, tmp_path).split()
+    assert path == str(wheel_site / "provgraph" / "_data" / "policies" / "gate-policy.toml")
+    assert version == "example-1"

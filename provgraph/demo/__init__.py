@@ -9,7 +9,10 @@ and returns everything as a :class:`DemoResult`.
 
 No network, no language model: the parser is docutils, the retriever rank-bm25,
 and the aid generator and the answerer are small deterministic functions,
-recorded as the agents they are. Two runs give the same statements.
+recorded as the agents they are. Two runs give the same statements, except those of
+the evaluation step (:mod:`provgraph.demo.evaluation`): the exposure harness records its
+arm and fixture runs with fresh UUIDv7 IRIs and wall-clock times, so only their numbers
+repeat (``run_demo(evaluation=False)`` leaves the step out).
 """
 
 from __future__ import annotations
@@ -23,6 +26,7 @@ from typing import Any
 from ..errors import ProvgraphError
 from ..store import EmbeddedStore
 from . import audit
+from .evaluation import DemoEvaluation, evaluate
 from .corpus import load_questions
 from .findings import Finding
 from .pipeline import PipelineResult, run_pipeline
@@ -70,6 +74,8 @@ class DemoResult:
         findings: provgraph's libraries' answers by name (``resolver``, ``lineage``,
             ``stale``, ``impact``, ``generated_evidence``, ``prov_json``).
         counts: numbers shown in the report (snapshots, chunks, statements ...).
+        evaluation: metrics and gates of the QA run and the exposure test on the demo's
+            pipeline (:mod:`provgraph.demo.evaluation`); its runs are in the store.
         seconds: wall time of the run.
         program: how the report spells the provgraph command (``run_demo(program=)``).
     """
@@ -87,6 +93,7 @@ class DemoResult:
     findings: dict[str, Finding] = field(default_factory=dict)
     counts: dict[str, Any] = field(default_factory=dict)
     pipeline: PipelineResult | None = None
+    evaluation: DemoEvaluation | None = None
     seconds: float = 0.0
     program: str = "provgraph"
 
@@ -128,7 +135,7 @@ def _missing_part(note: str) -> str:
 
 
 def run_demo(store_path: Path | None = None, *, console: Any = None, quiet: bool = False,
-             program: str = "provgraph") -> DemoResult:
+             program: str = "provgraph", evaluation: bool = True) -> DemoResult:
     """Run the reference pipeline end to end, print the audit report, return the results.
 
     Args:
@@ -139,6 +146,9 @@ def run_demo(store_path: Path | None = None, *, console: Any = None, quiet: bool
         quiet: print nothing.
         program: how the report spells the provgraph command in the commands it
             suggests (``.venv/bin/provgraph`` when ``provgraph`` is not on PATH).
+        evaluation: run the evaluation step (metrics, gates, the exposure test) after the
+            pipeline; ``False`` leaves it out, and the store then holds the pipeline's
+            statements only, the same on every run.
 
     Returns:
         :class:`DemoResult`; the store is closed.
@@ -178,8 +188,10 @@ def run_demo(store_path: Path | None = None, *, console: Any = None, quiet: bool
             parser_affected=audit.parser_affected(store, facts, PARSER_V2.agent),
             generated_targets=audit.generated_targets(facts), abstentions=audit.abstentions(facts),
             facts=facts, pipeline=result)
-        demo.findings = report.library_findings(store, demo)
+        demo.findings = report.library_findings(store, demo)  # resolves the QA run
         demo.counts = report.counts(store, result)
+        if evaluation:
+            demo.evaluation = evaluate(store, result, path.resolve() / "fixtures")
     finally:
         store.close()
     demo.seconds = time.perf_counter() - started

@@ -35,6 +35,7 @@ from rank_bm25 import BM25Okapi
 from .generator import tokens
 
 __all__ = ["Question", "Index", "Packed", "CitePlan", "ClaimPlan", "AnswerPlan", "pack", "read",
+           "best_sentence",
            "READER", "PROMPT_TEMPLATE", "INSTRUCTION", "TOKEN_BUDGET", "TOP_K"]
 
 READER = ("provgraph-demo-extractive-reader", "1.0")
@@ -249,6 +250,18 @@ def _best(cands: Sequence[_Sentence], question: Question, index: Index,
         if best is None or key < best:
             best, pick = key, c
     return pick
+
+
+def best_sentence(question: Question, blocks: Sequence[str], index: Index
+                  ) -> tuple[int, int, int, str] | None:
+    """The sentence :func:`read` would pick from ``blocks`` (texts in prompt order):
+    ``(block position from 0, start, end, text)`` with code point offsets into its block,
+    or ``None`` when no sentence holds every focus phrase of ``question``. Ties go to the
+    earlier block and sentence; idf comes from ``index``."""
+    cands = [_Sentence(n, ("block", n), s, e, text[s:e])
+             for n, text in enumerate(blocks) for s, e in sentences(text)]
+    pick = _best(cands, question, index, question.focus)
+    return None if pick is None else (pick.number, pick.start, pick.end, pick.text)
 
 
 def _cite(c: _Sentence, index: Index, quote: bool) -> CitePlan:

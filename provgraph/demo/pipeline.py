@@ -95,6 +95,10 @@ class Answered:
     claims: list[str]
     citations: list[list[str]]
     cited_pages: list[list[str | None]]
+    included: list[int] = field(default_factory=list)
+    """Index entries packed into the prompt, in source-number order."""
+    hyde: str = ""
+    """The hypothetical document generated for the question."""
 
 
 @dataclass(slots=True)
@@ -110,6 +114,8 @@ class PipelineResult:
     answered: list[Answered]
     index_version: str
     index_size: int
+    index: Index | None = None
+    """The BM25 index the questions were answered from (entries: chunks of ``v1``)."""
 
 
 def _config() -> dict[str, Any]:
@@ -247,7 +253,8 @@ def _answer(rec: Recorder, question: Question, index: Index,
             citations.append(cits)
             pages.append(cpages)
     return Answered(question=question, plan=plan, query=q.iri, answer=answer.iri, claims=claims,
-                    citations=citations, cited_pages=pages)
+                    citations=citations, cited_pages=pages, included=list(packed.included),
+                    hyde=hyde_text)
 
 
 def _update(rec: Recorder, release: Release, previous: dict[str, DocState]
@@ -299,4 +306,5 @@ def run_pipeline(store: ProvStore, questions: list[Question]) -> PipelineResult:
     reparsed = _reparse(upgrade, [*v1.values(), *v2.values()])
     return PipelineResult(runs={label: r.iri for label, r in zip(RUN_LABELS, (qa, upd, upgrade))},
                           v1=v1, v2=v2, unchanged=unchanged, deleted=deleted, reparsed=reparsed,
-                          answered=answered, index_version=index.version, index_size=len(index.entries))
+                          answered=answered, index_version=index.version, index_size=len(index.entries),
+                          index=index)

@@ -13,8 +13,10 @@ from rich.panel import Panel
 from rich.table import Table
 from rich.tree import Tree
 
+from ..exposure import PRESENTATIONS
 from ..store import ProvStore
 from ..terms import term_value
+from .evaluation import policy_path
 from .findings import Finding, optional_module, unavailable
 from .pipeline import QUOTE_POLICY, PipelineResult
 from .rst import PARSER_V1, PARSER_V2
@@ -290,6 +292,59 @@ def _generated(console: Console, demo: DemoResult) -> None:
                                       ("question", "quoted (generated prefix text)")))
 
 
+def _fmt(x: float | None) -> str:
+    return "undefined" if x is None else f"{x:g}"
+
+
+def _evaluation(console: Console, demo: DemoResult) -> None:
+    ev = demo.evaluation
+    if ev is None:
+        return
+    t = Table(title=f"provgraph.evaluation.metrics of flask-docs-qa (as 'provgraph metrics "
+                    f"--run {ev.run}')", header_style="bold")
+    for h in ("metric", "value", "numerator / denominator", "note"):
+        t.add_column(h, overflow="fold")
+    for r in ev.metrics:
+        nd = "-" if r.denominator is None else f"{r.numerator} / {r.denominator}"
+        t.add_row(r.metric, _fmt(r.value), nd, escape(r.note))
+    console.print(t)
+    g = Table(title=f"provgraph.gates.gate of flask-docs-qa, policy {ev.policy.version} "
+                    f"({escape(str(policy_path()))})",
+              header_style="bold")
+    for h in ("gate", "status", "value", "threshold", "why"):
+        g.add_column(h, overflow="fold")
+    for v in ev.gates:
+        style = {"pass": "green", "fail": "red"}.get(v.status, "yellow")
+        g.add_row(v.gate, f"[{style}]{v.status}[/{style}]", _fmt(v.value), escape(v.threshold),
+                  escape(v.note))
+    console.print(g)
+    failed = [v.gate for v in ev.gates if v.status == "fail"]
+    console.print(f"  gate: {len(failed)} of {len(ev.gates)} gates fail"
+                  + (f" ({', '.join(failed)}): 'provgraph gate' exits 1 on this run"
+                     if failed else ""), highlight=False)
+    rep = ev.exposure
+    e = Table(title="Paired exposure test on the demo's own pipeline: generated_target_rate "
+                    f"by arm, against {rep.reference}", header_style="bold")
+    for h in ("arm", "aids presented", "generated_target / resolved citations", "rate",
+              "paired difference", f"{rep.confidence:.0%} interval", "queries (excluded)"):
+        e.add_column(h, overflow="fold")
+    for x in rep.rows:
+        if x.metric != "generated_target_rate":
+            continue
+        ci = "-" if x.ci_low is None or x.ci_high is None else f"[{x.ci_low:g}, {x.ci_high:g}]"
+        e.add_row(x.arm, PRESENTATIONS[x.arm], f"{x.numerator} / {x.denominator}",
+                  _fmt(x.value), "-" if x.difference is None else f"{x.difference:+g}", ci,
+                  f"{x.queries} ({x.excluded})")
+    console.print(e)
+    questions = ", ".join(f.stem.removeprefix("demo-") for f in ev.fixtures)
+    console.print(f"  {rep.queries} demo questions ({questions}) frozen as fixtures in "
+                  f"{ev.fixtures[0].parent}: the chunks the demo packed, in order, and its "
+                  "generated prefixes and HyDE document; each arm answered by the demo's reader "
+                  f"and recorded as its own run ({len(rep.runs)} runs, {ev.statements} "
+                  "statements). Only the arms that show the aids unlabelled (expose) or as "
+                  "sources (mislabel) quote them. " + escape(rep.summary()), highlight=False)
+
+
 def next_commands(demo: DemoResult, program: str | None = None) -> list[str]:
     """The command lines the report suggests trying next on the demo store.
 
@@ -313,6 +368,20 @@ def next_commands(demo: DemoResult, program: str | None = None) -> list[str]:
         f"{pg} --store {store} generated-evidence --table",
         f"{pg} --store {store} coverage --run {qa_run} --table",
         f"{pg} queries",
+        *_evaluation_commands(demo, pg, store, qa_run),
+    ]
+
+
+def _evaluation_commands(demo: DemoResult, pg: str, store: str, qa_run: str) -> list[str]:
+    """The evaluation step's commands; ``gate`` exits 1 on the demo run (it fails gates)."""
+    ev = demo.evaluation
+    if ev is None:
+        return []
+    fixtures = " ".join(f"--fixture {shlex.quote(str(f))}" for f in ev.fixtures)
+    return [
+        f"{pg} --store {store} metrics --run {qa_run} --table",
+        f"{pg} --store {store} gate --policy {shlex.quote(str(policy_path()))} --run {qa_run}",
+        f"{pg} --memory evaluate exposure {fixtures} --pipeline provgraph.demo.exposure:answer",
     ]
 
 
@@ -337,6 +406,8 @@ def render(demo: DemoResult, console: Any = None) -> None:
     _parser(console, demo)
     console.rule("Generated evidence")
     _generated(console, demo)
+    console.rule("Evaluation: metrics, release gates, the paired exposure test")
+    _evaluation(console, demo)
     console.rule("PROV-JSON bundle")
     finding = demo.findings["prov_json"]
     if _note(console, finding):
