@@ -38,16 +38,14 @@ import datetime as _dt
 import itertools
 import json
 from collections.abc import Callable, Iterable, Iterator
-from functools import lru_cache
 from typing import IO, Any
 
-import jsonschema
 
 from .limits import json_error_text, loads_json
 from .errors import EventLogError, ProvgraphError
 from .model import Agent, Hit, Segment
 from .recorder import Recorder
-from .resources import data_text
+from .resources import json_schema, schema_validator
 from .store import ProvStore
 
 __all__ = ["EVENT_FORMAT_VERSION", "BATCH_EVENTS", "BATCH_STATEMENTS", "load_events", "read_events", "check_events",
@@ -63,20 +61,13 @@ BATCH_STATEMENTS = 50_000
 statements (a chunking event of many chunks can write thousands)."""
 
 
-@lru_cache(maxsize=1)
-def _schema_text() -> str:
-    return data_text("schemas", "events-v1.schema.json")
-
-
 def schema() -> dict[str, Any]:
     """The event log JSON Schema (a fresh copy)."""
-    loaded: dict[str, Any] = loads_json(_schema_text())
-    return loaded
+    return json_schema("events-v1.schema.json")
 
 
-@lru_cache(maxsize=1)
 def _validator() -> Any:
-    return jsonschema.Draft202012Validator(schema())
+    return schema_validator("events-v1.schema.json")
 
 
 def iter_events(lines: Iterable[str], source: str = "<events>") -> Iterator[tuple[int, dict[str, Any]]]:

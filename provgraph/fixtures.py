@@ -37,11 +37,9 @@ import json
 import re
 from dataclasses import dataclass, field
 from decimal import ROUND_HALF_EVEN, Context, Decimal, DivisionByZero, InvalidOperation
-from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
-import jsonschema
 
 from . import ids
 from .errors import FixtureError, ResolutionError
@@ -49,7 +47,7 @@ from .limits import json_error_text, loads_json
 from .matching import check_quote
 from .offsets import SourceText
 from .recorder import Recorder
-from .resources import data_text
+from .resources import json_schema, schema_validator
 from .store import ProvStore
 from .terms import IRI
 from .vocab import PG, RDF
@@ -77,20 +75,13 @@ QUERY_REF = "query"
 """What an aid's ``derived_from`` names to mean the fixture's question."""
 
 
-@lru_cache(maxsize=1)
-def _schema_text() -> str:
-    return data_text("schemas", "fixture-v1.schema.json")
-
-
 def schema() -> dict[str, Any]:
     """The fixture JSON Schema (a fresh copy)."""
-    loaded: dict[str, Any] = loads_json(_schema_text())
-    return loaded
+    return json_schema("fixture-v1.schema.json")
 
 
-@lru_cache(maxsize=1)
 def _validator() -> Any:
-    return jsonschema.Draft202012Validator(schema())
+    return schema_validator("fixture-v1.schema.json")
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)

@@ -21,6 +21,7 @@ from __future__ import annotations
 
 from functools import lru_cache
 from pathlib import Path
+from typing import Any
 
 from .errors import ProvgraphError
 
@@ -91,3 +92,24 @@ def ontology_files() -> list[str]:
 def ontology_text(name: str) -> str:
     """The Turtle text of bundled ontology file ``name`` (e.g. ``rag-prov.ttl``)."""
     return data_text("ontologies", name)
+
+
+def json_schema(name: str) -> dict[str, Any]:
+    """A bundled JSON Schema (``schemas/NAME``) as a fresh dict (the caller may change it).
+
+    Raises:
+        ProvgraphError: the bundled ``schemas/`` folder is missing (a broken install).
+    """
+    from .limits import loads_json
+
+    loaded: dict[str, Any] = loads_json(data_text("schemas", name))
+    return loaded
+
+
+@lru_cache(maxsize=None)
+def schema_validator(name: str) -> Any:
+    """A JSON Schema 2020-12 validator (``jsonschema.Draft202012Validator``) of the bundled
+    schema ``schemas/NAME``, made once per process."""
+    import jsonschema
+
+    return jsonschema.Draft202012Validator(json_schema(name))
