@@ -14,7 +14,7 @@ from click.testing import CliRunner
 
 from provgraph import EmbeddedStore, Recorder
 
-from . import pipeline
+from . import eval_runs, pipeline
 
 SHARED_CASES = Path(__file__).resolve().parents[2] / "shared" / "cases"
 # A git worktree sits one level deeper (wt/<branch>/): use the nearest ancestor that has them.
@@ -137,3 +137,26 @@ def listener() -> Iterator[tuple[str, list[bytes]]]:
     stop.set()
     thread.join()
     srv.close()
+
+
+def store_contents(path: Path) -> list[str]:
+    """Every statement of the on-disk store at ``path``, as sorted ``repr`` lines, read
+    through a read-only open (what a test compares before and after a write)."""
+    store = EmbeddedStore(path, read_only=True)
+    try:
+        return sorted(repr(q) for q in store.quads())
+    finally:
+        store.close()
+
+
+@pytest.fixture
+def evaluated():
+    """An in-memory store holding tests/eval_runs.py's run of known counts, resolved:
+    ``(store, the records by name)``."""
+    from provgraph.resolve import resolve_run
+
+    s = EmbeddedStore()
+    r = eval_runs.record(s)
+    resolve_run(s)
+    yield s, r
+    s.close()

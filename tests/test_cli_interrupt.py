@@ -19,15 +19,9 @@ import pytest
 from provgraph.recorder import Recorder
 from provgraph.store import EmbeddedStore
 
+from .conftest import store_contents as _contents
+
 pytestmark = pytest.mark.skipif(sys.platform == "win32", reason="POSIX signals and ptys")
-
-
-def _contents(path: Path) -> list[str]:
-    store = EmbeddedStore(path, read_only=True)
-    try:
-        return sorted(repr(q) for q in store.quads())
-    finally:
-        store.close()
 
 
 def _chunked_store(path: Path, chunks: int) -> None:

@@ -17,15 +17,6 @@ from provgraph.resolve import resolve_run
 from . import eval_runs
 
 
-@pytest.fixture
-def evaluated():
-    s = EmbeddedStore()
-    r = eval_runs.record(s)
-    resolve_run(s)
-    yield s, r
-    s.close()
-
-
 def _by_metric(rows):
     return {r.metric: r for r in rows}
 

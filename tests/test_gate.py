@@ -16,15 +16,6 @@ from . import eval_runs
 EXAMPLE = Path(__file__).resolve().parents[1] / "examples" / "gate-policy.toml"
 
 
-@pytest.fixture
-def evaluated():
-    s = EmbeddedStore()
-    r = eval_runs.record(s)
-    resolve_run(s)
-    yield s, r
-    s.close()
-
-
 def test_known_counts_against_the_example_policy(evaluated):
     store, _ = evaluated
     rows = {r.gate: r for r in gate(store, load_policy(EXAMPLE))}

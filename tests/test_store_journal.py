@@ -16,17 +16,11 @@ from provgraph.errors import StoreError
 from provgraph.store import EmbeddedStore
 from provgraph.terms import IRI, BNode, Quad, lit
 
+from .conftest import store_contents as _contents
+
 JOURNAL = "journal.nq"
 G = IRI("urn:x:g")
 P = IRI("urn:x:p")
-
-
-def _contents(path: Path) -> list[str]:
-    store = EmbeddedStore(path, read_only=True)
-    try:
-        return sorted(repr(q) for q in store.quads())
-    finally:
-        store.close()
 
 
 def _quads(lo: int, hi: int) -> list[Quad]:
