@@ -13,7 +13,7 @@ import contextlib
 import sys
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 import click
 
@@ -1262,11 +1262,18 @@ def _arms_option(ctx: click.Context, param: click.Parameter, value: str) -> tupl
               metavar="B", help="Bootstrap resamples.")
 @click.option("--confidence", type=click.FloatRange(0, 1, min_open=True, max_open=True),
               default=0.95, show_default=True, help="Coverage of the bootstrap interval.")
+@click.option("--end-to-end", "end_to_end", is_flag=True,
+              help="Compare retrieval with and without the aids instead (arms without_aid, "
+              "with_aid): relevance, latency and cost, reported apart from the origin "
+              "figures; --pipeline then names a retriever (provgraph.end_to_end).")
+@click.option("--k", "k", type=click.IntRange(min=1), default=3, show_default=True, metavar="K",
+              help="With --end-to-end: the rank cut-off of recall and precision.")
 @output_options(json_default="table")
 @pass_ctx
 def evaluate_exposure(obj: _Ctx, fixture_files: tuple[str, ...], pipeline_spec: str,
                       arms: tuple[str, ...], repeats: int, seed: int, resamples: int,
-                      confidence: float, fmt: str | None, no_headers: bool) -> None:
+                      confidence: float, end_to_end: bool, k: int, fmt: str | None,
+                      no_headers: bool) -> None:
     """Run a pipeline once per arm under fixed originals; compare the arms.
 
     Arms vary only how generated aids reach the generator: baseline (the
@@ -1285,18 +1292,42 @@ def evaluate_exposure(obj: _Ctx, fixture_files: tuple[str, ...], pipeline_spec: 
     Standard error lists the arm runs and states the queries, repetitions,
     resamples, confidence, seed and missing-data policy.
 
+    With --end-to-end the question is what the aids buy in retrieval: the
+    pipeline is a retriever, called once without and once with the fixture's
+    aids per query and repetition; each call is recorded as a run holding its
+    retrieval (no answer, no claim), and the table gives recall@K,
+    precision@K, reciprocal rank, latency (seconds, measured around the call)
+    and the cost the retriever reports, with paired differences with_aid minus
+    without_aid. These numbers never enter the origin figures (metrics, gate,
+    the arms above).
+
     \b
     Example:
         provgraph --memory evaluate exposure --fixture examples/fixtures/quotation.json \\
             --fixture examples/fixtures/calculation.json \\
             --pipeline provgraph.demo.exposure:answer --repeats 2 --seed 7
+        provgraph --memory evaluate exposure --end-to-end \\
+            --fixture examples/fixtures/quotation.json \\
+            --pipeline provgraph.demo.exposure:retrieve
     """
     from . import exposure
     from .fixtures import load, require_clean
 
+    click_ctx = click.get_current_context()
+    if end_to_end and click_ctx.get_parameter_source("arms") is not click.core.ParameterSource.DEFAULT:
+        raise click.UsageError("--arms does not apply with --end-to-end (its arms are "
+                               "without_aid and with_aid); leave --arms out")
+    if not end_to_end and click_ctx.get_parameter_source("k") is not click.core.ParameterSource.DEFAULT:
+        raise click.UsageError("--k applies only with --end-to-end; add --end-to-end or "
+                               "leave --k out")
     loaded = [load(f) for f in fixture_files]
     for fx in loaded:
         require_clean(fx)  # before any store is opened
+    if end_to_end:
+        _evaluate_end_to_end(obj, loaded, pipeline_spec, k=k, repeats=repeats, seed=seed,
+                             resamples=resamples, confidence=confidence, fmt=fmt,
+                             no_headers=no_headers)
+        return
     pipeline = exposure.load_pipeline(pipeline_spec)
     store = obj.store(create=True)
     report = exposure.run_exposure(store, loaded, pipeline, arms=arms, repeats=repeats,
@@ -1309,6 +1340,25 @@ def evaluate_exposure(obj: _Ctx, fixture_files: tuple[str, ...], pipeline_spec: 
     write_rows([r.to_dict() for r in report.rows], exposure.ExposureRow.columns(),
                fmt=fmt or "table", no_headers=no_headers,
                title=f"exposure: arms against {report.reference}", plain_values=True)
+
+
+def _evaluate_end_to_end(obj: _Ctx, loaded: list[Any], pipeline_spec: str, *, k: int,
+                         repeats: int, seed: int, resamples: int, confidence: float,
+                         fmt: str | None, no_headers: bool) -> None:
+    from . import end_to_end
+    from .exposure import load_pipeline
+
+    retriever = cast(end_to_end.Retriever, load_pipeline(pipeline_spec))
+    store = obj.store(create=True)
+    report = end_to_end.run_end_to_end(store, loaded, retriever, k=k, repeats=repeats, seed=seed, resamples=resamples,
+                                       confidence=confidence, retriever_name=pipeline_spec)
+    for r in report.runs:
+        click.echo(f"run {r.run}: fixture {r.fixture}, arm {r.arm}, repetition {r.repeat}, "
+                   f"seed {r.seed}", err=True)
+    click.echo(report.summary(), err=True)
+    write_rows([r.to_dict() for r in report.rows], end_to_end.RetrievalRow.columns(),
+               fmt=fmt or "table", no_headers=no_headers,
+               title="end-to-end retrieval: with_aid against without_aid", plain_values=True)
 
 
 @cli.command()

@@ -286,8 +286,10 @@ def load_pipeline(spec: str) -> Pipeline:
     return fn  # type: ignore[no-any-return]
 
 
-def _originals(fx: Fixture) -> list[tuple[Original, str, int, int]]:
-    """Each original with its source id and code point range in the decoded source."""
+def originals_of(fx: Fixture) -> list[tuple[Original, str, int, int]]:
+    """Each original of ``fx`` (one per non-empty line of each source, in file order) with
+    its source id and its code point range ``[start, end)`` in the source decoded as
+    UTF-8 (a leading BOM dropped). Shared with :mod:`provgraph.end_to_end`."""
     out = []
     for s in fx.sources.values():
         text = s.data.decode("utf-8-sig")
@@ -302,7 +304,9 @@ def _originals(fx: Fixture) -> list[tuple[Original, str, int, int]]:
     return out
 
 
-def _seed(seed: int, fixture: str, repeat: int) -> int:
+def generation_seed(seed: int, fixture: str, repeat: int) -> int:
+    """The seed handed to every arm of one query and repetition: 32 bits of
+    sha-256(``seed``, ``fixture``, ``repeat``)."""
     digest = hashlib.sha256(f"{seed}\x00{fixture}\x00{repeat}".encode()).digest()
     return int.from_bytes(digest[:4], "big")
 
@@ -356,7 +360,7 @@ def run_exposure(store: ProvStore, fixtures: Sequence[Fixture], pipeline: Pipeli
     for fx in fixtures:
         fixture_run = fixtures_mod.record(store, fx).run
         for r in range(1, repeats + 1):
-            s = _seed(seed, fx.id, r)
+            s = generation_seed(seed, fx.id, r)
             done = [_run_arm(store, fx, fixture_run, pipeline, arm, r, s, pipeline_name)
                     for arm in arms]
             runs += [d[0] for d in done]
@@ -370,7 +374,7 @@ def run_exposure(store: ProvStore, fixtures: Sequence[Fixture], pipeline: Pipeli
 def _run_arm(store: ProvStore, fx: Fixture, fixture_run: IRI, pipeline: Pipeline, arm: str,
              repeat: int, seed: int, pipeline_name: str
              ) -> tuple[ArmRun, list[tuple[str, str]]]:
-    spans = _originals(fx)
+    spans = originals_of(fx)
     originals = tuple(o for o, *_ in spans)
     aids = tuple(Aid(id=a.id, kind=a.kind, text=a.text) for a in fx.aids.values())
     ctx = ArmContext(query=fx.query, originals=originals, aids=aids, arm=arm,
@@ -395,13 +399,7 @@ def _run_arm(store: ProvStore, fx: Fixture, fixture_run: IRI, pipeline: Pipeline
     rec = Recorder(store, label=f"exposure {fx.id} {arm} #{repeat}", config=config)
     with rec.batch():
         q = rec.query(fx.query)
-        chunks: dict[str, ChunkRecord] = {}
-        for sid, src in fx.sources.items():
-            snap = rec.snapshot(src.data, uri=src.uri, media_type=src.media_type)
-            ext = rec.extraction(snap, parser=PARSER, text=src.data.decode("utf-8-sig"))
-            mine = [(o, a, b) for o, s, a, b in spans if s == sid]
-            made = rec.chunking(ext, chunker=CHUNKER, ranges=[(a, b) for _, a, b in mine])
-            chunks.update({o.id: c for (o, _, _), c in zip(mine, made)})
+        chunks = record_originals(rec, fx, spans)
         by_source = {sid: [c for o, c in chunks.items() if o.rsplit("-", 1)[0] == sid]
                      for sid in fx.sources}
         aid_recs: dict[str, AidRecord] = {}
@@ -446,6 +444,21 @@ def _run_arm(store: ProvStore, fx: Fixture, fixture_run: IRI, pipeline: Pipeline
               for seg in recorded.segments if seg.origin == "original"]
     return (ArmRun(run=rec.iri, fixture=fx.id, fixture_run=fixture_run, arm=arm, repeat=repeat,
                    seed=seed), packed)
+
+
+def record_originals(rec: Recorder, fx: Fixture,
+                     spans: Sequence[tuple[Original, str, int, int]]) -> dict[str, ChunkRecord]:
+    """Record each fixture source (snapshot of its bytes, UTF-8 extraction by
+    :data:`PARSER`) and its originals as chunks (:data:`CHUNKER`, ``spans`` as
+    :func:`originals_of` gives them); returns the chunk of each original id."""
+    chunks: dict[str, ChunkRecord] = {}
+    for sid, src in fx.sources.items():
+        snap = rec.snapshot(src.data, uri=src.uri, media_type=src.media_type)
+        ext = rec.extraction(snap, parser=PARSER, text=src.data.decode("utf-8-sig"))
+        mine = [(o, a, b) for o, s, a, b in spans if s == sid]
+        made = rec.chunking(ext, chunker=CHUNKER, ranges=[(a, b) for _, a, b in mine])
+        chunks.update({o.id: c for (o, _, _), c in zip(mine, made)})
+    return chunks
 
 
 def _check_same_originals(fx: Fixture, repeat: int,

@@ -18,6 +18,9 @@ A policy is a TOML file (``examples/gate-policy.toml`` is a complete one)::
     [gates.review_coverage]
     min = 1.0
     required = false
+    [gates.retrieval_reported_apart]
+    min = 1.0
+    required = false
 
 A gate left out of the file is evaluated with these defaults. The gates:
 
@@ -40,6 +43,12 @@ correct_abstentions        ``correct_abstention`` >= ``min``; not evaluated with
 review_coverage            claims with at least one review (``pg:Review``, ``provgraph review``)
                            / claims >= ``min``; not evaluated while the store holds no review
                            at all (fails then only when ``required``)
+retrieval_reported_apart   kinds of generated aid used by the runs' retrievals (``pg:aidUsed``)
+                           whose retrieval benefit was measured and reported apart (a
+                           ``with_aid`` run of ``provgraph evaluate exposure --end-to-end``
+                           used an aid of that kind) / kinds used >= ``min``; passes when no
+                           retrieval used an aid; not evaluated while the store holds no
+                           end-to-end run at all (fails then only when ``required``)
 =========================  ====================================================================
 
 An empty denominator passes (nothing to hold to the threshold) and says so.
@@ -53,11 +62,14 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-from ._rows import _Row
+from ._rows import _iri, _Row, _run_query
+from .end_to_end import CONFIG_KEY as END_TO_END
 from .errors import ProvgraphError
 from .evaluation import SHARE_DIGITS, claim_facts, metrics
+from .schema import aid as aid_schema
 from .schema import claim as claim_schema
 from .schema import review as review_schema
+from .schema import run as run_schema
 from .store import ProvStore
 from .terms import IRI
 from .vocab import PG, RDF
@@ -75,6 +87,7 @@ _DEFAULTS: dict[str, dict[str, Any]] = {
     "claim_accounting": {"min": 1.0},
     "correct_abstentions": {"min": 1.0, "required": False},
     "review_coverage": {"min": 1.0, "required": False},
+    "retrieval_reported_apart": {"min": 1.0, "required": False},
 }
 GATES = tuple(_DEFAULTS)
 """The gates, in report order."""
@@ -281,4 +294,40 @@ def gate(store: ProvStore, policy: GatePolicy, *, runs: Sequence[str] | None = N
         out.append(_held("review_coverage", n, len(claims), rc["min"],
                          f"{len(claims) - n} claims released without review "
                          "('provgraph query unreviewed-claims')" if len(claims) - n else ""))
+    out.append(_retrieval_reported_apart(store, runs, g["retrieval_reported_apart"]))
     return out
+
+
+def _retrieval_reported_apart(store: ProvStore, runs: Sequence[str] | None,
+                              settings: Mapping[str, Any]) -> GateRow:
+    """The ``retrieval_reported_apart`` gate (module docstring)."""
+    kinds_of: dict[IRI, set[str]] = {}  # run -> aid kinds its retrievals used
+    types: dict[tuple[IRI, IRI], list[IRI]] = {}
+    for r in _run_query(store, "retrieval-aid-kinds", {}):
+        run, aid, cls = _iri(r["run"]), _iri(r["aid"]), _iri(r["class"])
+        if run and aid and cls:
+            types.setdefault((run, aid), []).append(cls)
+    for (run, _), classes in types.items():
+        kind = aid_schema.kind_of(classes)
+        if kind:
+            kinds_of.setdefault(run, set()).add(kind)
+    e2e = {rr.iri for rr in run_schema.load(store, list(kinds_of))
+           if ((rr.config or {}).get(END_TO_END) or {}).get("arm") == "with_aid"}
+    any_e2e = e2e or any(END_TO_END in (rr.config or {})
+                         for rr in run_schema.load(store, _all_runs(store)))
+    gated = set(kinds_of) - e2e if runs is None else {IRI(r) for r in runs} - e2e
+    used = set().union(*(kinds_of.get(r, set()) for r in gated))
+    compared = set().union(*(kinds_of[r] for r in e2e))
+    if used and not any_e2e:
+        return _not_evaluated("retrieval_reported_apart", settings["min"], settings["required"],
+                              "no end-to-end retrieval comparison recorded ('provgraph evaluate "
+                              "exposure --end-to-end' records one)")
+    missing = sorted(used - compared)
+    return _held("retrieval_reported_apart", len(used & compared), len(used), settings["min"],
+                 f"no end-to-end comparison of {', '.join(missing)} ('provgraph evaluate "
+                 "exposure --end-to-end')" if missing else
+                 "" if used else "no retrieval of these runs used a generated aid")
+
+
+def _all_runs(store: ProvStore) -> list[IRI]:
+    return list(dict.fromkeys(IRI(str(q[0])) for q in store.quads(None, RDF.type, PG.Run)))

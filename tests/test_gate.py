@@ -28,9 +28,42 @@ def test_known_counts_against_the_example_policy(evaluated):
         "claim_accounting": ("fail", 4, 8),
         "correct_abstentions": ("not evaluated", None, None),
         "review_coverage": ("not evaluated", None, None),
+        "retrieval_reported_apart": ("not evaluated", None, None),  # HyDE used, never compared
     }
     assert rows["quotation_fidelity"].note.startswith("generated_target 1 > 0")
     assert rows["claim_accounting"].note.startswith("4/8 = 0.5 < 1.0")
+
+
+FIXTURES = Path(__file__).resolve().parents[1] / "examples" / "fixtures"
+
+
+def test_retrieval_gate_asks_for_an_end_to_end_comparison_of_each_aid_kind_used(tmp_path):
+    from provgraph import fixtures
+    from provgraph.demo.exposure import retrieve
+    from provgraph.end_to_end import run_end_to_end
+
+    policy = load_policy(EXAMPLE)
+    with EmbeddedStore(tmp_path / "s") as store:
+        runs = eval_runs.record(store)
+        resolve_run(store)
+
+        def row():  # type: ignore[no-untyped-def]
+            return next(r for r in gate(store, policy) if r.gate == "retrieval_reported_apart")
+
+        assert row().status == "not evaluated"
+        assert "no end-to-end retrieval comparison recorded" in row().note
+        # a comparison of another kind (generated_question) does not cover HyDE
+        run_end_to_end(store, [fixtures.load(FIXTURES / "quotation.json")], retrieve,
+                       resamples=50)
+        assert (row().status, row().numerator, row().denominator) == ("fail", 0, 1)
+        assert "no end-to-end comparison of hypothetical_document" in row().note
+        # the end-to-end runs are not gated themselves: still one kind used
+        run_end_to_end(store, [fixtures.load(FIXTURES / "calculation.json")], retrieve,
+                       resamples=50)
+        assert (row().status, row().numerator, row().denominator) == ("pass", 1, 1)
+        only = next(r for r in gate(store, policy, runs=[runs["run"]])
+                    if r.gate == "retrieval_reported_apart")
+        assert (only.numerator, only.denominator) == (1, 1)
 
 
 def test_thresholds_from_the_policy(evaluated):
@@ -72,7 +105,7 @@ def test_gate_cli_exit_status_and_report(runner, tmp_path):
         resolve_run(s)
     res = runner.invoke(cli, ["--store", str(path), "gate", "--policy", str(EXAMPLE), "--csv"])
     assert res.exit_code == 1
-    assert "gate: 3 of 6 gates failed: resolvable_originals (2/3 = 0.6667 < 1.0)" in res.stderr
+    assert "gate: 3 of 7 gates failed: resolvable_originals (2/3 = 0.6667 < 1.0)" in res.stderr
     assert "quotation_fidelity (generated_target 1 > 0" in res.stderr
     assert res.stdout.splitlines()[0] == "gate,status,numerator,denominator,value,threshold,note"
     ok = tmp_path / "ok.toml"

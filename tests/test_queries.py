@@ -26,7 +26,7 @@ from . import pipeline, query_scenarios as sc
 
 QUERY_NAMES = ["citations-of", "claims", "coverage", "derivations", "derived-from", "evaluation-claims", "exposure",
                "generated-evidence", "impact", "impact-claims", "invalidations", "lineage",
-               "review-version-mismatch", "revisions", "runs", "stale", "stale-citations",
+               "retrieval-aid-kinds", "review-version-mismatch", "revisions", "runs", "stale", "stale-citations",
                "stale-claims", "stale-dependents", "stale-texts", "unadjudicated-disagreements",
                "unreviewed-claims", "unsupported"]
 

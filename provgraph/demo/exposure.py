@@ -14,9 +14,17 @@ arms. The baseline (the pipeline unmodified) labels its aids.
 :func:`reordering` is the same pipeline with a fault: in every arm but the baseline it
 packs the originals in reverse order, which the harness must refuse.
 
+:func:`retrieve` is a retriever for the end-to-end mode (:mod:`provgraph.end_to_end`):
+it ranks the candidates by how many distinct words they share with the query, and in
+the ``with_aid`` arm with the query and the aids' text (as a HyDE document is used),
+ties in corpus order; its cost is the words of the aids it used (what generating them
+would have cost, in ``aid words``), 0 without them.
+
 Example:
     provgraph --memory evaluate exposure --fixture examples/fixtures/quotation.json \\
         --pipeline provgraph.demo.exposure:answer
+    provgraph --memory evaluate exposure --end-to-end \\
+        --fixture examples/fixtures/quotation.json --pipeline provgraph.demo.exposure:retrieve
 """
 
 from __future__ import annotations
@@ -24,15 +32,20 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 
+from ..end_to_end import RetrievalContext, RetrievalOutput
 from ..exposure import AnswerClaim, ArmContext, ArmOutput, Original, PromptPart
 
-__all__ = ["answer", "reordering", "MODEL"]
+__all__ = ["answer", "reordering", "retrieve", "MODEL", "RETRIEVER"]
 
 MODEL = ("provgraph-copy-best-sentence", "1")
 """The deterministic "model": copies the prompt sentence that best matches the question."""
 
 _WORD = re.compile(r"\w+")
 _SENTENCE = re.compile(r"[^.!?]+[.!?]?")
+
+
+RETRIEVER = ("provgraph-word-overlap", "1")
+"""The deterministic retriever of :func:`retrieve`."""
 
 
 def _words(text: str) -> set[str]:
@@ -93,3 +106,18 @@ def _answer(ctx: ArmContext, originals: Sequence[Original]) -> ArmOutput:
                      claims=(AnswerClaim(start=0, end=len(sentence), kind="quotation",
                                          cited=ref, quote=sentence),),
                      model=MODEL, settings={"temperature": 0})
+
+
+def retrieve(ctx: RetrievalContext) -> RetrievalOutput:
+    """Rank ``ctx.candidates`` by words shared with the query (and the aids, when given);
+    module docstring."""
+    probe = _words(ctx.query)
+    for aid in ctx.aids:
+        probe |= _words(aid.text)
+    scored = sorted(((len(_words(c.text) & probe), -i, c.id) for i, c in enumerate(ctx.candidates)),
+                    reverse=True)
+    return RetrievalOutput(ranked=tuple(cid for _, _, cid in scored),
+                           scores=tuple(float(sc) for sc, _, _ in scored), retriever=RETRIEVER,
+                           aids_used=tuple(a.id for a in ctx.aids),
+                           cost=float(sum(len(_WORD.findall(a.text)) for a in ctx.aids)),
+                           cost_unit="aid words")
