@@ -1203,8 +1203,9 @@ def metrics(obj: _Ctx, runs: tuple[str, ...], by: str, max_age: Any, fmt: str | 
 
     Claim coverage, cited-claim rate (undefined, not 0, for an answer without
     citations), quotation fidelity, generated-target rate, locator precision,
-    freshness compliance, transformation completeness; correct abstention and
-    contradiction visibility are undefined until labels are recorded. README,
+    freshness compliance, transformation completeness, correct abstention (on
+    answers labelled unanswerable by their fixture or a review); contradiction
+    visibility is undefined until contradiction labels are recorded. README,
     "Evaluation", defines each.
 
     \b
@@ -1375,8 +1376,9 @@ def gate(obj: _Ctx, policy_file: str, runs: tuple[str, ...], fmt: str | None,
 
     Gates: resolvable originals, quotation fidelity (no generated_target
     citations by default), warranted derivations, complete claim accounting,
-    correct abstentions and review coverage (these two are 'not evaluated'
-    while no labels or reviews are recorded, and fail only if the policy
+    correct abstentions, review coverage and retrieval reported apart (these
+    three are 'not evaluated' while no answerability labels, reviews or
+    end-to-end comparisons are recorded, and fail then only if the policy
     requires them). A policy that cannot be used is an input error (exit 2).
 
     \b

@@ -35,7 +35,10 @@ metric                         numerator                                    deno
 ``transformation_completeness`` claims whose support names a parser,        claims                                      none
                                chunker, retriever, model and prompt
                                template, each with a version
-``correct_abstention``         undefined: needs answerability labels
+``correct_abstention``         answers labelled unanswerable that abstain   answers labelled unanswerable               answers labelled answerable (those
+                               (every claim of kind ``abstention``)         (:mod:`provgraph.labels`: a fixture's       that abstain are named: over-
+                                                                            expected answer ``unknown``, or a           abstention), unlabelled and disputed
+                                                                            review's ``answerability`` verdict)         answers; undefined when none labelled
 ``contradiction_visibility``   undefined: needs labels of which sources disagree
 =============================  ===========================================  ==========================================  =====================================
 
@@ -70,10 +73,11 @@ from __future__ import annotations
 import dataclasses
 import datetime as _dt
 from collections import Counter
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 
 from ._rows import _int, _Row, _run_query, _str
 from .kinds import check_run
+from .labels import ANSWERABLE, DISPUTED, UNANSWERABLE, AnswerLabel, answerability_labels
 from .schema import citation as citation_schema
 from .schema import snapshot as snapshot_schema
 from .schema.citation import Citation
@@ -104,8 +108,9 @@ SHARE_DIGITS = 4
 """Decimal places of :attr:`MetricRow.value` (as :data:`provgraph.analytics.SHARE_DIGITS`)."""
 
 _NO_LABELS = {
-    "correct_abstention": "undefined: no answerability labels recorded (which questions are "
-                          "unanswerable); record adjudications to measure it",
+    "correct_abstention": "undefined: no answerability labels recorded for these answers (a "
+                          "fixture's expected answer 'unknown', or a review's answerability "
+                          "verdict: 'provgraph review --verdict answerability=...')",
     "contradiction_visibility": "undefined: no contradiction labels recorded (which sources "
                                 "disagree); record adjudications to measure it",
 }
@@ -311,10 +316,38 @@ def _outcome_rows(run: IRI, cits: list[Citation]) -> list[MetricRow]:
                  "no resolved citations") for o in OUTCOMES]
 
 
-def _label_rows(run: IRI, group: str, question: str) -> list[MetricRow]:
-    return [MetricRow(run=run, group=group, question=question, metric=m, numerator=None,
-                      denominator=None, value=None, excluded=0, note=note)
-            for m, note in _NO_LABELS.items()]
+def _label_rows(run: IRI, group: str, question: str, claims: list[ClaimFacts],
+                labels: Mapping[str, AnswerLabel]) -> list[MetricRow]:
+    out = [MetricRow(run=run, group=group, question=question, metric=m, numerator=None,
+                     denominator=None, value=None, excluded=0, note=note)
+           for m, note in _NO_LABELS.items()]
+    answers: dict[str, list[ClaimFacts]] = {}
+    for c in claims:
+        answers.setdefault(c.answer, []).append(c)
+    labelled = {a: labels[a] for a in answers if a in labels}
+    if not labelled:
+        return out
+
+    def abstains(a: str) -> bool:
+        return all(c.kind == "abstention" for c in answers[a])
+
+    unanswerable = [a for a, lab in labelled.items() if lab.value == UNANSWERABLE]
+    answerable = [a for a, lab in labelled.items() if lab.value == ANSWERABLE]
+    disputed = sum(lab.value == DISPUTED for lab in labelled.values())
+    unlabelled = len(answers) - len(labelled)
+    over = sum(abstains(a) for a in answerable)
+    parts = ([f"{_plural(len(answerable), 'answer')} labelled answerable"
+              + (f" ({over} of them abstained: over-abstention)" if over else "")]
+             if answerable else [])
+    parts += [f"{_plural(unlabelled, 'answer')} without a label"] if unlabelled else []
+    parts += ([f"{_plural(disputed, 'answer')} whose reviews disagree (adjudicate them)"]
+              if disputed else [])
+    out[0] = _row(run, group, question, "correct_abstention",
+                  sum(abstains(a) for a in unanswerable), len(unanswerable),
+                  len(answers) - len(unanswerable),
+                  "excluded: " + "; ".join(parts) if parts else "",
+                  "no answer labelled unanswerable")
+    return out
 
 
 def _fresh_within(store: ProvStore, snapshots: Iterable[IRI], max_age: _dt.timedelta | None,
@@ -375,6 +408,12 @@ def metrics(store: ProvStore, *, runs: Sequence[str] | None = None, by: str = "r
     for c in cits:
         if c.graph is not None:
             cits_by_run.setdefault(c.graph, []).append(c)
+    claims_of_answer: dict[str, list[IRI]] = {}
+    for f in facts:
+        if f.answer:
+            claims_of_answer.setdefault(f.answer, []).append(f.claim)
+    labels = ({} if by == "outcome" else answerability_labels(
+        store, scope, claims_of_answer, {f.answer: f.run for f in facts if f.answer}))
     out: list[MetricRow] = []
     for run in scope:
         if by == "outcome":
@@ -396,7 +435,7 @@ def metrics(store: ProvStore, *, runs: Sequence[str] | None = None, by: str = "r
         for group, question, claims, gcits in groups:
             rows = _claim_metrics(run, group, question, claims, stale, fresh)
             rows += _citation_metrics(run, group, question, gcits)
-            rows += _label_rows(run, group, question)
+            rows += _label_rows(run, group, question, claims, labels)
             order = {m: i for i, m in enumerate(METRICS)}
             out += sorted(rows, key=lambda r: order[r.metric])
     return out

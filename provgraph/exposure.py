@@ -79,10 +79,11 @@ PRESENTATIONS = {"baseline": "pipeline", "omit": "omitted", "label": "labelled",
                  "expose": "unlabelled", "mislabel": "as_source"}
 """How each arm presents the aids to the generator (module docstring)."""
 
-EXPOSURE_METRICS = tuple(m for m in METRICS
-                         if m not in ("correct_abstention", "contradiction_visibility"))
-"""The metrics of :func:`provgraph.evaluation.metrics` compared across arms (those that
-need labels are left out: they are undefined in every arm)."""
+EXPOSURE_METRICS = tuple(m for m in METRICS if m != "contradiction_visibility")
+"""The metrics of :func:`provgraph.evaluation.metrics` compared across arms
+(``correct_abstention`` is labelled by each fixture's expected answer,
+:mod:`provgraph.labels`; ``contradiction_visibility`` is left out: no fixture labels
+which sources disagree, so it is undefined in every arm)."""
 
 MISSING_DATA_POLICY = ("complete pairs: a query whose metric is undefined in either arm is "
                        "left out of the difference")

@@ -38,8 +38,9 @@ warranted_derivations      derivation claims with at least one operand and a ``p
                            derivation claims >= ``min``
 claim_accounting           ``claim_coverage``: every claim has eligible evidence or is an
                            abstention or uncertain (``unsupported.rq``) >= ``min``
-correct_abstentions        ``correct_abstention`` >= ``min``; not evaluated without
-                           answerability labels (fails only when ``required``)
+correct_abstentions        ``correct_abstention`` (:mod:`provgraph.evaluation`) >= ``min``; not
+                           evaluated while no answer of the runs has an answerability label
+                           (:mod:`provgraph.labels`; fails then only when ``required``)
 review_coverage            claims with at least one review (``pg:Review``, ``provgraph review``)
                            / claims >= ``min``; not evaluated while the store holds no review
                            at all (fails then only when ``required``)
@@ -279,8 +280,15 @@ def gate(store: ProvStore, policy: GatePolicy, *, runs: Sequence[str] | None = N
                      f"{d - n} claims without eligible evidence ('provgraph unsupported')"
                      if d - n else ""))
     ca = g["correct_abstentions"]
-    out.append(_not_evaluated("correct_abstentions", ca["min"], ca["required"],
-                              "no answerability labels recorded"))
+    if all(r.denominator is None for r in rows if r.metric == "correct_abstention"):
+        out.append(_not_evaluated("correct_abstentions", ca["min"], ca["required"],
+                                  "no answerability labels recorded (a fixture's expected "
+                                  "answer, or a review's answerability verdict)"))
+    else:
+        n, d = total("correct_abstention")
+        out.append(_held("correct_abstentions", n, d, ca["min"],
+                         f"{d - n} unanswerable questions answered instead of abstaining "
+                         "('provgraph metrics --by question')" if d - n else ""))
     rc = g["review_coverage"]
     if next(iter(store.quads(None, RDF.type, PG.Review)), None) is None:
         out.append(_not_evaluated("review_coverage", rc["min"], rc["required"],
