@@ -322,13 +322,27 @@ def _complete_query(ctx: click.Context, param: click.Parameter, incomplete: str)
     return [n for n in QueryCatalog().names() if n.startswith(incomplete)]
 
 
+def _fail_option(fn: Callable[..., Any]) -> Callable[..., Any]:
+    return click.option("--fail-on-found", is_flag=True,
+                        help="Exit with status 1 when there are rows (for CI checks).")(fn)
+
+
+def _exit_if_found(n: int, title: str, fail_on_found: bool) -> None:
+    """With --fail-on-found, say how many rows were found and exit 1 when any were."""
+    if fail_on_found and n:
+        click.echo(f"{title}: {n} row(s) found", err=True)
+        raise click.exceptions.Exit(EXIT_FOUND)
+
+
 @cli.command()
 @click.argument("name", metavar="NAME|FILE.rq|SPARQL|-", shell_complete=_complete_query)
 @click.option("-p", "--param", "params", multiple=True, metavar="NAME=VALUE",
               help="A query parameter, bound as an RDF term of its declared type.")
+@_fail_option
 @output_options
 @pass_ctx
-def query(obj: _Ctx, name: str, params: tuple[str, ...], fmt: str | None, no_headers: bool) -> None:
+def query(obj: _Ctx, name: str, params: tuple[str, ...], fail_on_found: bool, fmt: str | None,
+          no_headers: bool) -> None:
     """Run a named query (see 'provgraph queries'), a .rq file, or SPARQL text.
 
     NAME is a query name, a path to a .rq file, a SELECT query given inline (any
@@ -339,13 +353,15 @@ def query(obj: _Ctx, name: str, params: tuple[str, ...], fmt: str | None, no_hea
     Example:
         provgraph query lineage -p entity=urn:uuid:0190... --table
         provgraph query "SELECT ?run WHERE { ?run a <https://w3id.org/provgraph/ns#Run> }"
+        provgraph query unreviewed-claims --fail-on-found
     """
     from .queries import QueryCatalog
 
     cat = QueryCatalog()
     q = cat.get(sys.stdin.read() if name == "-" else name)
     rows = cat.run(obj.store(read_only=True), q, _parse_params(params), require_known=True)
-    write_rows(rows, q.returns, fmt=fmt or "json", no_headers=no_headers, title=q.name)
+    n = write_rows(rows, q.returns, fmt=fmt or "json", no_headers=no_headers, title=q.name)
+    _exit_if_found(n, q.name, fail_on_found)
 
 
 @cli.command()
@@ -980,11 +996,6 @@ def _run_option(fn: Callable[..., Any]) -> Callable[..., Any]:
                         help="Only this run (its IRI); default: all runs.")(fn)
 
 
-def _fail_option(fn: Callable[..., Any]) -> Callable[..., Any]:
-    return click.option("--fail-on-found", is_flag=True,
-                        help="Exit with status 1 when there are rows (for CI checks).")(fn)
-
-
 LINEAGE_FORMATS = ("tree", "dot", *ROW_FORMATS)
 """What ``provgraph lineage`` writes: the tree (default), DOT, or rows."""
 
@@ -993,9 +1004,7 @@ def _write_result(rows: Any, row_type: Any, fmt: str | None, no_headers: bool, t
                   fail_on_found: bool = False) -> None:
     n = write_rows([r.to_dict() for r in rows], row_type.columns(), fmt=fmt or "json",
                    no_headers=no_headers, title=title, plain_values=True)
-    if fail_on_found and n:
-        click.echo(f"{title}: {n} row(s) found", err=True)
-        raise click.exceptions.Exit(EXIT_FOUND)
+    _exit_if_found(n, title, fail_on_found)
 
 
 @cli.command()

@@ -277,7 +277,7 @@ def gate(store: ProvStore, policy: GatePolicy, *, runs: Sequence[str] | None = N
                      g["warranted_derivations"]["min"]))
     n, d = total("claim_coverage")
     out.append(_held("claim_accounting", n, d, g["claim_accounting"]["min"],
-                     f"{d - n} claims without eligible evidence ('provgraph unsupported')"
+                     f"{d - n} of {d} claims without eligible evidence ('provgraph unsupported')"
                      if d - n else ""))
     ca = g["correct_abstentions"]
     if all(r.denominator is None for r in rows if r.metric == "correct_abstention"):
@@ -287,7 +287,7 @@ def gate(store: ProvStore, policy: GatePolicy, *, runs: Sequence[str] | None = N
     else:
         n, d = total("correct_abstention")
         out.append(_held("correct_abstentions", n, d, ca["min"],
-                         f"{d - n} unanswerable questions answered instead of abstaining "
+                         f"{d - n} of {d} answers to unanswerable questions do not abstain "
                          "('provgraph metrics --by question')" if d - n else ""))
     rc = g["review_coverage"]
     if next(iter(store.quads(None, RDF.type, PG.Review)), None) is None:

@@ -89,6 +89,7 @@ def test_cli_csv_and_table(runner, disk):
     ("stale", []),
     ("impact", ["--agent", "plain-utf8", "--version", "2.0"]),
     ("unsupported", []),
+    ("query", ["stale-claims"]),  # a named query as a CI check
 ])
 def test_fail_on_found_exits_1_when_there_are_rows(runner, disk, command, args):
     path, _, _ = disk
@@ -101,6 +102,8 @@ def test_fail_on_found_exits_0_without_rows(runner, disk):
     path, _, _ = disk
     result = run(runner, path, "impact", "--agent", "plain-utf8", "--version", "2.0",
                  "--run", pipeline.RUN, "--fail-on-found")
+    assert result.output == "[]\n"
+    result = run(runner, path, "query", "unadjudicated-disagreements", "--fail-on-found")
     assert result.output == "[]\n"
 
 

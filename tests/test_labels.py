@@ -50,7 +50,7 @@ def test_review_labels_count_abstentions_on_unanswerable_questions():
         assert _abstention(s, r["run"])[:3] == (1, 2, 2)
         row = next(g for g in gate(s, parse_policy("")) if g.gate == "correct_abstentions")
         assert (row.status, row.numerator, row.denominator) == ("fail", 1, 2)
-        assert "1 unanswerable questions answered instead of abstaining" in row.note
+        assert "1 of 2 answers to unanswerable questions do not abstain" in row.note
 
 
 def _abstaining(ctx: ArmContext) -> ArmOutput:
