@@ -149,7 +149,7 @@ def run_answers(store: ProvStore, run: str, *, filter: str | None = None,
         AgentNotFound: no agent ``agent`` (at ``version``).
         ValueError: an unknown filter, or ``impacted`` without an agent.
     """
-    row = runs_mod.run_summary(store, run)
+    row = runs_mod.run_summary(store, _check_iri("run", run))
     keep = _filtered(store, row.run, filter, agent, version) if filter else None
     iris = claim_schema.claims_of_runs(store, [row.run])
     records = claim_schema.load(store, iris)
