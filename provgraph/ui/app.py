@@ -178,7 +178,9 @@ def _route(store: ProvStore, path: str, q: Mapping[str, list[str]]) -> Response:
         if path.endswith(".csv"):
             return Response(200, _csv(rows, analytics.StaleRow).encode(), "text/csv; charset=utf-8",
                             {"Content-Disposition": 'attachment; filename="stale.csv"'})
-        return _html(200, pages.stale_page(rows, _texts(store, [r.claim for r in rows]), run))
+        snaps = views.snapshot_labels(store, [r.snapshot for r in rows]
+                                      + [r.newest for r in rows if r.newest is not None])
+        return _html(200, pages.stale_page(rows, _texts(store, [r.claim for r in rows]), run, snaps))
     if path in ("/ui/impact", "/ui/impact.csv"):
         agent, version, run = _one(q, "agent"), _one(q, "version"), _one(q, "run")
         rows_i = analytics.impact(store, agent, version=version, run=run) if agent else []
@@ -188,8 +190,13 @@ def _route(store: ProvStore, path: str, q: Mapping[str, list[str]]) -> Response:
             return Response(200, _csv(rows_i, analytics.ImpactRow).encode(),
                             "text/csv; charset=utf-8",
                             {"Content-Disposition": 'attachment; filename="impact.csv"'})
+        by_claim: dict[str, list[Any]] = {}
+        if rows_i:
+            for r in analytics.stale(store, run=run):
+                by_claim.setdefault(str(r.claim), []).append(r)
+        stale = {str(r.claim): views.stale_label(by_claim.get(str(r.claim), [])) for r in rows_i}
         return _html(200, pages.impact_page(rows_i, _texts(store, [r.claim for r in rows_i]),
-                                            agent, version, _agents(store)))
+                                            agent, version, _agents(store), stale))
     if path.startswith("/ui/static/"):
         name = path.rsplit("/", 1)[1]
         if name in STATIC_FILES:

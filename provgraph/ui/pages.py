@@ -9,6 +9,7 @@ lineage graph is inline SVG laid out here (no Graphviz).
 
 from __future__ import annotations
 
+import bisect
 import html
 from collections.abc import Callable, Iterable, Sequence
 from typing import Any
@@ -88,11 +89,13 @@ def runs_page(rows: list[RunRow]) -> str:
     return page("Runs", f"<p>{len(rows)} runs. Open one to see its answers and claims.</p>{body}")
 
 
-def _claim_item(run: str, c: ClaimRecord, cits: list[Citation], q: dict[str, Any]) -> str:
+def _claim_item(run: str, c: ClaimRecord, cits: list[Citation], q: dict[str, Any],
+                opened: str | None) -> str:
     display = outcome_class(c.status, [x.outcome for x in cits])
+    mine = " open" if c.iri == opened else ""
     outcomes = " ".join(outcome_badge(x.outcome) for x in cits) or '<span class="muted">no citation</span>'
     href = link("/ui/run", iri=run, claim=c.iri, **q) + "#drawer"
-    return (f'<li class="claim status-{h(display)}" data-claim="{h(c.iri)}">{badge(display)} '
+    return (f'<li class="claim status-{h(display)}{mine}" data-claim="{h(c.iri)}">{badge(display)} '
             f'<span class="kind">{h(c.kind)}</span> '
             f'<a class="claim-link" href="{h(href)}">{h(c.text)}</a> {outcomes}</li>')
 
@@ -114,7 +117,8 @@ def run_page(view: RunAnswers, drawer: ClaimDrawer | None, q: dict[str, Any]) ->
             ' <button type="submit">filter</button></form>')
     answers = []
     for ans in view.answers:
-        items = "".join(_claim_item(run, c, cits, q) for c, cits in ans.claims)
+        opened = drawer.claim.iri if drawer else None
+        items = "".join(_claim_item(run, c, cits, q, opened) for c, cits in ans.claims)
         answers.append(f'<section class="answer" data-answer="{h(ans.iri)}"><p class="answer-text">'
                        f"{h(ans.text)}</p><ul class=\"claims\">{items}</ul></section>")
     shown = (f'<p class="count" id="count">{view.shown} of {view.total} claims'
@@ -129,12 +133,42 @@ def run_page(view: RunAnswers, drawer: ClaimDrawer | None, q: dict[str, Any]) ->
 
 # --------------------------------------------------------------------- drawer
 
+_CONTEXT_LINES = 4
+
+
+def _highlighted(n: int, s: SnapshotView) -> str:
+    """The retained original with the cited span in a ``<mark>``: the lines around it
+    first (``_CONTEXT_LINES`` either side, whole lines), then the whole text folded."""
+    assert s.text is not None and s.span is not None
+    text, (c0, c1) = s.text, s.span
+    b0, b1 = s.span_bytes or (None, None)
+    starts = [0, *(i + 1 for i, ch in enumerate(text) if ch == "\n")]
+    first = bisect.bisect_right(starts, c0) - 1
+    last = bisect.bisect_right(starts, max(c0, c1 - 1)) - 1
+    lo_line, hi_line = max(0, first - _CONTEXT_LINES), min(len(starts) - 1, last + _CONTEXT_LINES)
+    lo = starts[lo_line]
+    hi = starts[hi_line + 1] if hi_line + 1 < len(starts) else len(text)
+
+    ident = f' id="hl-{n}"'
+
+    def marked(ident: str) -> str:
+        return (f'<mark{ident} class="cited-span" data-codepoint-start="{c0}" '
+                f'data-codepoint-end="{c1}" data-byte-start="{h(b0)}" data-byte-end="{h(b1)}" '
+                f'data-snapshot="{h(s.record.iri)}">{h(text[c0:c1])}</mark>')
+    return (f'<h4>Retained original, cited span highlighted: code points [{c0}, {c1}), '
+            f'bytes [{h(b0)}, {h(b1)}); lines {lo_line + 1}–{hi_line + 1} shown</h4>'
+            f'<pre class="source excerpt">{h(text[lo:c0])}{marked(ident)}'
+            f'{h(text[c1:hi])}</pre><details><summary>The whole retained original '
+            f'({len(text)} code points)</summary><pre class="source whole">{h(text[:c0])}'
+            f'{marked("")}{h(text[c1:])}</pre></details>')
+
+
 def _snapshot_html(n: int, s: SnapshotView) -> str:
     r = s.record
     rows = [("source URI", h(r.source_uri)), ("sha-256", f'<code class="sha">{h(r.sha256)}</code>'),
             ("observed", h(r.observed_at.isoformat())), ("media type", h(r.media_type)),
             ("snapshot", a("/ui/node", r.iri, iri=r.iri))]
-    out = [_table(("", ""), rows, "facts")]
+    out: list[str] = []
     if s.deleted:
         out.append('<p class="banner deleted" data-stale="deleted">This snapshot (or its document) '
                    "was deleted.</p>")
@@ -143,6 +177,11 @@ def _snapshot_html(n: int, s: SnapshotView) -> str:
         out.append(f'<p class="banner newer" data-stale="updated">Newer version exists: observed '
                    f"{h(tip.observed_at.isoformat())}, sha-256 <code>{h(tip.sha256[:16])}…</code> "
                    f"({a('/ui/node', 'snapshot', iri=tip.iri)}).</p>")
+    if s.text is not None and s.span is not None:
+        out.append(_highlighted(n, s))
+    elif s.text is not None:
+        out.append(f'<h4>Retained original</h4><pre class="source">{h(s.text)}</pre>')
+    out.append(_table(("", ""), rows, "facts"))
     chain = [*reversed(s.newer), r, *s.older]
     if len(chain) > 1:
         items = "".join(f'<li class="{"cited" if x.iri == r.iri else ""}">'
@@ -160,19 +199,6 @@ def _snapshot_html(n: int, s: SnapshotView) -> str:
             lines += [f'<div class="ins">+ {h(x.rstrip())}</div>' for x in new]
         out.append(f'<h4>Cited lines, against the newest version</h4><div class="diff">'
                    f'{"".join(lines)}</div>')
-    if s.text is not None:
-        if s.span is not None:
-            b0, b1 = s.span_bytes or (None, None)
-            before, mid, after = (s.text[:s.span[0]], s.text[s.span[0]:s.span[1]],
-                                  s.text[s.span[1]:])
-            out.append(f'<h4>Retained original, cited span highlighted (code points '
-                       f'[{s.span[0]}, {s.span[1]}), bytes [{h(b0)}, {h(b1)}))</h4>'
-                       f'<pre class="source">{h(before)}<mark id="hl-{n}" class="cited-span" '
-                       f'data-codepoint-start="{s.span[0]}" data-codepoint-end="{s.span[1]}" '
-                       f'data-byte-start="{h(b0)}" data-byte-end="{h(b1)}" '
-                       f'data-snapshot="{h(r.iri)}">{h(mid)}</mark>{h(after)}</pre>')
-        else:
-            out.append(f'<h4>Retained original</h4><pre class="source">{h(s.text)}</pre>')
     if s.note:
         out.append(f'<p class="note">{h(s.note)}</p>')
     return "".join(out)
@@ -223,18 +249,18 @@ def drawer_html(d: ClaimDrawer) -> str:
            f'<p class="formed" id="formed">{_formed(d)}</p>',
            '<p class="actions">' + a("/ui/lineage", "Lineage", "button", iri=c.iri) + " "
            + a("/ui/bundle", "Export this claim's bundle", "button", iri=c.iri) + " "
-           + a("/ui/claim", "Open alone", "", iri=c.iri) + "</p>",
-           _table(("", ""), [("claim", h(c.iri)), ("kind", h(c.kind)),
-                             ("recorded status", h(c.status)),
-                             ("run", a("/ui/run", c.run, iri=c.run))], "facts")]
-    if d.stale:
-        rows: list[tuple[str, ...]] = [(h(r.kind), a("/ui/node", r.newest or "", iri=r.newest) if r.newest else "",
-                 h(r.changed_at.isoformat() if r.changed_at else ""),
-                 h({True: "unchanged", False: "changed", None: "cannot tell"}[r.span_unchanged]))
-                for r in d.stale]
-        out.append('<h3>Stale</h3>' + _table(("kind", "newest", "changed at", "cited span"),
-                                             rows, "stale-rows"))
+           + a("/ui/claim", "Open alone", "", iri=c.iri) + "</p>"]
     out += [_citation_html(i + 1, v) for i, v in enumerate(d.citations)]
+    if d.stale:
+        stale_rows = [(h(r.kind), a("/ui/node", r.newest, iri=r.newest) if r.newest else "",
+                       h(r.changed_at.isoformat() if r.changed_at else ""),
+                       h({True: "unchanged", False: "changed", None: "cannot tell"}[r.span_unchanged]))
+                      for r in d.stale]
+        out.append("<h3>Stale (as 'provgraph stale')</h3>"
+                   + _table(("kind", "newest", "changed at", "cited span"), stale_rows, "stale-rows"))
+    out.append("<h3>Claim record</h3>" + _table(("", ""), [
+        ("claim", h(c.iri)), ("kind", h(c.kind)), ("recorded status", h(c.status)),
+        ("run", a("/ui/run", c.run, iri=c.run))], "facts"))
     if not d.citations:
         out.append('<p class="muted">This claim cites nothing.</p>')
     if d.prompt:
@@ -342,7 +368,8 @@ _GROUPS: tuple[tuple[str, Callable[[Any], bool]], ...] = (("updated, cited span 
            ("deleted", lambda r: r.kind == "deleted"))
 
 
-def stale_page(rows: list[Any], texts: dict[str, str], run: str | None) -> str:
+def stale_page(rows: list[Any], texts: dict[str, str], run: str | None,
+               snaps: dict[str, str]) -> str:
     """Stale claims (``provgraph stale``) in groups: updated with the cited span changed,
     unchanged or undecidable, and deleted; with the CSV link."""
     out = [f'<p>{len(rows)} stale claims{" in run " + h(run) if run else ""}. '
@@ -350,8 +377,8 @@ def stale_page(rows: list[Any], texts: dict[str, str], run: str | None) -> str:
     for title, test in _GROUPS:
         group = [r for r in rows if test(r)]
         trs = [(a("/ui/claim", texts.get(r.claim, r.claim), "claim-link", iri=r.claim),
-                a("/ui/node", r.snapshot, iri=r.snapshot),
-                a("/ui/node", r.newest, iri=r.newest) if r.newest else "",
+                a("/ui/node", snaps.get(r.snapshot, r.snapshot), iri=r.snapshot),
+                a("/ui/node", snaps.get(r.newest, r.newest), iri=r.newest) if r.newest else "",
                 h(r.changed_at.isoformat() if r.changed_at else "")) for r in group]
         out.append(f'<section class="stale-group" data-group="{h(title)}"><h2>{h(title)} '
                    f"({len(group)})</h2>"
@@ -361,7 +388,7 @@ def stale_page(rows: list[Any], texts: dict[str, str], run: str | None) -> str:
 
 
 def impact_page(rows: list[Any], texts: dict[str, str], agent: str | None, version: str | None,
-                agents: list[tuple[str, str]]) -> str:
+                agents: list[tuple[str, str]], stale: dict[str, str]) -> str:
     """Claims impacted by an agent (``provgraph impact``), with the agent form and CSV link."""
     choices = " ".join(a("/ui/impact", f"{n} {v}".strip(), "agent", agent=n, version=v)
                        for n, v in agents)
@@ -373,7 +400,8 @@ def impact_page(rows: list[Any], texts: dict[str, str], agent: str | None, versi
         out.append(f'<p id="count">{len(rows)} claims went through {h(agent)} {h(version or "(any version)")}. '
                    + a("/ui/impact.csv", "Download CSV", "button", agent=agent, version=version) + "</p>")
         trs = [(a("/ui/claim", texts.get(r.claim, r.claim), "claim-link", iri=r.claim),
-                a("/ui/run", r.run, iri=r.run), h(f"{r.agent_name} {r.agent_version}"))
+                a("/ui/run", r.run, iri=r.run), h(f"{r.agent_name} {r.agent_version}"),
+                f'<span data-stale="{h(stale.get(r.claim, "current"))}">{h(stale.get(r.claim, "current"))}</span>')
                for r in rows]
-        out.append(_table(("claim", "run", "agent"), trs, "impact"))
+        out.append(_table(("claim", "run", "agent", "source since"), trs, "impact"))
     return page("Impact of an agent version", "".join(out))

@@ -55,7 +55,8 @@ from ..vocab import VERIFIED_OUTCOMES
 
 __all__ = ["FILTERS", "AnswerView", "RunAnswers", "SnapshotView", "CitationView", "PromptPart",
            "ClaimDrawer", "LineageNode", "LineageView", "run_list", "run_answers",
-           "claim_drawer", "lineage_view", "bundle_of", "outcome_class"]
+           "claim_drawer", "lineage_view", "bundle_of", "outcome_class", "snapshot_labels",
+           "stale_label"]
 
 FILTERS = ("stale", "impacted", "generated", "unsupported", "unreviewed")
 """The answer view's filters: claims listed by ``provgraph stale``, ``impact --agent
@@ -430,6 +431,27 @@ def lineage_view(store: ProvStore, entity: str) -> LineageView:
     edges = sorted((n, curie(rel), up) for n, lst in edges_by.items() if n in drawn
                    for rel, up in lst if up in drawn)
     return LineageView(root=IRI(entity), nodes=nodes, edges=edges)
+
+
+def snapshot_labels(store: ProvStore, snapshots: list[IRI]) -> dict[str, str]:
+    """A readable name of each of ``snapshots``: its source URI and observation date
+    (one read); a snapshot not recorded as one keeps its IRI."""
+    recs = snapshot_schema.load(store, sorted(set(snapshots)))
+    return {str(s): (f"{recs[s].source_uri} ({recs[s].observed_at.date().isoformat()})"
+                     if s in recs else str(s)) for s in snapshots}
+
+
+def stale_label(rows: list[Any]) -> str:
+    """One claim's ``provgraph stale`` rows in words: ``current`` (no row), ``deleted``,
+    ``updated, cited span changed|unchanged|cannot tell`` (the worst row first)."""
+    if not rows:
+        return "current"
+    if any(r.kind == "deleted" for r in rows):
+        return "deleted"
+    verdicts = [r.span_unchanged for r in rows]
+    word = ("changed" if False in verdicts else "cannot tell" if None in verdicts
+            else "unchanged")
+    return f"updated, cited span {word}"
 
 
 def bundle_of(store: ProvStore, claim: str) -> tuple[ExportResult, BundleCheck]:
