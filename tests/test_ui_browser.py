@@ -93,7 +93,13 @@ def test_from_a_run_to_the_highlighted_span_the_revision_and_the_bundle(browser,
     run_link = row.find_element(*_by("a.run-link"))
     run_link.click()  # click 1: the run
     assert d.title.startswith("Run flask-docs-qa")
+    statuses = [li.get_attribute("class").split()[1] for li in d.find_elements(*_by("li.claim"))]
+    assert {"status-supported", "status-partial", "status-unsupported"} <= set(statuses)
+    assert len(statuses) == 28
+    partial = d.find_element(*_by("li.claim.status-partial"))
+    d.execute_script("arguments[0].closest('section').scrollIntoView()", partial)
     _shot(d, shots, "answers")
+    d.execute_script("window.scrollTo(0, 0)")
 
     # click 2: a quoted claim (q01: verified quote, and stale: its page was revised in 3.0.3)
     claim = next(a for a in d.find_elements(*_by("a.claim-link"))
