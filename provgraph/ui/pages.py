@@ -103,7 +103,7 @@ def _claim_item(run: str, c: ClaimRecord, cits: list[Citation], q: dict[str, Any
 def run_page(view: RunAnswers, drawer: ClaimDrawer | None, q: dict[str, Any]) -> str:
     """A run's answers with their claims, the filter bar and, when a claim is open,
     its drawer beside them."""
-    run = view.run.run
+    run = view.run
     filters = [a("/ui/run", "all claims", "filter" + (" on" if not view.filter else ""), iri=run)]
     for f in FILTERS:
         if f == "impacted":
@@ -126,7 +126,7 @@ def run_page(view: RunAnswers, drawer: ClaimDrawer | None, q: dict[str, Any]) ->
     left = (f'<div class="filters">{" ".join(filters)} {form}</div>{shown}'
             + ("".join(answers) or '<p class="muted">No claim matches.</p>'))
     right = f'<aside id="drawer" class="drawer">{drawer_html(drawer)}</aside>' if drawer else ""
-    title = f"Run {view.run.label or run}"
+    title = f"Run {view.label or run}"
     return page(title, f'<p class="iri">{h(run)}</p><div class="split"><div class="list">{left}'
                 f"</div>{right}</div>")
 

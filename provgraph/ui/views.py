@@ -50,8 +50,9 @@ from ..schema.citation import Citation
 from ..schema.claim import ClaimRecord
 from ..schema.snapshot import SnapshotRecord
 from ..store import ProvStore
-from ..terms import IRI
-from ..vocab import VERIFIED_OUTCOMES
+from ..kinds import require_run
+from ..terms import IRI, term_value
+from ..vocab import PROV, RDFS, VERIFIED_OUTCOMES
 
 __all__ = ["FILTERS", "AnswerView", "RunAnswers", "SnapshotView", "CitationView", "PromptPart",
            "ClaimDrawer", "LineageNode", "LineageView", "run_list", "run_answers",
@@ -97,10 +98,11 @@ class AnswerView:
 
 @dataclass(frozen=True, slots=True, kw_only=True)
 class RunAnswers:
-    """The answer view of a run: ``answers`` (filtered), the filter applied and how
-    many claims it kept (``shown``) of ``total``."""
+    """The answer view of a run: its IRI and ``rdfs:label``, ``answers`` (filtered), the
+    filter applied and how many claims it kept (``shown``) of ``total``."""
 
-    run: runs_mod.RunRow
+    run: IRI
+    label: str | None
     answers: list[AnswerView]
     filter: str | None
     shown: int
@@ -135,8 +137,9 @@ def _filtered(store: ProvStore, run: IRI, name: str, agent: str | None,
 
 def run_answers(store: ProvStore, run: str, *, filter: str | None = None,
                 agent: str | None = None, version: str | None = None) -> RunAnswers:
-    """The answers of ``run`` with their claims and citations (four reads: claims,
-    claim records, citations, answers).
+    """The answers of ``run`` with their claims and citations (reads bound to the run:
+    its label, its claims, their records and citations, their answers; a filter adds the
+    run-restricted library call it names).
 
     Args:
         store: the store.
@@ -150,9 +153,10 @@ def run_answers(store: ProvStore, run: str, *, filter: str | None = None,
         AgentNotFound: no agent ``agent`` (at ``version``).
         ValueError: an unknown filter, or ``impacted`` without an agent.
     """
-    row = runs_mod.run_summary(store, _check_iri("run", run))
-    keep = _filtered(store, row.run, filter, agent, version) if filter else None
-    iris = claim_schema.claims_of_runs(store, [row.run])
+    iri = require_run(store, _check_iri("run", run))
+    label = next((str(term_value(q[2])) for q in store.quads(iri, RDFS.label, None, graph=iri)), None)
+    keep = _filtered(store, iri, filter, agent, version) if filter else None
+    iris = claim_schema.claims_of_runs(store, [iri])
     records = claim_schema.load(store, iris)
     cits = citation_schema.citations_of_claims(store, iris)
     by_answer: dict[IRI, list[ClaimRecord]] = {}
@@ -171,7 +175,8 @@ def run_answers(store: ProvStore, run: str, *, filter: str | None = None,
         claims = sorted(by_answer[a], key=lambda c: (c.start, c.iri))
         out.append(AnswerView(iri=a, text=answers[a].text if a in answers else "",
                               claims=[(c, cits.get(c.iri, [])) for c in claims]))
-    return RunAnswers(run=row, answers=out, filter=filter, shown=shown, total=len(records))
+    return RunAnswers(run=iri, label=label, answers=out, filter=filter, shown=shown,
+                      total=len(records))
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -362,9 +367,23 @@ def _prompt(store: ProvStore, generator_input: IRI) -> list[PromptPart]:
     return parts
 
 
+def _may_be_stale(store: ProvStore, rec: ClaimRecord, cits: list[Citation]) -> bool:
+    """Whether ``provgraph stale`` can list ``rec``, told from reads bound to it: one of
+    its cited snapshots (``pg:citedSnapshot``, which covers derivation operands) has a
+    newer revision or was invalidated (it or its document), or a citation targets a
+    document that was invalidated: the three branches of ``stale.rq``. Only then is
+    the run-restricted :func:`provgraph.analytics.stale` asked for its rows."""
+    if any(st.newer or st.deleted
+           for st in snapshot_schema.states(store, list(rec.cited_snapshots)).values()):
+        return True
+    return any(next(iter(store.quads(c.target, PROV.wasInvalidatedBy)), None) is not None
+               for c in cits if c.target is not None)
+
+
 def claim_drawer(store: ProvStore, claim: str) -> ClaimDrawer:
-    """The citation drawer of ``claim`` (reads bound to this claim; ``stale`` restricted
-    to its run).
+    """The citation drawer of ``claim``: reads bound to this claim, and, only for a claim
+    whose cited snapshot was revised or deleted, :func:`provgraph.analytics.stale`
+    restricted to its run (the library has no per-claim form of it).
 
     Raises:
         QueryParameterError: ``claim`` is not an absolute IRI.
@@ -381,7 +400,7 @@ def claim_drawer(store: ProvStore, claim: str) -> ClaimDrawer:
     answer = generation_schema.load(store, [rec.answer]).get(rec.answer) if rec.answer else None
     prompt = _prompt(store, answer.generator_input) if answer is not None else []
     stale_rows = ([r for r in analytics.stale(store, run=rec.run) if r.claim == iri]
-                  if rec.run and rec.cited_snapshots else [])
+                  if rec.run and _may_be_stale(store, rec, cits) else [])
     return ClaimDrawer(claim=rec, answer_text=answer.text if answer is not None else "",
                        citations=views, prompt=prompt, stale=stale_rows,
                        reviews=review_schema.reviews_of(store, [iri]),
