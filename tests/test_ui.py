@@ -9,6 +9,8 @@ import http.client
 import io
 import json
 import re
+import subprocess
+import sys
 import threading
 from urllib.parse import quote
 
@@ -188,6 +190,26 @@ def test_provgraph_serve_mounts_the_page_read_only(hostile):
         server.shutdown()
         server.server_close()
         t.join(10)
+
+
+def test_provgraph_ui_command_serves_a_store_opened_read_only(demo, runner):
+    path, _ = demo
+    proc = subprocess.Popen([sys.executable, "-m", "provgraph", "--store", str(path), "ui",
+                             "--bind", "127.0.0.1:0"], stderr=subprocess.PIPE, text=True)
+    try:
+        assert proc.stderr is not None
+        line = proc.stderr.readline()
+        found = re.search(r"provgraph ui: (http://127\.0\.0\.1:(\d+)/ui/) \(store .*, read-only\)", line)
+        assert found, line
+        conn = http.client.HTTPConnection("127.0.0.1", int(found.group(2)), timeout=30)
+        conn.request("GET", "/ui/")
+        resp = conn.getresponse()
+        assert resp.status == 200 and b"flask-docs-qa" in resp.read()
+        # a read-only open takes no lock: another command reads the store meanwhile
+        assert "flask-docs-qa" in _cli(runner, path, "runs", "--csv")
+    finally:
+        proc.terminate()
+        proc.wait(10)
 
 
 # ------------------------------------------------------------- agreement with the CLI

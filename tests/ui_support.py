@@ -98,6 +98,7 @@ def chromium(download_dir: Path) -> Iterator[Any]:
     from selenium import webdriver
     from selenium.webdriver.chrome.service import Service
 
+    os.environ.setdefault("SE_OFFLINE", "true")  # Selenium Manager must not go online
     profile = tempfile.mkdtemp(prefix="provgraph-chromium-")
     opts = webdriver.ChromeOptions()
     opts.binary_location = CHROMIUM if os.path.exists(CHROMIUM) else shutil.which("chromium") or CHROMIUM
