@@ -12,7 +12,7 @@ import re
 import subprocess
 import sys
 import threading
-from urllib.parse import quote
+from urllib.parse import quote, unquote
 
 import pytest
 
@@ -337,3 +337,14 @@ def test_lineage_graph_and_bundle_agree_with_lineage_and_export(demo, runner, tm
                   catch_exceptions=False)
     assert verify_bundle(out.read_bytes()).actual == check.actual
     assert f'data-sha256="{check.actual}"' in page and 'data-ok="true"' in page
+
+
+def test_a_derivation_drawer_names_its_operands_and_warrant(demo):
+    _, store = demo
+    run = _qa_run(store)
+    claim = next(c for a in views.run_answers(store, run).answers for c, _ in a.claims
+                 if c.kind == "derivation")
+    _, page = get(store, f"/ui/claim?iri={_q(claim.iri)}")
+    operands = re.findall(r'<a href="/ui/claim\?iri=([^"]+)" class="operand">', page)
+    assert [IRI(unquote(op)) for op in operands] == list(claim.derived_from)
+    assert f'<code id="warrant">{html.escape(claim.warrant or "")}</code>' in page

@@ -233,6 +233,8 @@ def _formed(d: ClaimDrawer) -> str:
                     for s in snaps)
     agents = ", ".join(f"{x.role} {x.label}" for x in d.agents)
     parts = [f"A {c.kind} claim recorded {c.status}", f"resolver: {outcomes}"]
+    if d.operands:
+        parts.append(f"derived from {len(d.operands)} operand(s) by {c.warrant or 'no stated warrant'}")
     if src:
         parts.append(f"from {src}")
     if agents:
@@ -250,6 +252,12 @@ def drawer_html(d: ClaimDrawer) -> str:
            '<p class="actions">' + a("/ui/lineage", "Lineage", "button", iri=c.iri) + " "
            + a("/ui/bundle", "Export this claim's bundle", "button", iri=c.iri) + " "
            + a("/ui/claim", "Open alone", "", iri=c.iri) + "</p>"]
+    if d.operands:
+        items = "".join("<li>" + (a("/ui/claim", text, "operand", iri=o) if text is not None
+                                  else a("/ui/node", o, "operand", iri=o)) + "</li>"
+                        for o, text in d.operands)
+        out.append(f'<h3>Derived from</h3><ol class="operands">{items}</ol>'
+                   f'<p>Warrant: <code id="warrant">{h(c.warrant)}</code></p>')
     out += [_citation_html(i + 1, v) for i, v in enumerate(d.citations)]
     if d.stale:
         stale_rows = [(h(r.kind), a("/ui/node", r.newest, iri=r.newest) if r.newest else "",
@@ -262,7 +270,8 @@ def drawer_html(d: ClaimDrawer) -> str:
         ("claim", h(c.iri)), ("kind", h(c.kind)), ("recorded status", h(c.status)),
         ("run", a("/ui/run", c.run, iri=c.run))], "facts"))
     if not d.citations:
-        out.append('<p class="muted">This claim cites nothing.</p>')
+        out.append('<p class="muted">This claim cites nothing'
+                   + (" of its own: it rests on its operands." if d.operands else ".") + "</p>")
     if d.prompt:
         parts = "".join(f'<span class="origin-{h(p.origin)}" title="{h(p.origin)} {h(p.source)}">'
                         f"{h(p.text)}</span>" for p in d.prompt)

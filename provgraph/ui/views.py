@@ -247,6 +247,8 @@ class ClaimDrawer:
         display: :func:`outcome_class` of the claim.
         agents: the agents of every activity in its support (``pg:supportAgent``:
             parser, chunker, retriever, model, prompt template), by role then name.
+        operands: for a derivation, each operand (``prov:wasDerivedFrom``, in order) with
+            its text when it is a claim, else ``None``.
     """
 
     claim: ClaimRecord
@@ -257,6 +259,7 @@ class ClaimDrawer:
     reviews: list[review_schema.ReviewRecord]
     display: str
     agents: list[agent_schema.Agent] = field(default_factory=list)
+    operands: list[tuple[IRI, str | None]] = field(default_factory=list)
 
 
 def _chain(store: ProvStore, rec: SnapshotRecord, limit: int = 50) -> list[SnapshotRecord]:
@@ -380,6 +383,13 @@ def _may_be_stale(store: ProvStore, rec: ClaimRecord, cits: list[Citation]) -> b
                for c in cits if c.target is not None)
 
 
+def _operands(store: ProvStore, rec: ClaimRecord) -> list[tuple[IRI, str | None]]:
+    if not rec.derivations:
+        return []
+    found = claim_schema.load(store, list(rec.derived_from))
+    return [(o, found[o].text if o in found else None) for o in rec.derived_from]
+
+
 def claim_drawer(store: ProvStore, claim: str) -> ClaimDrawer:
     """The citation drawer of ``claim``: reads bound to this claim, and, only for a claim
     whose cited snapshot was revised or deleted, :func:`provgraph.analytics.stale`
@@ -406,7 +416,8 @@ def claim_drawer(store: ProvStore, claim: str) -> ClaimDrawer:
                        reviews=review_schema.reviews_of(store, [iri]),
                        display=outcome_class(rec.status, [c.outcome for c in cits]),
                        agents=sorted(agent_schema.load_agents(store, list(rec.support_agents)).values(),
-                                     key=lambda a: (a.role, a.name, a.version)))
+                                     key=lambda a: (a.role, a.name, a.version)),
+                       operands=_operands(store, rec))
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
