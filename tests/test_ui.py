@@ -348,3 +348,20 @@ def test_a_derivation_drawer_names_its_operands_and_warrant(demo):
     operands = re.findall(r'<a href="/ui/claim\?iri=([^"]+)" class="operand">', page)
     assert [IRI(unquote(op)) for op in operands] == list(claim.derived_from)
     assert f'<code id="warrant">{html.escape(claim.warrant or "")}</code>' in page
+
+
+def test_the_answer_view_pages_through_a_run(demo, monkeypatch):
+    _, store = demo
+    run = _qa_run(store)
+    monkeypatch.setattr(views, "ANSWERS_PER_PAGE", 10)
+    seen: list[str] = []
+    for page in (1, 2, 3):
+        resp, body = get(store, f"/ui/run?iri={_q(run)}&page={page}")
+        assert resp.status == 200
+        assert body.count('<section class="answer"') == (10 if page < 3 else 5)
+        assert f"answers page {page} of 3" in body
+        seen += re.findall(r'<li class="claim[^"]*" data-claim="([^"]+)"', body)
+    assert len(seen) == len(set(seen)) == 28
+    for bad in ("4", "0", "x"):
+        resp, body = get(store, f"/ui/run?iri={_q(run)}&page={bad}")
+        assert resp.status == 400 and "page" in body

@@ -150,7 +150,11 @@ def _route(store: ProvStore, path: str, q: Mapping[str, list[str]]) -> Response:
         run = _one(q, "iri", True)
         flt, agent, version = _one(q, "filter"), _one(q, "agent"), _one(q, "version")
         claim = _one(q, "claim")
-        view = views.run_answers(store, run or "", filter=flt, agent=agent, version=version)
+        page = _one(q, "page") or "1"
+        if not page.isdigit():
+            raise ValueError(f"page={page!r} is not a page number; give page=1, 2, ...")
+        view = views.run_answers(store, run or "", filter=flt, agent=agent, version=version,
+                                 page=int(page))
         drawer = views.claim_drawer(store, claim) if claim else None
         keep = {k: v for k, v in (("filter", flt), ("agent", agent), ("version", version)) if v}
         return _html(200, pages.run_page(view, drawer, keep))

@@ -122,7 +122,12 @@ def run_page(view: RunAnswers, drawer: ClaimDrawer | None, q: dict[str, Any]) ->
         answers.append(f'<section class="answer" data-answer="{h(ans.iri)}"><p class="answer-text">'
                        f"{h(ans.text)}</p><ul class=\"claims\">{items}</ul></section>")
     shown = (f'<p class="count" id="count">{view.shown} of {view.total} claims'
-             + (f" ({h(view.filter)})" if view.filter else "") + "</p>")
+             + (f" ({h(view.filter)})" if view.filter else "")
+             + (f"; answers page {view.page} of {view.pages}" if view.pages > 1 else "") + "</p>")
+    if view.pages > 1:
+        shown += '<p class="pager">' + " ".join(
+            f"<strong>{p}</strong>" if p == view.page else a("/ui/run", p, iri=run, page=p, **q)
+            for p in range(1, view.pages + 1)) + "</p>"
     left = (f'<div class="filters">{" ".join(filters)} {form}</div>{shown}'
             + ("".join(answers) or '<p class="muted">No claim matches.</p>'))
     right = f'<aside id="drawer" class="drawer">{drawer_html(drawer)}</aside>' if drawer else ""

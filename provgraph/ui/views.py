@@ -28,13 +28,15 @@ Every function only reads; each raises what the library function it calls raises
 
 from __future__ import annotations
 
+import datetime as _dt
 import difflib
 from dataclasses import dataclass, field
 from typing import Any
 
 from .. import analytics, runs as runs_mod
-from .._rows import _check_iri
+from .._rows import _check_iri, _run_query, curie
 from ..errors import NotFound, OriginalMissingError, SourceDecodeError
+from ..kinds import require_run
 from ..io.bundle import BundleCheck, ExportResult, export, verify_bundle
 from ..offsets import SourceText
 from ..schema import agent as agent_schema
@@ -50,13 +52,12 @@ from ..schema.citation import Citation
 from ..schema.claim import ClaimRecord
 from ..schema.snapshot import SnapshotRecord
 from ..store import ProvStore
-from ..kinds import require_run
 from ..terms import IRI, term_value
 from ..vocab import PROV, RDFS, VERIFIED_OUTCOMES
 
 __all__ = ["FILTERS", "AnswerView", "RunAnswers", "SnapshotView", "CitationView", "PromptPart",
            "ClaimDrawer", "LineageNode", "LineageView", "run_list", "run_answers",
-           "claim_drawer", "lineage_view", "bundle_of", "outcome_class", "snapshot_labels",
+           "ANSWERS_PER_PAGE", "claim_drawer", "lineage_view", "bundle_of", "outcome_class", "snapshot_labels",
            "stale_label"]
 
 FILTERS = ("stale", "impacted", "generated", "unsupported", "unreviewed")
@@ -98,8 +99,9 @@ class AnswerView:
 
 @dataclass(frozen=True, slots=True, kw_only=True)
 class RunAnswers:
-    """The answer view of a run: its IRI and ``rdfs:label``, ``answers`` (filtered), the
-    filter applied and how many claims it kept (``shown``) of ``total``."""
+    """The answer view of a run: its IRI and ``rdfs:label``, ``answers`` (filtered; page
+    ``page`` of ``pages``), the filter applied and how many claims it kept (``shown``) of
+    ``total``."""
 
     run: IRI
     label: str | None
@@ -107,6 +109,8 @@ class RunAnswers:
     filter: str | None
     shown: int
     total: int
+    page: int = 1
+    pages: int = 1
 
 
 def run_list(store: ProvStore) -> list[runs_mod.RunRow]:
@@ -128,15 +132,20 @@ def _filtered(store: ProvStore, run: IRI, name: str, agent: str | None,
     if name == "unsupported":
         return {r.claim for r in analytics.unsupported(store, run=run)}
     if name == "unreviewed":
-        from .._rows import _run_query
-
         return {IRI(r["claim"]) for r in _run_query(store, "unreviewed-claims", {"run": run})
                 if isinstance(r["claim"], IRI)}
     raise ValueError(f"unknown filter {name!r}; use one of {', '.join(FILTERS)}")
 
 
+ANSWERS_PER_PAGE = 50
+"""Answers shown on one page of the answer view."""
+
+_EPOCH = _dt.datetime(1970, 1, 1, tzinfo=_dt.timezone.utc)
+
+
 def run_answers(store: ProvStore, run: str, *, filter: str | None = None,
-                agent: str | None = None, version: str | None = None) -> RunAnswers:
+                agent: str | None = None, version: str | None = None,
+                page: int = 1) -> RunAnswers:
     """The answers of ``run`` with their claims and citations (reads bound to the run:
     its label, its claims, their records and citations, their answers; a filter adds the
     run-restricted library call it names).
@@ -146,37 +155,42 @@ def run_answers(store: ProvStore, run: str, *, filter: str | None = None,
         run: the run's IRI.
         filter: one of :data:`FILTERS`, or ``None`` for every claim.
         agent, version: for ``filter="impacted"``: the agent name and version.
+        page: which page of :data:`ANSWERS_PER_PAGE` answers (1-based), in the order
+            they were generated.
 
     Raises:
         QueryParameterError: ``run`` is not an absolute IRI.
         NotFound: ``run`` is not a run of the store.
         AgentNotFound: no agent ``agent`` (at ``version``).
-        ValueError: an unknown filter, or ``impacted`` without an agent.
+        ValueError: an unknown filter, ``impacted`` without an agent, a page that
+            does not exist.
     """
     iri = require_run(store, _check_iri("run", run))
     label = next((str(term_value(q[2])) for q in store.quads(iri, RDFS.label, None, graph=iri)), None)
     keep = _filtered(store, iri, filter, agent, version) if filter else None
-    iris = claim_schema.claims_of_runs(store, [iri])
-    records = claim_schema.load(store, iris)
-    cits = citation_schema.citations_of_claims(store, iris)
+    records = claim_schema.load(store, claim_schema.claims_of_runs(store, [iri]))
     by_answer: dict[IRI, list[ClaimRecord]] = {}
     shown = 0
     for c in records.values():
         if keep is None or c.iri in keep:
             by_answer.setdefault(c.answer, []).append(c)
             shown += 1
+    # the answers in the order they were generated (their prov:generatedAtTime); the
+    # citations are read for the page's claims only
     answers = generation_schema.load(store, sorted(by_answer))
-    out = []
-    def order(a: IRI) -> tuple[str, str]:
-        rec = answers.get(a)
-        return (rec.ended_at.isoformat() if rec is not None and rec.ended_at else "", a)
-
-    for a in sorted(by_answer, key=order):
-        claims = sorted(by_answer[a], key=lambda c: (c.start, c.iri))
-        out.append(AnswerView(iri=a, text=answers[a].text if a in answers else "",
-                              claims=[(c, cits.get(c.iri, [])) for c in claims]))
+    times = {a: r.ended_at for a, r in answers.items()}
+    order = sorted(by_answer, key=lambda a: (times.get(a) is None, times.get(a) or _EPOCH, a))
+    pages = max(1, -(-len(order) // ANSWERS_PER_PAGE))
+    if not 1 <= page <= pages:
+        raise ValueError(f"page {page} does not exist: the run has {pages} page(s) of answers")
+    mine = order[(page - 1) * ANSWERS_PER_PAGE:page * ANSWERS_PER_PAGE]
+    cits = citation_schema.citations_of_claims(store, [c.iri for a in mine for c in by_answer[a]])
+    out = [AnswerView(iri=a, text=answers[a].text if a in answers else "",
+                      claims=[(c, cits.get(c.iri, []))
+                              for c in sorted(by_answer[a], key=lambda c: (c.start, c.iri))])
+           for a in mine]
     return RunAnswers(run=iri, label=label, answers=out, filter=filter, shown=shown,
-                      total=len(records))
+                      total=len(records), page=page, pages=pages)
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -456,8 +470,6 @@ def lineage_view(store: ProvStore, entity: str) -> LineageView:
         nodes.append(LineageNode(row=r, layer=r.depth, slot=slots.get(r.depth, 0)))
         slots[r.depth] = slots.get(r.depth, 0) + 1
     drawn = {r.node for r in rows}
-    from .._rows import curie
-
     edges = sorted((n, curie(rel), up) for n, lst in edges_by.items() if n in drawn
                    for rel, up in lst if up in drawn)
     return LineageView(root=IRI(entity), nodes=nodes, edges=edges)
