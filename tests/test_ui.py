@@ -131,7 +131,7 @@ def test_the_stylesheet_is_package_data():
     assert "url(" not in resp.body.decode()  # nothing fetched from anywhere
 
 
-def test_provgraph_ui_binds_loopback_by_default_and_answers_head_without_a_body(hostile):
+def test_provgraph_ui_binds_loopback_by_default_and_answers_only_its_own_host(hostile):
     store, r = hostile
     bind = next(p for p in cli.commands["ui"].params if p.name == "bind")
     assert bind.default == "127.0.0.1:7879"
@@ -162,6 +162,13 @@ def test_provgraph_ui_binds_loopback_by_default_and_answers_head_without_a_body(
         conn.request("GET", "/")
         resp = conn.getresponse()
         assert resp.status == 303 and resp.getheader("Location") == "/ui/"
+        for name, status in ((f"localhost:{port}", 200), ("evil.example", 403),
+                             (f"evil.example:{port}", 403)):
+            conn = http.client.HTTPConnection(host, port, timeout=10)
+            conn.request("GET", "/ui/", headers={"Host": name})
+            resp = conn.getresponse()
+            assert resp.status == status, name
+            assert (b"is not this server" in resp.read()) == (status == 403)
     finally:
         server.shutdown()
         t.join(10)

@@ -20,6 +20,9 @@ Routes (``GET`` and ``HEAD`` only; anything else is ``405``):
 ``/ui/static/NAME``        the stylesheet (package data)
 =========================  ============================================================
 
+``provgraph ui`` on a loopback address answers only requests whose ``Host`` names it
+(127.0.0.1, localhost or [::1] with its port; 403 otherwise), so a page elsewhere cannot
+read the store by pointing a name of its own at 127.0.0.1 (DNS rebinding).
 Every response carries a Content-Security-Policy that allows no script and no
 resource from elsewhere (``default-src 'none'; style-src 'self'``; the pages have no
 script), ``X-Content-Type-Options: nosniff``, ``Referrer-Policy: no-referrer`` and
@@ -67,6 +70,7 @@ STATIC_FILES = {"ui.css": "text/css; charset=utf-8"}
 """The package data served under ``/ui/static/`` (``provgraph/ui/static/``), by name."""
 
 _HTML = "text/html; charset=utf-8"
+_LOOPBACK = ("127.0.0.1", "::1")
 
 
 @dataclass
@@ -285,9 +289,23 @@ class _UIHandler(BaseHTTPRequestHandler):
     def log_message(self, format: str, *args: Any) -> None:
         pass
 
+    def _host_ok(self) -> bool:
+        """On a loopback address, only requests naming this server in ``Host`` are
+        answered: a web page elsewhere cannot read the store through a name it points at
+        127.0.0.1 (DNS rebinding)."""
+        host, port = self.server.server_address[:2]
+        if str(host) not in _LOOPBACK:
+            return True
+        given = (self.headers.get("Host") or "").strip().lower()
+        return given in {f"{h}:{port}" for h in ("127.0.0.1", "localhost", "[::1]")}
+
     def _go(self) -> None:
         try:
-            if urlsplit(self.path).path == "/":
+            if not self._host_ok():
+                resp = Response(403, pages.error_page(
+                    403, f"Host {self.headers.get('Host')!r} is not this server: open it as "
+                    f"{self.server.url}").encode(), headers=dict(SECURITY_HEADERS))
+            elif urlsplit(self.path).path == "/":
                 resp = Response(303, b"", headers={"Location": "/ui/", **SECURITY_HEADERS})
             else:
                 resp = handle(self.server.store, self.command, self.path)
