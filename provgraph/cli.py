@@ -1593,6 +1593,37 @@ def serve(obj: _Ctx, bind: str, allow_update: bool, token_file: str | None,
     run_server(store, config, ready=ready)
 
 
+@cli.command()
+@click.option("--bind", default="127.0.0.1:7879", show_default=True, metavar="HOST:PORT",
+              help="Address to listen on (port 0 picks a free one); this machine only "
+                   "unless told otherwise.")
+@pass_ctx
+def ui(obj: _Ctx, bind: str) -> None:
+    """Serve the auditor's web page for the store (read-only) and print its URL.
+
+    Runs, answers and their claims by status and resolver outcome; a claim's
+    citation drawer with the cited span highlighted in the retained original;
+    its lineage graph; its sealed bundle; stale and impact views with CSV.
+    'provgraph serve' serves the same page under /ui/. Stop it with Ctrl-C.
+
+    \b
+    Example:
+        provgraph --store .provgraph-demo ui
+        provgraph ui --bind 127.0.0.1:0
+    """
+    from .ui.app import serve_ui
+
+    host, _, port = bind.rpartition(":")
+    if not host or not port.isdigit():
+        raise click.BadParameter(f"{bind!r} is not HOST:PORT", param_hint="--bind")
+    store = obj.store(read_only=True)
+
+    def ready(server: Any) -> None:
+        click.echo(f"provgraph ui: {server.url} (store {store.location}, read-only)", err=True)
+
+    serve_ui(store, host.strip("[]"), int(port), ready=ready)
+
+
 # ---------------------------------------------------------------------------
 # Runs (issue 17): list them, delete one as a recorded invalidation; shell completion
 

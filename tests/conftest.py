@@ -160,3 +160,13 @@ def evaluated():
     resolve_run(s)
     yield s, r
     s.close()
+
+
+@pytest.fixture(scope="session")
+def demo_store_path(tmp_path_factory) -> Path:
+    """The demo store (the pipeline's statements: ``run_demo(evaluation=False)``), built once
+    per session, for the page's tests (issue 19); open it read-only."""
+    from provgraph.demo import run_demo
+
+    return run_demo(tmp_path_factory.mktemp("ui-demo") / "store", quiet=True,
+                    evaluation=False).store_path

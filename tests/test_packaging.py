@@ -78,3 +78,17 @@ def test_installed_wheel_carries_the_demo_gate_policy(wheel_site, tmp_path):
     path, version = _run_outside_checkout(wheel_site, code, tmp_path).split()
     assert path == str(wheel_site / "provgraph" / "_data" / "policies" / "gate-policy.toml")
     assert version == "example-1"
+
+
+def test_installed_wheel_serves_the_page_stylesheet(wheel_site, tmp_path):
+    """Issue 19: the page's stylesheet is package data (provgraph/ui/static/) and the
+    installed handler serves it with no network and no build step."""
+    code = ("import provgraph.ui.app as a\n"
+            "from provgraph.store import EmbeddedStore\n"
+            "r = a.handle(EmbeddedStore(), 'GET', '/ui/static/ui.css')\n"
+            "print(a.__file__); print(r.status, len(r.body))\n")
+    where, status, size = _run_outside_checkout(wheel_site, code, tmp_path).split()
+    assert where.startswith(str(wheel_site))
+    assert (wheel_site / "provgraph" / "ui" / "static" / "ui.css").is_file()
+    assert status == "200"
+    assert int(size) == (ROOT / "provgraph" / "ui" / "static" / "ui.css").stat().st_size

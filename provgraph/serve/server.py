@@ -19,6 +19,7 @@ Endpoints (issue 13):
 ``/graphs /originals``    pattern reads, transactional writes (token), named graphs, originals.
 ``/stats``                ``{"statements": N}`` (counts every quad: linear in the store size).
 ``GET /health``           ``{"status": "ok", ...}``; ``GET /version``: provgraph's version.
+``GET /ui/``              the auditor's web page (:mod:`provgraph.ui.app`; read-only).
 ========================  =====================================================================
 
 Writes run one at a time (a lock), so the store sees one writer; each is acknowledged
@@ -278,6 +279,10 @@ class _Handler(BaseHTTPRequestHandler):
                            "application/octet-stream")
             else:
                 self._send(200, store.originals.get(digest), "application/octet-stream")
+        elif path == "/ui" or path.startswith("/ui/"):
+            from ..ui.app import handle as ui_handle, respond
+
+            respond(self, ui_handle(store, verb, self.path))  # read-only: GET, HEAD
         else:
             raise _Refused(HTTPStatus.NOT_FOUND, f"no endpoint {verb} {path}; see /health, "
                            "/sparql, /ingest")
