@@ -18,6 +18,7 @@ from .errors import (
     SourceDecodeError,
 )
 from .matching import VERIFIED, Located, Resolution, locate, search
+from ._region_resolver import RegionReads, resolve_region
 from .media import BLOCKS_MEDIA_TYPE, BlockText, base_media_type, is_blocks_media_type, is_text_media_type
 from .schema.agent import AGENT
 from .schema.chunk import CHUNK
@@ -109,6 +110,7 @@ class _Resolver(BatchedReads):
         self._snaps: dict[str, _Snap | _Stop] = {}
         self._exts: dict[str, _Ext | _Stop] = {}
         self._texts: dict[str, SourceText] = {}
+        self._regions = RegionReads(store)
 
     def resolve_many(self, items: Sequence[tuple[Citation, ClaimRecord | None]]) -> list[Resolution]:
         """The resolutions of ``items`` in order, reading the store in batched rounds:
@@ -248,6 +250,9 @@ class _Resolver(BatchedReads):
             return self._prefixed(lead, self._via_document(target, cit))
         if PG.IndexedRepresentation in types or PG.GeneratorInput in types:
             return self._prefixed(lead, self._via_segments(target, cit, types))
+        if PG.TableCell in types or PG.Table in types:  # a PDF region (issue 21)
+            return self._prefixed(lead, resolve_region(self._regions, target, types, cit,
+                                                       self.policy, self.snapshot))
         if PG.SourceSnapshot in types:
             view = _View("snapshot", target, None, self.snapshot(target))
             view.src = view.snap.src

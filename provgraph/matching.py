@@ -83,6 +83,13 @@ class Resolution:
             entity) the citation actually points at.
         citation: the citation's IRI when it came from the store.
         text: the original text of the resolved span.
+        region: for a citation of a PDF table or cell, the ``pg:TableCell`` or ``pg:Table``
+            the quote was located in (issue 21).
+        precision: how precisely that region was located: ``cell``, ``row``, ``table`` or
+            ``page`` (:data:`provgraph.vocab.PRECISIONS`); ``None`` for text citations.
+        context_gaps: what the extraction did not keep around the cell
+            (:data:`provgraph.vocab.CONTEXT_GAPS`); non-empty exactly for
+            ``context_not_extracted``.
     """
 
     outcome: str
@@ -97,6 +104,9 @@ class Resolution:
     generated_source: IRI | None = None
     citation: IRI | None = None
     text: str | None = None
+    region: IRI | None = None
+    precision: str | None = None
+    context_gaps: tuple[str, ...] = ()
 
     @property
     def verified(self) -> bool:
@@ -110,7 +120,8 @@ class Resolution:
                 "policy": self.policy, "policy_version": self.policy_version,
                 "reason": self.reason, "snapshot": self.snapshot,
                 "generated_source": self.generated_source, "citation": self.citation,
-                "text": self.text}
+                "text": self.text, "region": self.region, "precision": self.precision,
+                "context_gaps": list(self.context_gaps)}
 
 
 @dataclass(frozen=True, slots=True)

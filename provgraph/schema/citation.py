@@ -62,6 +62,9 @@ class Citation:
         generated_source: for ``generated_target``, the generated text behind it.
         resolved_snapshot, resolved_bytes, resolved_codepoints: where the resolver located
             the cited span (end-exclusive byte and code point ranges of that snapshot).
+        resolved_region, precision, context_gaps: for a citation of a PDF table or cell,
+            the cell or table the resolver located it in, how precisely (``cell``, ``row``,
+            ``table``, ``page``) and what context the extraction lost (issue 21).
     """
 
     target_id: str
@@ -84,6 +87,9 @@ class Citation:
     resolved_snapshot: IRI | None = None
     resolved_bytes: tuple[int, int] | None = None
     resolved_codepoints: tuple[int, int] | None = None
+    resolved_region: IRI | None = None
+    precision: str | None = None
+    context_gaps: tuple[str, ...] = ()
 
     @property
     def has_range(self) -> bool:
@@ -135,13 +141,17 @@ CITATION = Table(
             Field("resolved_byte_start", PG.resolvedByteStart, "int", write=False),
             Field("resolved_byte_end", PG.resolvedByteEnd, "int", write=False),
             Field("resolved_codepoint_start", PG.resolvedCodepointStart, "int", write=False),
-            Field("resolved_codepoint_end", PG.resolvedCodepointEnd, "int", write=False)),
+            Field("resolved_codepoint_end", PG.resolvedCodepointEnd, "int", write=False),
+            Field("resolved_region", PG.resolvedRegion, "iri", write=False),
+            Field("precision", PG.precision, write=False),
+            Field("context_gaps", PG.contextGap, many=True, write=False)),
     parts=(Part("quote", OA.hasSelector, "#quote", _QUOTE),))
 
 OUTCOME_PREDICATES = frozenset({PG.outcome, PG.reason, PG.policy, PG.resolvedSnapshot,
                                 PG.resolvedByteStart, PG.resolvedByteEnd,
                                 PG.resolvedCodepointStart, PG.resolvedCodepointEnd,
-                                PROV.wasInfluencedBy})
+                                PROV.wasInfluencedBy, PG.resolvedRegion, PG.precision,
+                                PG.contextGap})
 """What a resolution writes on a citation (replaced, never added to, by the next one)."""
 
 
@@ -197,7 +207,9 @@ def _record(iri: IRI, p: dict[IRI, list[Term]], nodes: dict[IRI, dict[IRI, list[
         claim=v["claim"], graph=graph, outcome=v["outcome"], reason=v["reason"],
         generated_source=v["generated_source"], resolved_snapshot=v["resolved_snapshot"],
         resolved_bytes=_pair(v["resolved_byte_start"], v["resolved_byte_end"]),
-        resolved_codepoints=_pair(v["resolved_codepoint_start"], v["resolved_codepoint_end"]))
+        resolved_codepoints=_pair(v["resolved_codepoint_start"], v["resolved_codepoint_end"]),
+        resolved_region=v["resolved_region"], precision=v["precision"],
+        context_gaps=tuple(str(g) for g in v["context_gaps"]))
 
 
 def _pair(a: object, b: object) -> tuple[int, int] | None:
@@ -290,6 +302,15 @@ class Verdict(Protocol):
     def text(self) -> str | None: ...
 
     @property
+    def region(self) -> IRI | None: ...
+
+    @property
+    def precision(self) -> str | None: ...
+
+    @property
+    def context_gaps(self) -> tuple[str, ...]: ...
+
+    @property
     def verified(self) -> bool: ...
 
 
@@ -305,7 +326,8 @@ def verdict_quads(cit: Citation, v: Verdict, graph: IRI | None) -> set[Quad]:
     On the citation: ``pg:outcome``, ``pg:reason``, ``pg:policy`` (``name@version``),
     ``pg:resolvedSnapshot``, ``pg:resolvedByteStart/End`` and
     ``pg:resolvedCodepointStart/End`` (end-exclusive), ``prov:wasInfluencedBy`` the
-    generated source. For a verified quote (``quote_match``, ``normalized_match``) also
+    generated source, and for a PDF region ``pg:resolvedRegion``, ``pg:precision`` and
+    each ``pg:contextGap`` (issue 21). For a verified quote (``quote_match``, ``normalized_match``) also
     ``claim prov:wasQuotedFrom snapshot``, ``claim prov:wasDerivedFrom snapshot`` and the
     qualified ``prov:Quotation`` (PROV-O §3.3) with an ``oa:TextPositionSelector`` in
     code points of the snapshot's text and an ``oa:TextQuoteSelector`` with the
@@ -326,6 +348,11 @@ def verdict_quads(cit: Citation, v: Verdict, graph: IRI | None) -> set[Quad]:
             out.add((c, pred, lit(val), graph))
     if v.generated_source:
         out.add((c, PROV.wasInfluencedBy, v.generated_source, graph))
+    if v.region:
+        out.add((c, PG.resolvedRegion, v.region, graph))
+    if v.precision:
+        out.add((c, PG.precision, lit(v.precision), graph))
+    out |= {(c, PG.contextGap, lit(g), graph) for g in v.context_gaps}
     if v.verified and cit.claim is not None and v.snapshot is not None:
         claim, snap = cit.claim, v.snapshot
         qn, pos, qs = quotation_nodes(c)

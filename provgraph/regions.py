@@ -1,0 +1,285 @@
+"""Where a citation of a PDF points, for a reviewer (issue 21): page, box, table, row,
+column, header path, precision and what the extraction lost, with W3C Web Annotation
+selectors; and which claims a table re-extraction changed.
+
+:func:`region_for_citation` is the one reader a page or report that highlights a cited
+region uses. :func:`changed_cells` answers "after the table parser changed, which claims
+rest on a cell that now reads differently?": ``impact`` lists every claim whose support
+went through the old parser version; this narrows it to the claims on cells the new
+version parsed differently (text, header path, or no such cell).
+
+Coordinates: boxes are PDF user space, points, origin bottom-left (ISO 32000-1
+§8.3.2.3; :mod:`provgraph.schema.table`). The ``FragmentSelector`` follows RFC 8118 §3 (the
+PDF open parameters of ISO 32000-2 Annex O): ``page=N`` and, for a box,
+``viewrect=left,top,wd,ht`` in points measured from the page's top-left corner, as those
+parameters define it.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Sequence
+from typing import Any
+
+from ._rows import _Row
+from .analytics import impact
+from .errors import NotFound
+from .schema import citation as citation_schema
+from .schema import extraction as extraction_schema
+from .schema import table as table_schema
+from .schema.table import Box, CellRecord, TableRecord
+from .store import ProvStore
+from .terms import IRI
+
+__all__ = ["Region", "region_for_citation", "CellChangeRow", "changed_cells", "RFC8118"]
+
+RFC8118 = "http://tools.ietf.org/rfc/rfc8118"
+"""``dcterms:conformsTo`` of a PDF ``FragmentSelector`` (Web Annotation Data Model §4.2.1)."""
+
+
+@dataclasses.dataclass(frozen=True, slots=True, kw_only=True)
+class Region:
+    """The region a citation of a PDF table or cell points at, as resolved.
+
+    Attributes:
+        citation: the citation.
+        outcome: its recorded resolver outcome (``None``: not resolved yet).
+        precision: ``cell``, ``row``, ``table`` or ``page`` (``None``: not located).
+        context_gaps: what the extraction lost (``header_not_extracted``,
+            ``row_context_not_extracted``).
+        snapshot: the PDF snapshot.
+        extraction: the extraction (parser run) the table comes from.
+        page: 1-based page number.
+        bbox: the cell's box for precision ``cell``, else the table's: ``(x0, y0, x1, y1)``
+            in PDF user space points, origin bottom-left.
+        table: the table; ``row``, ``column``: the cell's (``None`` above cell precision).
+        header_path: the cell's header path (``()``: none extracted).
+        text: the cell's text (``None`` above cell precision).
+        page_text_start, page_text_end: the cell's code point range in its page's text
+            (the extraction's text from the page's start), when contiguous.
+        selectors: W3C Web Annotation selectors as JSON-LD objects: a ``FragmentSelector``
+            (RFC 8118 ``page=N&viewrect=...``), and for a cell a ``TextQuoteSelector`` and,
+            when known, a ``TextPositionSelector`` within the page text.
+    """
+
+    citation: IRI
+    outcome: str | None
+    precision: str | None
+    context_gaps: tuple[str, ...]
+    snapshot: IRI
+    extraction: IRI
+    page: int
+    bbox: Box
+    table: IRI
+    row: int | None
+    column: int | None
+    header_path: tuple[str, ...]
+    text: str | None
+    page_text_start: int | None
+    page_text_end: int | None
+    selectors: tuple[dict[str, Any], ...]
+
+    def to_dict(self) -> dict[str, Any]:
+        """A JSON-ready dict of every attribute (tuples as lists)."""
+        d = {f.name: getattr(self, f.name) for f in dataclasses.fields(self)}
+        d["bbox"] = list(self.bbox)
+        d["context_gaps"] = list(self.context_gaps)
+        d["header_path"] = list(self.header_path)
+        d["selectors"] = list(self.selectors)
+        return d
+
+
+def _fragment(page: int, box: Box, height: float | None) -> dict[str, Any]:
+    value = f"page={page}"
+    if height is not None:
+        x0, y0, x1, y1 = box
+        value += f"&viewrect={x0:g},{height - y1:g},{x1 - x0:g},{y1 - y0:g}"
+    return {"type": "FragmentSelector", "conformsTo": RFC8118, "value": value}
+
+
+def region_for_citation(store: ProvStore, citation: str) -> Region:
+    """The PDF region a recorded citation of a table or cell points at.
+
+    Uses the resolver's recorded ``pg:resolvedRegion``, ``pg:precision`` and
+    ``pg:contextGap`` when the citation was resolved (``provgraph resolve``), else its
+    target as recorded (with ``outcome`` and ``precision`` ``None``: nothing checked).
+
+    Args:
+        store: the store.
+        citation: the citation's IRI.
+
+    Returns:
+        :class:`Region`.
+
+    Raises:
+        NotFound: ``citation`` is not a recorded citation, or neither its resolved region
+            nor its target is a recorded ``pg:TableCell`` or ``pg:Table``.
+        StoreError, QueryError: the store cannot be read.
+    """
+    got = citation_schema.load(store, [IRI(citation)]).get(IRI(citation))
+    if got is None or got.claim is None:
+        raise NotFound(citation, "citation")
+    place = got.resolved_region or got.target
+    cell: CellRecord | None = None
+    table: TableRecord | None = None
+    if place is not None:
+        cell = table_schema.load_cells(store, [place]).get(place)
+        tid = cell.table if cell is not None else place
+        table = table_schema.load_tables(store, [tid]).get(tid)
+    if table is None:
+        raise NotFound(str(place or citation), "table or table cell cited by the citation")
+    ext = extraction_schema.load(store, [table.extraction], text=False).get(table.extraction)
+    layout = table_schema.load_layout(store, ext.text_iri) if ext is not None else None
+    page_info = layout.pages[table.page - 1] if layout and len(layout.pages) >= table.page else None
+    height = page_info[3] if page_info else None
+    box = cell.bbox if cell is not None and cell.bbox is not None else table.bbox
+    selectors: list[dict[str, Any]] = [_fragment(table.page, box, height)]
+    ps = pe = None
+    if cell is not None:
+        selectors.append({"type": "TextQuoteSelector", "exact": cell.text})
+        if cell.start is not None and cell.end is not None and page_info is not None:
+            ps, pe = cell.start - page_info[0], cell.end - page_info[0]
+            selectors.append({"type": "TextPositionSelector", "start": ps, "end": pe})
+    precision = got.precision if got.outcome is not None else None
+    return Region(citation=IRI(citation), outcome=got.outcome, precision=precision,
+                  context_gaps=got.context_gaps, snapshot=table.snapshot,
+                  extraction=table.extraction, page=table.page, bbox=box, table=table.iri,
+                  row=cell.row if cell else None, column=cell.col if cell else None,
+                  header_path=cell.header_path if cell else (), text=cell.text if cell else None,
+                  page_text_start=ps, page_text_end=pe, selectors=tuple(selectors))
+
+
+@dataclasses.dataclass(frozen=True, slots=True, kw_only=True)
+class CellChangeRow(_Row):
+    """A claim resting on a table cell that a newer extraction parsed differently.
+
+    Attributes:
+        run, claim, citation: the claim and its citation of the cell (or table).
+        cell: the cited cell (for a cited table, its cell the citation resolved to).
+        change: ``text`` (the cell's text differs), ``header_path`` (same text, another
+            header path) or ``missing`` (the newer extraction has no cell there).
+        old_text, new_text: the cell's text in each extraction (``None``: no cell).
+        old_header_path, new_header_path: the header paths, joined by `` > ``.
+        new_cell: the corresponding cell of the newer extraction (``None``: none).
+        new_extraction: the newer extraction compared with.
+    """
+
+    run: IRI
+    claim: IRI
+    citation: IRI
+    cell: IRI
+    change: str
+    old_text: str | None
+    new_text: str | None
+    old_header_path: str
+    new_header_path: str
+    new_cell: IRI | None
+    new_extraction: IRI
+
+
+def _overlap(a: Box, b: Box) -> float:
+    w = min(a[2], b[2]) - max(a[0], b[0])
+    h = min(a[3], b[3]) - max(a[1], b[1])
+    if w <= 0 or h <= 0:
+        return 0.0
+    inter = w * h
+    union = (a[2] - a[0]) * (a[3] - a[1]) + (b[2] - b[0]) * (b[3] - b[1]) - inter
+    return inter / union if union > 0 else 0.0
+
+
+def _match(cell: CellRecord, page: int, tables: Sequence[TableRecord]) -> CellRecord | None:
+    """The cell of ``tables`` on ``page`` whose box overlaps ``cell``'s most (intersection
+    over union at least 0.5), ``None`` when none does."""
+    if cell.bbox is None:
+        return None
+    best, score = None, 0.5
+    for t in tables:
+        if t.page != page:
+            continue
+        for c in t.cells:
+            if c.bbox is not None:
+                s = _overlap(cell.bbox, c.bbox)
+                if s >= score:
+                    best, score = c, s
+    return best
+
+
+def changed_cells(store: ProvStore, agent_name: str, version: str, *,
+                  run: str | None = None) -> list[CellChangeRow]:
+    """Claims that cite a table cell parsed by ``agent_name`` at ``version`` whose
+    counterpart in the newest other extraction of the same snapshot by ``agent_name``
+    reads differently.
+
+    The candidates are the rows of :func:`provgraph.analytics.impact` (``impact.rq``)
+    whose citation targets (or resolved to) a ``pg:TableCell`` of an extraction by that
+    parser version; a cell's counterpart is the cell of the newer extraction on the same
+    page whose box overlaps it most (intersection over union at least 0.5). A claim on a
+    cell whose text and header path are unchanged is not listed.
+
+    Args:
+        store: the store.
+        agent_name: the parser's ``pg:agentName`` (``pdfplumber``).
+        version: the old version (``0.11.10+lines-strict``).
+        run: one run only (``None``: every run).
+
+    Returns:
+        ``list[CellChangeRow]``, sorted by run, claim and citation.
+
+    Raises:
+        AgentNotFound: no agent has that name and version.
+        StoreError, QueryError: the store cannot be read.
+    """
+    rows = impact(store, agent_name, version=version, run=run)
+    by_claim = citation_schema.citations_of_claims(store, sorted({r.claim for r in rows}))
+    run_of = {r.claim: r.run for r in rows}
+    out: list[CellChangeRow] = []
+    newer_cache: dict[IRI, tuple[IRI, list[TableRecord]] | None] = {}
+    for claim, cits in sorted(by_claim.items()):
+        for cit in cits:
+            place = cit.resolved_region or cit.target
+            if place is None or cit.iri is None:
+                continue
+            cell = table_schema.load_cells(store, [place]).get(place)
+            if cell is None:
+                continue
+            table = table_schema.load_tables(store, [cell.table], cells=False).get(cell.table)
+            if table is None:
+                continue
+            exts = extraction_schema.load(store, [table.extraction], text=False)
+            old = exts.get(table.extraction)
+            if old is None or old.parser.name != agent_name or old.parser.version != version:
+                continue
+            newer = newer_cache.get(table.extraction)
+            if table.extraction not in newer_cache:
+                newer = newer_cache[table.extraction] = _newest_other(store, old, agent_name)
+            if newer is None:
+                continue
+            new_ext, new_tables = newer
+            twin = _match(cell, table.page, new_tables)
+            old_path, new_path = " > ".join(cell.header_path), (" > ".join(twin.header_path)
+                                                                 if twin else "")
+            if twin is None:
+                change = "missing"
+            elif twin.text != cell.text:
+                change = "text"
+            elif twin.header_path != cell.header_path:
+                change = "header_path"
+            else:
+                continue
+            out.append(CellChangeRow(run=run_of[claim], claim=claim, citation=cit.iri, cell=cell.iri,
+                                     change=change, old_text=cell.text,
+                                     new_text=twin.text if twin else None,
+                                     old_header_path=old_path, new_header_path=new_path,
+                                     new_cell=twin.iri if twin else None, new_extraction=new_ext))
+    return sorted(out, key=lambda r: (str(r.run), str(r.claim), str(r.citation)))
+
+
+def _newest_other(store: ProvStore, old: Any, agent_name: str) -> tuple[IRI, list[TableRecord]] | None:
+    """The newest (by end time, then IRI) other extraction of ``old``'s snapshot by
+    ``agent_name``, and its tables."""
+    others = [e for e in extraction_schema.of_snapshots(store, [old.snapshot], text=False)
+              .get(old.snapshot, []) if e.iri != old.iri and e.parser.name == agent_name]
+    if not others:
+        return None
+    newest = max(others, key=lambda e: (e.ended_at.timestamp() if e.ended_at else 0.0, e.iri))
+    return newest.iri, table_schema.tables_of_extraction(store, newest.iri)
