@@ -28,7 +28,8 @@ lower-left corner.
 Header rows (``header_rule``): pdfplumber does not say which rows are headers, so the rule
 is part of the parser's configuration and only rows that satisfy it are headers:
 ``"bold"`` (leading rows whose every non-empty cell is set entirely in a bold font),
-``"non-numeric"`` (leading rows in which no cell is a number) or ``"none"``. A table whose
+``"non-numeric"`` (leading rows in which no line of any cell is a number; empty rows
+count) or ``"none"``. A table whose
 header row the table finder missed has no header rows, and its cells no header path: the
 resolver then says ``context_not_extracted`` instead of inventing one.
 """
@@ -272,10 +273,12 @@ def _table(page: Any, t: Any, number: int, index: int, h: float, header_rule: st
 
 def _is_header(page: Any, bboxes: Sequence[Any], row: list[tuple[str, Box] | None], rule: str) -> bool:
     filled = [(b, got[0]) for b, got in zip(bboxes, row) if got is not None and got[0].strip()]
-    if rule == "none" or not filled:
+    if rule == "none":
         return False
-    if rule == "non-numeric":
-        return not any(_NUMBER.match(text.strip()) for _, text in filled)
+    if rule == "non-numeric":  # an empty leading row (a spacer above the header) counts
+        return not any(_NUMBER.match(line.strip()) for _, text in filled for line in text.splitlines())
+    if not filled:
+        return False
     for b, _ in filled:
         chars = [ch for ch in page.within_bbox(b).chars if not str(ch["text"]).isspace()]
         if not chars or not all("bold" in str(ch.get("fontname", "")).lower() for ch in chars):

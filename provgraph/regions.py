@@ -54,6 +54,8 @@ class Region:
             in PDF user space points, origin bottom-left.
         table: the table; ``row``, ``column``: the cell's (``None`` above cell precision).
         header_path: the cell's header path (``()``: none extracted).
+        row_cells: the texts of the cells of its row, in column order, itself included
+            (``()`` above cell precision).
         text: the cell's text (``None`` above cell precision).
         page_text_start, page_text_end: the cell's code point range in its page's text
             (the extraction's text from the page's start), when contiguous.
@@ -74,6 +76,7 @@ class Region:
     row: int | None
     column: int | None
     header_path: tuple[str, ...]
+    row_cells: tuple[str, ...]
     text: str | None
     page_text_start: int | None
     page_text_end: int | None
@@ -85,6 +88,7 @@ class Region:
         d["bbox"] = list(self.bbox)
         d["context_gaps"] = list(self.context_gaps)
         d["header_path"] = list(self.header_path)
+        d["row_cells"] = list(self.row_cells)
         d["selectors"] = list(self.selectors)
         return d
 
@@ -145,7 +149,9 @@ def region_for_citation(store: ProvStore, citation: str) -> Region:
                   context_gaps=got.context_gaps, snapshot=table.snapshot,
                   extraction=table.extraction, page=table.page, bbox=box, table=table.iri,
                   row=cell.row if cell else None, column=cell.col if cell else None,
-                  header_path=cell.header_path if cell else (), text=cell.text if cell else None,
+                  header_path=cell.header_path if cell else (),
+                  row_cells=tuple(c.text for c in table.cells if cell and c.row == cell.row),
+                  text=cell.text if cell else None,
                   page_text_start=ps, page_text_end=pe, selectors=tuple(selectors))
 
 
@@ -177,44 +183,50 @@ class CellChangeRow(_Row):
     new_extraction: IRI
 
 
-def _overlap(a: Box, b: Box) -> float:
+def _overlap(a: Box, b: Box) -> tuple[float, float]:
+    """``(intersection over union, intersection over the smaller box)`` of two boxes."""
     w = min(a[2], b[2]) - max(a[0], b[0])
     h = min(a[3], b[3]) - max(a[1], b[1])
     if w <= 0 or h <= 0:
-        return 0.0
+        return 0.0, 0.0
     inter = w * h
-    union = (a[2] - a[0]) * (a[3] - a[1]) + (b[2] - b[0]) * (b[3] - b[1]) - inter
-    return inter / union if union > 0 else 0.0
+    area_a, area_b = (a[2] - a[0]) * (a[3] - a[1]), (b[2] - b[0]) * (b[3] - b[1])
+    union = area_a + area_b - inter
+    small = min(area_a, area_b)
+    return (inter / union if union > 0 else 0.0), (inter / small if small > 0 else 0.0)
 
 
 def _match(cell: CellRecord, page: int, tables: Sequence[TableRecord]) -> CellRecord | None:
-    """The cell of ``tables`` on ``page`` whose box overlaps ``cell``'s most (intersection
-    over union at least 0.5), ``None`` when none does."""
+    """The cell of ``tables`` on ``page`` that corresponds to ``cell``: among the cells at
+    least half of the smaller of the two boxes overlaps (one inside the other, as when a
+    parser splits or merges rows), the one with the largest intersection over union;
+    ``None`` when there is none."""
     if cell.bbox is None:
         return None
-    best, score = None, 0.5
+    best, score = None, 0.0
     for t in tables:
         if t.page != page:
             continue
         for c in t.cells:
             if c.bbox is not None:
-                s = _overlap(cell.bbox, c.bbox)
-                if s >= score:
-                    best, score = c, s
+                iou, contained = _overlap(cell.bbox, c.bbox)
+                if contained >= 0.5 and iou > score:
+                    best, score = c, iou
     return best
 
 
 def changed_cells(store: ProvStore, agent_name: str, version: str, *,
                   run: str | None = None) -> list[CellChangeRow]:
     """Claims that cite a table cell parsed by ``agent_name`` at ``version`` whose
-    counterpart in the newest other extraction of the same snapshot by ``agent_name``
-    reads differently.
+    counterpart in the newest later extraction of the same snapshot by ``agent_name``
+    (a re-extraction: ended after the cell's, by ``prov:endedAtTime``) reads differently.
 
     The candidates are the rows of :func:`provgraph.analytics.impact` (``impact.rq``)
     whose citation targets (or resolved to) a ``pg:TableCell`` of an extraction by that
     parser version; a cell's counterpart is the cell of the newer extraction on the same
-    page whose box overlaps it most (intersection over union at least 0.5). A claim on a
-    cell whose text and header path are unchanged is not listed.
+    page whose box overlaps it most (:func:`_match`: at least half of the smaller box
+    overlapped, then the largest intersection over union). A claim on a cell whose text
+    and header path are unchanged is not listed.
 
     Args:
         store: the store.
@@ -275,10 +287,14 @@ def changed_cells(store: ProvStore, agent_name: str, version: str, *,
 
 
 def _newest_other(store: ProvStore, old: Any, agent_name: str) -> tuple[IRI, list[TableRecord]] | None:
-    """The newest (by end time, then IRI) other extraction of ``old``'s snapshot by
-    ``agent_name``, and its tables."""
+    """The newest (by end time, then IRI) extraction of ``old``'s snapshot by ``agent_name``
+    that ended after ``old`` (any other one when ``old`` has no end time), and its tables."""
+    def later(e: Any) -> bool:
+        return old.ended_at is None or (e.ended_at is not None and e.ended_at > old.ended_at)
+
     others = [e for e in extraction_schema.of_snapshots(store, [old.snapshot], text=False)
-              .get(old.snapshot, []) if e.iri != old.iri and e.parser.name == agent_name]
+              .get(old.snapshot, []) if e.iri != old.iri and e.parser.name == agent_name
+              and later(e)]
     if not others:
         return None
     newest = max(others, key=lambda e: (e.ended_at.timestamp() if e.ended_at else 0.0, e.iri))
