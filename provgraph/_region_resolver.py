@@ -27,7 +27,8 @@ from .store import ProvStore
 from .terms import IRI
 from .vocab import PG
 
-__all__ = ["RegionReads", "resolve_region", "row_context_outside", "context_gaps"]
+__all__ = ["RegionReads", "resolve_region", "row_context_outside", "context_gaps",
+           "locate_on_page"]
 
 
 @dataclass
@@ -42,6 +43,7 @@ class RegionReads:
         self._cells: dict[IRI, CellRecord | None] = {}
         self._layouts: dict[IRI, PageLayout | None] = {}
         self._text: dict[IRI, str] = {}
+        self._of_ext: dict[IRI, list[TableRecord]] = {}
 
     def cell(self, iri: IRI) -> CellRecord | None:
         if iri not in self._cells:
@@ -59,6 +61,19 @@ class RegionReads:
             ext = extraction_schema.load(self.store, [extraction]).get(extraction)
             self._text[extraction] = ext.text if ext is not None else ""
         return self._text[extraction]
+
+    def layout_of_text(self, text_iri: IRI) -> PageLayout | None:
+        """The page layout recorded on an extracted text (``None``: not a PDF's)."""
+        key = IRI("text:" + text_iri)
+        if key not in self._layouts:
+            self._layouts[key] = table_schema.load_layout(self.store, text_iri)
+        return self._layouts[key]
+
+    def tables_of(self, extraction: IRI) -> list[TableRecord]:
+        """The tables an extraction generated (cells included)."""
+        if extraction not in self._of_ext:
+            self._of_ext[extraction] = table_schema.tables_of_extraction(self.store, extraction)
+        return self._of_ext[extraction]
 
     def layout(self, extraction: IRI) -> PageLayout | None:
         if extraction not in self._layouts:
@@ -90,6 +105,29 @@ def context_gaps(cell: CellRecord, table: TableRecord, layout: PageLayout | None
     if row_context_outside(cell, table, layout):
         gaps.append("row_context_not_extracted")
     return tuple(gaps)
+
+
+def locate_on_page(reads: RegionReads, text_iri: IRI, extraction: IRI | None, start: int,
+                   end: int) -> tuple[int, Box, TableRecord | None] | None:
+    """Where code points ``[start, end)`` of a PDF's extracted text are: the page, the union
+    of the boxes of the words they overlap, and the table whose box holds that union (on
+    that page), if any; ``None`` when the text has no page layout or the span no word."""
+    layout = reads.layout_of_text(text_iri)
+    if layout is None:
+        return None
+    page = layout.page_of(start)
+    words = [(b[3], b[4], b[5], b[6]) for b in layout.boxes
+             if b[2] == page and b[0] < end and start < b[1]]
+    if page is None or not words:
+        return None
+    box = (min(w[0] for w in words), min(w[1] for w in words), max(w[2] for w in words),
+           max(w[3] for w in words))
+    table = None
+    for t in reads.tables_of(extraction) if extraction else []:
+        if t.page == page and t.bbox[0] <= box[0] and box[2] <= t.bbox[2] and \
+                t.bbox[1] <= box[1] and box[3] <= t.bbox[3]:
+            table = t
+    return page, box, table
 
 
 def _fmt_box(b: Box | None) -> str:
@@ -130,7 +168,7 @@ def resolve_region(reads: RegionReads, target: IRI, types: set[str], cit: Citati
     if cit.quote is None:
         return _res("located", f"no quote given; the citation names {where} of extraction "
                     f"<{table.extraction}>", policy, snapshot=table.snapshot, region=table.iri,
-                    precision="table")
+                    precision="table", page=table.page, bbox=table.bbox)
     hits = [c for c in table.cells if search(SourceText.from_text(c.text), cit.quote, None, None,
                                              policy).outcome in VERIFIED]
     if len(hits) == 1:
@@ -139,7 +177,8 @@ def resolve_region(reads: RegionReads, target: IRI, types: set[str], cit: Citati
     if len(hits) > 1:
         return _res("ambiguous", f"the quote occurs in {len(hits)} cells of {where}: "
                     + ", ".join(f"(row {c.row}, column {c.col})" for c in hits[:5]), policy,
-                    snapshot=table.snapshot, region=table.iri, precision="table")
+                    snapshot=table.snapshot, region=table.iri, precision="table",
+                    page=table.page, bbox=table.bbox)
     for r in range(table.rows):
         row = [c for c in table.cells if c.row == r]
         joined = " ".join(c.text for c in row)
@@ -147,7 +186,8 @@ def resolve_region(reads: RegionReads, target: IRI, types: set[str], cit: Citati
         if loc.outcome in VERIFIED and loc.start is not None and loc.end is not None:
             return _res(loc.outcome, f"the quote spans several cells of row {r} of {where}: "
                         f"{loc.reason}", loc.policy, snapshot=table.snapshot, region=table.iri,
-                        precision="row", text=joined[loc.start:loc.end])
+                        precision="row", text=joined[loc.start:loc.end], page=table.page,
+                        bbox=_union([c.bbox for c in row]) or table.bbox)
     if layout is not None:
         words = [(s, e) for s, e, b in layout.words_on(table.page)
                  if table.bbox[0] <= (b[0] + b[2]) / 2 <= table.bbox[2]
@@ -160,15 +200,17 @@ def resolve_region(reads: RegionReads, target: IRI, types: set[str], cit: Citati
                         "row the table parser produced, so it is located in the table's region "
                         f"only: {loc.reason}", loc.policy, snapshot=table.snapshot,
                         region=table.iri, precision="table",
-                        text=region_text[loc.start:loc.end])
+                        text=region_text[loc.start:loc.end], page=table.page, bbox=table.bbox)
     return _res("quote_mismatch", f"the quote occurs in no cell, row or the region of {where}",
-                policy, snapshot=table.snapshot, region=table.iri, precision="table")
+                policy, snapshot=table.snapshot, region=table.iri, precision="table",
+                    page=table.page, bbox=table.bbox)
 
 
 def _on_cell(cell: CellRecord, table: TableRecord, layout: PageLayout | None, cit: Citation,
              policy: Any, lead: str) -> Resolution:
     where = describe_cell(cell, table)
-    fields: dict[str, Any] = {"snapshot": table.snapshot, "region": cell.iri, "precision": "cell"}
+    fields: dict[str, Any] = {"snapshot": table.snapshot, "region": cell.iri, "precision": "cell",
+                              "page": table.page, "bbox": cell.bbox or table.bbox}
     if cit.quote is None:
         return _res("located", f"{lead}no quote given; the citation names {where}", policy,
                     **fields)
@@ -194,6 +236,14 @@ def _on_cell(cell: CellRecord, table: TableRecord, layout: PageLayout | None, ci
     return _res("context_not_extracted", f"{lead}the quote matches {where} ({loc.outcome}: "
                 f"{loc.reason}), but {'; and '.join(why)}", loc.policy, text=text,
                 context_gaps=gaps, **fields)
+
+
+def _union(boxes: list[Box | None]) -> Box | None:
+    got = [b for b in boxes if b is not None]
+    if not got:
+        return None
+    return (min(b[0] for b in got), min(b[1] for b in got), max(b[2] for b in got),
+            max(b[3] for b in got))
 
 
 def _res(outcome: str, reason: str, policy: Any, **fields: Any) -> Resolution:

@@ -18,7 +18,7 @@ from .errors import (
     SourceDecodeError,
 )
 from .matching import VERIFIED, Located, Resolution, locate, search
-from ._region_resolver import RegionReads, resolve_region
+from ._region_resolver import RegionReads, locate_on_page, resolve_region
 from .media import BLOCKS_MEDIA_TYPE, BlockText, base_media_type, is_blocks_media_type, is_text_media_type
 from .schema.agent import AGENT
 from .schema.chunk import CHUNK
@@ -448,6 +448,10 @@ class _Resolver(BatchedReads):
         if loc.start is None or loc.end is None:
             return self._res(loc.outcome, f"in {where}: {loc.reason}", loc.policy,
                              snapshot=view.snap.iri)
+        if view.ext is not None and not view.ext.segs and loc.outcome in VERIFIED:
+            paged = self._on_page(view, loc)  # a PDF's text: no bytes, a page and a box
+            if paged is not None:
+                return paged
         try:
             bs, be, cs, ce, note = self._to_snapshot(view, loc.start, loc.end)
         except _Stop as stop:
@@ -466,6 +470,25 @@ class _Resolver(BatchedReads):
         return self._res(loc.outcome, f"in {where}: {loc.reason}{span}{note}", loc.policy,
                          byte_start=bs, byte_end=be, codepoint_start=cs, codepoint_end=ce,
                          snapshot=view.snap.iri, text=text)
+
+    def _on_page(self, view: _View, loc: Located) -> Resolution | None:
+        """A quote verified in the text of a PDF extraction (no offset map: its text is not
+        in the bytes) is located by page and box through the recorded page layout; inside a
+        table's box it is located in the table's region (issue 21)."""
+        assert view.ext is not None and loc.start is not None and loc.end is not None
+        acts = self.objects(view.ext.iri, PROV.wasGeneratedBy)
+        s, e = view.base + loc.start, view.base + loc.end
+        got = locate_on_page(self._regions, view.ext.iri, acts[0] if acts else None, s, e)
+        if got is None:
+            return None
+        page, box, table = got
+        where = (f"page {page}, in the region of table {table.index} (not mapped to a cell)"
+                 if table is not None else f"page {page}")
+        return self._res(loc.outcome, f"in {view.describe()}: {loc.reason}; {where}, words' box "
+                         f"[{box[0]:g}, {box[1]:g}, {box[2]:g}, {box[3]:g}] pt (PDF user space); "
+                         "a PDF's text has no byte offsets", loc.policy, snapshot=view.snap.iri,
+                         text=view.ext.src.text[s:e], precision="table" if table else "page",
+                         region=table.iri if table is not None else None, page=page, bbox=box)
 
     # ------------------------------------------------------------ mapping to bytes
     def _to_snapshot(self, view: _View, cs: int, ce: int) -> tuple[int, int, int | None, int | None, str]:

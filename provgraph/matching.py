@@ -90,6 +90,9 @@ class Resolution:
         context_gaps: what the extraction did not keep around the cell
             (:data:`provgraph.vocab.CONTEXT_GAPS`); non-empty exactly for
             ``context_not_extracted``.
+        page, bbox: for a PDF, the 1-based page and the box located (the cell's, the
+            table's, or the union of the quoted words' boxes): ``(x0, y0, x1, y1)`` in PDF
+            user space points, origin bottom-left.
     """
 
     outcome: str
@@ -107,6 +110,8 @@ class Resolution:
     region: IRI | None = None
     precision: str | None = None
     context_gaps: tuple[str, ...] = ()
+    page: int | None = None
+    bbox: tuple[float, float, float, float] | None = None
 
     @property
     def verified(self) -> bool:
@@ -121,7 +126,8 @@ class Resolution:
                 "reason": self.reason, "snapshot": self.snapshot,
                 "generated_source": self.generated_source, "citation": self.citation,
                 "text": self.text, "region": self.region, "precision": self.precision,
-                "context_gaps": list(self.context_gaps)}
+                "context_gaps": list(self.context_gaps), "page": self.page,
+                "bbox": list(self.bbox) if self.bbox else None}
 
 
 @dataclass(frozen=True, slots=True)

@@ -50,9 +50,11 @@ class Region:
         snapshot: the PDF snapshot.
         extraction: the extraction (parser run) the table comes from.
         page: 1-based page number.
-        bbox: the cell's box for precision ``cell``, else the table's: ``(x0, y0, x1, y1)``
-            in PDF user space points, origin bottom-left.
-        table: the table; ``row``, ``column``: the cell's (``None`` above cell precision).
+        bbox: the box the resolver located (the cell's, the row's, the table's, or the
+            quoted words' on the page); before resolution the cited cell's or table's:
+            ``(x0, y0, x1, y1)`` in PDF user space points, origin bottom-left.
+        table: the table (``None`` at page precision); ``row``, ``column``: the cell's
+            (``None`` above cell precision).
         header_path: the cell's header path (``()``: none extracted).
         row_cells: the texts of the cells of its row, in column order, itself included
             (``()`` above cell precision).
@@ -72,7 +74,7 @@ class Region:
     extraction: IRI
     page: int
     bbox: Box
-    table: IRI
+    table: IRI | None
     row: int | None
     column: int | None
     header_path: tuple[str, ...]
@@ -102,22 +104,23 @@ def _fragment(page: int, box: Box, height: float | None) -> dict[str, Any]:
 
 
 def region_for_citation(store: ProvStore, citation: str) -> Region:
-    """The PDF region a recorded citation of a table or cell points at.
+    """The PDF region a recorded citation points at: a cell, a table, or a box on a page.
 
-    Uses the resolver's recorded ``pg:resolvedRegion``, ``pg:precision`` and
-    ``pg:contextGap`` when the citation was resolved (``provgraph resolve``), else its
-    target as recorded (with ``outcome`` and ``precision`` ``None``: nothing checked).
+    Uses what the resolver recorded (``pg:resolvedRegion``, ``pg:precision``,
+    ``pg:contextGap``, ``pg:pageNumber``, ``pg:bbox``) when the citation was resolved
+    (``provgraph resolve``), else its target as recorded when that is a cell or table
+    (``outcome`` and ``precision`` then ``None``: nothing was checked).
 
     Args:
         store: the store.
         citation: the citation's IRI.
 
     Returns:
-        :class:`Region`.
+        :class:`Region` (``table``, ``row`` and ``column`` ``None`` above their precision).
 
     Raises:
-        NotFound: ``citation`` is not a recorded citation, or neither its resolved region
-            nor its target is a recorded ``pg:TableCell`` or ``pg:Table``.
+        NotFound: ``citation`` is not a recorded citation, or it points at no recorded table
+            or cell and the resolver located it on no PDF page.
         StoreError, QueryError: the store cannot be read.
     """
     got = citation_schema.load(store, [IRI(citation)]).get(IRI(citation))
@@ -130,14 +133,23 @@ def region_for_citation(store: ProvStore, citation: str) -> Region:
         cell = table_schema.load_cells(store, [place]).get(place)
         tid = cell.table if cell is not None else place
         table = table_schema.load_tables(store, [tid]).get(tid)
-    if table is None:
-        raise NotFound(str(place or citation), "table or table cell cited by the citation")
-    ext = extraction_schema.load(store, [table.extraction], text=False).get(table.extraction)
+    resolved = got.outcome is not None and got.resolved_page is not None and got.resolved_bbox is not None
+    if table is not None:
+        extraction, snapshot, page = table.extraction, table.snapshot, table.page
+        box = (cell.bbox if cell is not None and cell.bbox is not None else table.bbox)
+    elif resolved and got.resolved_snapshot is not None:
+        snapshot, page = got.resolved_snapshot, int(got.resolved_page or 0)
+        box = got.resolved_bbox or (0.0, 0.0, 0.0, 0.0)
+        extraction = _extraction_with_layout(store, snapshot, got.target)
+    else:
+        raise NotFound(str(place or citation), "table, table cell or PDF page located for the citation")
+    if resolved and got.resolved_bbox is not None:
+        box = got.resolved_bbox
+    ext = extraction_schema.load(store, [extraction], text=False).get(extraction)
     layout = table_schema.load_layout(store, ext.text_iri) if ext is not None else None
-    page_info = layout.pages[table.page - 1] if layout and len(layout.pages) >= table.page else None
+    page_info = layout.pages[page - 1] if layout and len(layout.pages) >= page else None
     height = page_info[3] if page_info else None
-    box = cell.bbox if cell is not None and cell.bbox is not None else table.bbox
-    selectors: list[dict[str, Any]] = [_fragment(table.page, box, height)]
+    selectors: list[dict[str, Any]] = [_fragment(page, box, height)]
     ps = pe = None
     if cell is not None:
         selectors.append({"type": "TextQuoteSelector", "exact": cell.text})
@@ -146,13 +158,27 @@ def region_for_citation(store: ProvStore, citation: str) -> Region:
             selectors.append({"type": "TextPositionSelector", "start": ps, "end": pe})
     precision = got.precision if got.outcome is not None else None
     return Region(citation=IRI(citation), outcome=got.outcome, precision=precision,
-                  context_gaps=got.context_gaps, snapshot=table.snapshot,
-                  extraction=table.extraction, page=table.page, bbox=box, table=table.iri,
+                  context_gaps=got.context_gaps, snapshot=snapshot, extraction=extraction,
+                  page=page, bbox=box, table=table.iri if table is not None else None,
                   row=cell.row if cell else None, column=cell.col if cell else None,
                   header_path=cell.header_path if cell else (),
-                  row_cells=tuple(c.text for c in table.cells if cell and c.row == cell.row),
+                  row_cells=tuple(c.text for c in table.cells if cell and c.row == cell.row)
+                  if table is not None else (),
                   text=cell.text if cell else None,
                   page_text_start=ps, page_text_end=pe, selectors=tuple(selectors))
+
+
+def _extraction_with_layout(store: ProvStore, snapshot: IRI, target: IRI | None) -> IRI:
+    """The extraction a page-located citation was resolved in: the one whose text it
+    cites, else the snapshot's first extraction with a page layout."""
+    exts = extraction_schema.of_snapshots(store, [snapshot], text=False).get(snapshot, [])
+    for e in exts:
+        if e.text_iri == target:
+            return e.iri
+    for e in exts:
+        if table_schema.load_layout(store, e.text_iri) is not None:
+            return e.iri
+    raise NotFound(str(snapshot), "PDF extraction with a page layout")
 
 
 @dataclasses.dataclass(frozen=True, slots=True, kw_only=True)

@@ -342,3 +342,42 @@ def test_missing_pdfplumber_says_how_to_install_it(monkeypatch):
     monkeypatch.setitem(sys.modules, "pdfplumber", None)
     with pytest.raises(ProvgraphError, match=r"pip install 'provgraph\[pdf\]'"):
         extract_pdf(GUIDE.read_bytes())
+
+
+def test_recorded_tables_satisfy_the_shapes(guide):
+    from provgraph.shacl import validate_shapes
+
+    report = validate_shapes(guide["store"])
+    assert report.conforms, report.messages()
+
+
+def test_quotes_of_the_page_text_are_located_by_page_box_or_table_region(guide):
+    """A quote of a PDF's extracted text has no byte offsets: it is located by page and
+    the quoted words' box, and in a table's region (not an invented cell) when the box lies
+    inside a table the parser found; a page range that does not hold it is a mismatch."""
+    store, ext = guide["store"], guide["lines"]["ext"]
+    rec = _recorder(store, 5, "text citations")
+    page, region, wrong = _claim(rec, (ext.text_iri, "Plan schema migrations"),
+                                 (ext.text_iri, "Standard Four hours"),
+                                 (guide["snap"].iri, "Plan schema migrations"))
+    res = [r for _, r in resolve_run(store, rec.iri).items]
+    assert [(r.outcome, r.precision, r.page, r.bbox) for r in res] == [
+        ("quote_match", "page", 18, (74.83, 683.423, 192.2, 694.423)),
+        ("quote_match", "table", 18, (78.83, 626.423, 312.015, 637.423)),
+        ("quote_match", "page", 18, (74.83, 683.423, 192.2, 694.423))]
+    assert res[1].region == guide["lines"]["tables"][0].iri
+    assert "page 18, in the region of table 0 (not mapped to a cell)" in res[1].reason
+    reg = region_for_citation(store, page.iri)
+    assert (reg.precision, reg.page, reg.bbox, reg.table, reg.row, reg.selectors) == (
+        "page", 18, (74.83, 683.423, 192.2, 694.423), None, None,
+        ({"type": "FragmentSelector", "conformsTo": "http://tools.ietf.org/rfc/rfc8118",
+          "value": "page=18&viewrect=74.83,97.577,117.37,11"},))
+    reg = region_for_citation(store, region.iri)
+    assert (reg.precision, reg.table, reg.row, reg.bbox) == (
+        "table", guide["lines"]["tables"][0].iri, None, (78.83, 626.423, 312.015, 637.423))
+    # pages [17, 18) are page 17: the quote is on page 18
+    cit = rec.citation(page.claim, target=ext.text_iri, start=17, end=18, unit="page",
+                       quote="Plan schema migrations")
+    last_cit, r = resolve_run(store, rec.iri).items[-1]
+    assert (last_cit.iri, r.outcome, r.precision) == (cit.iri, "quote_mismatch", None)
+    assert wrong.target == guide["snap"].iri  # a snapshot's quote: found in its extraction

@@ -65,6 +65,8 @@ class Citation:
         resolved_region, precision, context_gaps: for a citation of a PDF table or cell,
             the cell or table the resolver located it in, how precisely (``cell``, ``row``,
             ``table``, ``page``) and what context the extraction lost (issue 21).
+        resolved_page, resolved_bbox: for a PDF, the page and box the resolver located
+            (PDF user space points, origin bottom-left).
     """
 
     target_id: str
@@ -90,6 +92,8 @@ class Citation:
     resolved_region: IRI | None = None
     precision: str | None = None
     context_gaps: tuple[str, ...] = ()
+    resolved_page: int | None = None
+    resolved_bbox: tuple[float, float, float, float] | None = None
 
     @property
     def has_range(self) -> bool:
@@ -144,14 +148,16 @@ CITATION = Table(
             Field("resolved_codepoint_end", PG.resolvedCodepointEnd, "int", write=False),
             Field("resolved_region", PG.resolvedRegion, "iri", write=False),
             Field("precision", PG.precision, write=False),
-            Field("context_gaps", PG.contextGap, many=True, write=False)),
+            Field("context_gaps", PG.contextGap, many=True, write=False),
+            Field("resolved_page", PG.pageNumber, "int", write=False),
+            Field("resolved_bbox", PG.bbox, "json", write=False)),
     parts=(Part("quote", OA.hasSelector, "#quote", _QUOTE),))
 
 OUTCOME_PREDICATES = frozenset({PG.outcome, PG.reason, PG.policy, PG.resolvedSnapshot,
                                 PG.resolvedByteStart, PG.resolvedByteEnd,
                                 PG.resolvedCodepointStart, PG.resolvedCodepointEnd,
                                 PROV.wasInfluencedBy, PG.resolvedRegion, PG.precision,
-                                PG.contextGap})
+                                PG.contextGap, PG.pageNumber, PG.bbox})
 """What a resolution writes on a citation (replaced, never added to, by the next one)."""
 
 
@@ -209,7 +215,15 @@ def _record(iri: IRI, p: dict[IRI, list[Term]], nodes: dict[IRI, dict[IRI, list[
         resolved_bytes=_pair(v["resolved_byte_start"], v["resolved_byte_end"]),
         resolved_codepoints=_pair(v["resolved_codepoint_start"], v["resolved_codepoint_end"]),
         resolved_region=v["resolved_region"], precision=v["precision"],
-        context_gaps=tuple(str(g) for g in v["context_gaps"]))
+        context_gaps=tuple(str(g) for g in v["context_gaps"]),
+        resolved_page=v["resolved_page"] if isinstance(v["resolved_page"], int) else None,
+        resolved_bbox=_bbox(v["resolved_bbox"]))
+
+
+def _bbox(raw: object) -> tuple[float, float, float, float] | None:
+    if isinstance(raw, list) and len(raw) == 4 and all(isinstance(x, (int, float)) for x in raw):
+        return (float(raw[0]), float(raw[1]), float(raw[2]), float(raw[3]))
+    return None
 
 
 def _pair(a: object, b: object) -> tuple[int, int] | None:
@@ -311,6 +325,12 @@ class Verdict(Protocol):
     def context_gaps(self) -> tuple[str, ...]: ...
 
     @property
+    def page(self) -> int | None: ...
+
+    @property
+    def bbox(self) -> tuple[float, float, float, float] | None: ...
+
+    @property
     def verified(self) -> bool: ...
 
 
@@ -326,8 +346,8 @@ def verdict_quads(cit: Citation, v: Verdict, graph: IRI | None) -> set[Quad]:
     On the citation: ``pg:outcome``, ``pg:reason``, ``pg:policy`` (``name@version``),
     ``pg:resolvedSnapshot``, ``pg:resolvedByteStart/End`` and
     ``pg:resolvedCodepointStart/End`` (end-exclusive), ``prov:wasInfluencedBy`` the
-    generated source, and for a PDF region ``pg:resolvedRegion``, ``pg:precision`` and
-    each ``pg:contextGap`` (issue 21). For a verified quote (``quote_match``, ``normalized_match``) also
+    generated source, and for a PDF ``pg:resolvedRegion``, ``pg:precision``, each
+    ``pg:contextGap``, ``pg:pageNumber`` and ``pg:bbox`` (issue 21). For a verified quote (``quote_match``, ``normalized_match``) also
     ``claim prov:wasQuotedFrom snapshot``, ``claim prov:wasDerivedFrom snapshot`` and the
     qualified ``prov:Quotation`` (PROV-O §3.3) with an ``oa:TextPositionSelector`` in
     code points of the snapshot's text and an ``oa:TextQuoteSelector`` with the
@@ -353,6 +373,10 @@ def verdict_quads(cit: Citation, v: Verdict, graph: IRI | None) -> set[Quad]:
     if v.precision:
         out.add((c, PG.precision, lit(v.precision), graph))
     out |= {(c, PG.contextGap, lit(g), graph) for g in v.context_gaps}
+    if v.page is not None:
+        out.add((c, PG.pageNumber, lit(v.page), graph))
+    if v.bbox is not None:
+        out.add((c, PG.bbox, lit(list(v.bbox)), graph))
     if v.verified and cit.claim is not None and v.snapshot is not None:
         claim, snap = cit.claim, v.snapshot
         qn, pos, qs = quotation_nodes(c)
