@@ -381,3 +381,45 @@ def test_quotes_of_the_page_text_are_located_by_page_box_or_table_region(guide):
     last_cit, r = resolve_run(store, rec.iri).items[-1]
     assert (last_cit.iri, r.outcome, r.precision) == (cit.iri, "quote_mismatch", None)
     assert wrong.target == guide["snap"].iri  # a snapshot's quote: found in its extraction
+
+
+# ---------------------------------------------------------------------- command line
+def test_cli_ingest_pdf_region_and_changed_cells(runner, store_path):
+    import json
+
+    from provgraph import open_store
+    from provgraph.cli import cli
+
+    base = ["--store", str(store_path)]
+    uri = "https://example.org/ops-guide.pdf"
+    strict = runner.invoke(cli, [*base, "ingest-pdf", str(GUIDE), "--uri", uri, "--profile",
+                                 "lines-strict", "--nl"], catch_exceptions=False)
+    assert strict.exit_code == 0, strict.output
+    rows = [json.loads(line) for line in strict.stdout.splitlines()]
+    assert [(r["page"], r["index"], r["bbox"], r["rows"], r["columns"], r["header_rows"])
+            for r in rows] == [(18, 0, [72.0, 602.0, 372.0, 642.0], 2, 2, 0),
+                               (18, 1, [72.0, 482.0, 372.0, 542.0], 3, 2, 1)]
+    assert f"by pdfplumber {STRICT}: 18 pages, 2 tables" in strict.stderr
+    store = open_store(str(store_path))
+    rec = _recorder(store, 3, "answer")
+    (cit,) = _claim(rec, (table_schema.cell_iri(rows[0]["table"], 0, 1), "Four hours"))
+    resolve_run(store, rec.iri)
+    store.close()
+    lines = runner.invoke(cli, [*base, "ingest-pdf", str(GUIDE), "--uri", uri, "--nl"],
+                          catch_exceptions=False)
+    assert lines.exit_code == 0, lines.output
+    region = runner.invoke(cli, [*base, "region", cit.iri], catch_exceptions=False)
+    got = json.loads(region.stdout)
+    assert (got["outcome"], got["context_gaps"], got["page"], got["bbox"], got["row"],
+            got["column"], got["header_path"]) == (
+        "context_not_extracted", ["header_not_extracted"], 18, [252.0, 622.0, 372.0, 642.0], 0, 1, [])
+    changed = runner.invoke(cli, [*base, "impact", "--agent", "pdfplumber", "--version", STRICT,
+                                  "--changed-cells", "--nl"], catch_exceptions=False)
+    assert changed.exit_code == 0, changed.output
+    (row,) = [json.loads(line) for line in changed.stdout.splitlines()]
+    assert (row["claim"], row["change"], row["old_header_path"], row["new_header_path"]) == (
+        cit.claim, "header_path", "", "Window")
+    usage = runner.invoke(cli, [*base, "impact", "--agent", "pdfplumber", "--changed-cells"])
+    assert usage.exit_code == 2 and "--changed-cells needs --version" in usage.output
+    missing = runner.invoke(cli, [*base, "region", "urn:uuid:0190f3c2-0000-7000-8000-000000000000"])
+    assert missing.exit_code != 0 and "Error:" in missing.output
