@@ -31,7 +31,8 @@ from .schema.table import Box, CellRecord, TableRecord
 from .store import ProvStore
 from .terms import IRI
 
-__all__ = ["Region", "region_for_citation", "CellChangeRow", "changed_cells", "RFC8118"]
+__all__ = ["Region", "region_for_citation", "CellChangeRow", "changed_cells", "counterpart_cell",
+           "RFC8118"]
 
 RFC8118 = "http://tools.ietf.org/rfc/rfc8118"
 """``dcterms:conformsTo`` of a PDF ``FragmentSelector`` (Web Annotation Data Model §4.2.1)."""
@@ -239,6 +240,36 @@ def _match(cell: CellRecord, page: int, tables: Sequence[TableRecord]) -> CellRe
                 if contained >= 0.5 and iou > score:
                     best, score = c, iou
     return best
+
+
+def counterpart_cell(store: ProvStore, cell: CellRecord, agent_name: str,
+                     version: str | None = None) -> tuple[IRI, CellRecord | None] | None:
+    """The cell that corresponds to ``cell`` in the newest later extraction of its
+    snapshot by ``agent_name`` (see :func:`changed_cells` for the matching rule).
+
+    Args:
+        store: the store.
+        cell: a cell of an extraction by ``agent_name`` (at ``version``, when given).
+        agent_name, version: the parser whose cells are compared.
+
+    Returns:
+        ``(newer extraction, its cell or None)``, or ``None`` when the cell's extraction is
+        not by that parser (and version) or has no later re-extraction.
+
+    Raises:
+        StoreError, QueryError: the store cannot be read.
+    """
+    table = table_schema.load_tables(store, [cell.table], cells=False).get(cell.table)
+    if table is None:
+        return None
+    old = extraction_schema.load(store, [table.extraction], text=False).get(table.extraction)
+    if old is None or old.parser.name != agent_name or (
+            version is not None and old.parser.version != version):
+        return None
+    newer = _newest_other(store, old, agent_name)
+    if newer is None:
+        return None
+    return newer[0], _match(cell, table.page, newer[1])
 
 
 def changed_cells(store: ProvStore, agent_name: str, version: str, *,

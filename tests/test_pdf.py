@@ -266,7 +266,7 @@ def test_stale_after_a_revised_guide(guide):
     store = guide["store"]
     mod = _ops_guide_module()
     revised = mod.build([("Migration", "Window"), ("Standard", "Five hours"),
-                         ("With data backfill", "Eight hours")])
+                         ("With data backfill", "Nine hours")])
     rec = _recorder(store, 10, "revise")
     snap2 = rec.snapshot(revised, uri="https://example.org/ops-guide.pdf",
                          media_type="application/pdf")
@@ -278,8 +278,10 @@ def test_stale_after_a_revised_guide(guide):
         four, pager, eight, window = guide[profile]["cits"]
         expected[(four.claim, "updated", snap2.iri)] = False  # "Four hours" is gone
         expected[(pager.claim, "updated", snap2.iri)] = True
-        expected[(eight.claim, "updated", snap2.iri)] = True
-        expected[(window.claim, "updated", snap2.iri)] = True
+        expected[(eight.claim, "updated", snap2.iri)] = False  # a cited table: its quote is gone
+        # "Window" is in the lines table and still in the guide; the lines-strict table does
+        # not hold it, so its claim rests on the whole table, which changed
+        expected[(window.claim, "updated", snap2.iri)] = profile == "lines"
     assert verdict == expected
 
 
@@ -423,3 +425,23 @@ def test_cli_ingest_pdf_region_and_changed_cells(runner, store_path):
     assert usage.exit_code == 2 and "--changed-cells needs --version" in usage.output
     missing = runner.invoke(cli, [*base, "region", "urn:uuid:0190f3c2-0000-7000-8000-000000000000"])
     assert missing.exit_code != 0 and "Error:" in missing.output
+
+
+def test_revalidate_moves_cell_citations_to_the_re_extracted_cell(guide):
+    from provgraph.revalidate import revalidate
+
+    store = guide["store"]
+    four, pager, eight, window = guide["lines-strict"]["cits"]
+    new_tables = guide["lines"]["tables"]
+    rows = {r.citation: r for r in revalidate(store, impacted_by=("pdfplumber", STRICT), at=T0)}
+    assert (rows[four.iri].old_outcome, rows[four.iri].new_outcome, rows[four.iri].against) == (
+        "context_not_extracted", "quote_match", table_schema.cell_iri(new_tables[0].iri, 1, 1))
+    assert (rows[pager.iri].changed, rows[pager.iri].against) == (
+        False, table_schema.cell_iri(new_tables[1].iri, 1, 1))
+    # a cited table is checked against itself again (cells only are carried over)
+    assert (rows[eight.iri].new_outcome, rows[eight.iri].against) == (
+        "context_not_extracted", eight.target)
+    assert rows[window.iri].new_outcome == "quote_mismatch"
+    reg = region_for_citation(store, four.iri)
+    assert (reg.outcome, reg.header_path, reg.row) == ("quote_match", ("Window",), 1)
+
