@@ -14,10 +14,11 @@ parser did not keep), gives ``context_not_extracted`` with the gaps named
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from collections.abc import Callable, Sequence
 from typing import Any
 
 from .matching import VERIFIED, Resolution, search
+from .normalize import Policy
 from .offsets import SourceText
 from .schema import extraction as extraction_schema
 from .schema import table as table_schema
@@ -31,19 +32,38 @@ __all__ = ["RegionReads", "resolve_region", "row_context_outside", "context_gaps
            "locate_on_page"]
 
 
-@dataclass
 class RegionReads:
-    """Memoized reads of tables, cells and page layouts (a citation may be tried in several
-    rounds of the batched resolver)."""
+    """Tables, cells, page layouts and texts of PDF extractions, read once and kept (a
+    citation may be tried in several rounds of the batched resolver); :meth:`preload` reads
+    those of many citations' targets in a fixed number of queries.
 
-    store: ProvStore
+    Args:
+        store: the store read.
+    """
 
-    def __post_init__(self) -> None:
+    def __init__(self, store: ProvStore) -> None:
+        self.store = store
         self._tables: dict[IRI, TableRecord | None] = {}
         self._cells: dict[IRI, CellRecord | None] = {}
-        self._layouts: dict[IRI, PageLayout | None] = {}
+        self._layouts: dict[IRI, PageLayout | None] = {}  # by extraction activity
+        self._text_layouts: dict[IRI, PageLayout | None] = {}  # by extracted text
         self._text: dict[IRI, str] = {}
         self._of_ext: dict[IRI, list[TableRecord]] = {}
+
+    def preload(self, targets: Sequence[IRI]) -> None:
+        """Read the cells and tables among ``targets``, their tables' cells and their
+        extractions' page layouts: six queries whatever their number."""
+        cells = table_schema.load_cells(self.store, list(targets))
+        self._cells.update(cells)
+        tables = sorted({c.table for c in cells.values()} | (set(targets) - set(cells)))
+        got = table_schema.load_tables(self.store, tables)
+        self._tables.update({t: got.get(t) for t in tables})
+        exts = sorted({t.extraction for t in got.values()} - set(self._layouts))
+        recs = extraction_schema.load(self.store, exts, text=False)
+        layouts = table_schema.load_layouts(self.store, [r.text_iri for r in recs.values() if r.text_iri])
+        for e in exts:
+            r = recs.get(e)
+            self._layouts[e] = layouts.get(r.text_iri) if r is not None else None
 
     def cell(self, iri: IRI) -> CellRecord | None:
         if iri not in self._cells:
@@ -64,10 +84,9 @@ class RegionReads:
 
     def layout_of_text(self, text_iri: IRI) -> PageLayout | None:
         """The page layout recorded on an extracted text (``None``: not a PDF's)."""
-        key = IRI("text:" + text_iri)
-        if key not in self._layouts:
-            self._layouts[key] = table_schema.load_layout(self.store, text_iri)
-        return self._layouts[key]
+        if text_iri not in self._text_layouts:
+            self._text_layouts[text_iri] = table_schema.load_layout(self.store, text_iri)
+        return self._text_layouts[text_iri]
 
     def tables_of(self, extraction: IRI) -> list[TableRecord]:
         """The tables an extraction generated (cells included)."""
@@ -76,6 +95,7 @@ class RegionReads:
         return self._of_ext[extraction]
 
     def layout(self, extraction: IRI) -> PageLayout | None:
+        """The page layout of an extraction activity's text."""
         if extraction not in self._layouts:
             ext = extraction_schema.load(self.store, [extraction], text=False).get(extraction)
             self._layouts[extraction] = (table_schema.load_layout(self.store, ext.text_iri)
@@ -141,7 +161,7 @@ def describe_cell(cell: CellRecord, table: TableRecord) -> str:
 
 
 def resolve_region(reads: RegionReads, target: IRI, types: set[str], cit: Citation,
-                   policy: Any, snapshot_check: Any) -> Resolution:
+                   policy: Policy, snapshot_check: Callable[[IRI], object]) -> Resolution:
     """The resolution of a citation of a ``pg:TableCell`` or ``pg:Table``.
 
     Args:
@@ -207,7 +227,7 @@ def resolve_region(reads: RegionReads, target: IRI, types: set[str], cit: Citati
 
 
 def _on_cell(cell: CellRecord, table: TableRecord, layout: PageLayout | None, cit: Citation,
-             policy: Any, lead: str) -> Resolution:
+             policy: Policy, lead: str) -> Resolution:
     where = describe_cell(cell, table)
     fields: dict[str, Any] = {"snapshot": table.snapshot, "region": cell.iri, "precision": "cell",
                               "page": table.page, "bbox": cell.bbox or table.bbox}
@@ -246,6 +266,6 @@ def _union(boxes: list[Box | None]) -> Box | None:
             max(b[3] for b in got))
 
 
-def _res(outcome: str, reason: str, policy: Any, **fields: Any) -> Resolution:
+def _res(outcome: str, reason: str, policy: Policy, **fields: Any) -> Resolution:
     return Resolution(outcome=outcome, reason=reason, policy=policy.name,
                       policy_version=policy.version, **fields)

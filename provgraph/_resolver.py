@@ -34,7 +34,7 @@ from ._resolver_reads import (
 )
 from .store import ProvStore
 from .terms import IRI, lit
-from .vocab import PG, PROV
+from .vocab import PG, PROV, RDF
 
 __all__ = ["Citation"]
 
@@ -117,6 +117,10 @@ class _Resolver(BatchedReads):
         at most ``4 + 3 * _ROUNDS`` queries, whatever the number of citations (plus
         direct reads for what is still missing after the last round)."""
         self.prefetch([c for c, _ in items])
+        regions = [t for t in {c.target for c, _ in items if c.target is not None}
+                   if {PG.TableCell, PG.Table} & set(self._props.get(t, {}).get(RDF.type, []))]
+        if regions:  # PDF cells and tables (issue 21): read together, six queries
+            self._regions.preload(sorted(regions))
         out: dict[int, Resolution] = {}
         pending = list(range(len(items)))
         self._collecting = True

@@ -445,3 +445,24 @@ def test_revalidate_moves_cell_citations_to_the_re_extracted_cell(guide):
     reg = region_for_citation(store, four.iri)
     assert (reg.outcome, reg.header_path, reg.row) == ("quote_match", ("Window",), 1)
 
+
+
+def test_resolving_cell_citations_reads_a_bounded_number_of_times():
+    """Cited cells and tables are read together (RegionReads.preload): the store reads of
+    a resolve do not grow with the number of cell citations."""
+    from .counting_store import counting
+
+    reads = []
+    for n in (2, 12):
+        store = EmbeddedStore()
+        rec = _recorder(store)
+        snap = rec.snapshot(GUIDE.read_bytes(), uri="https://example.org/ops-guide.pdf",
+                            media_type="application/pdf")
+        _, tables = record_pdf(rec, snap, profile="lines")
+        cells = [c for t in tables for c in t.cells]
+        _claim(rec, *[(cells[i % len(cells)].iri, cells[i % len(cells)].text) for i in range(n)])
+        with counting(store) as c:
+            result = resolve_run(c, rec.iri)
+        assert [r.outcome for _, r in result.items] == ["quote_match"] * n
+        reads.append(c.reads)
+    assert reads[1] <= reads[0], reads

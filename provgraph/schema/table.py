@@ -30,7 +30,8 @@ from ..vocab import PG, PROV
 from ._table import Field, Table
 
 __all__ = ["Box", "PageLayout", "TableRecord", "CellRecord", "LAYOUT", "TABLE", "CELL",
-           "table_iri", "cell_iri", "layout_quads", "table_quads", "load_layout", "load_tables",
+           "table_iri", "cell_iri", "layout_quads", "table_quads", "load_layout", "load_layouts",
+           "load_tables",
            "load_cells", "tables_of_extraction"]
 
 Box = tuple[float, float, float, float]
@@ -219,14 +220,27 @@ def load_layout(store: ProvStore, text_iri: IRI) -> PageLayout | None:
     Raises:
         StoreError, QueryError: the store cannot be read.
     """
-    props, _, _ = LAYOUT.read(store, [text_iri])
-    v = LAYOUT.decode(props.get(text_iri, {}), {}, text_iri)
-    if v["pages"] is None:
-        return None
-    pages = tuple((int(s), int(e), float(w), float(h)) for s, e, w, h in v["pages"])
-    boxes = tuple((int(s), int(e), int(p), float(a), float(b), float(c), float(d))
-                  for s, e, p, a, b, c, d in (v["boxes"] or ()))
-    return PageLayout(text_iri=text_iri, pages=pages, boxes=boxes)
+    return load_layouts(store, [text_iri]).get(text_iri)
+
+
+def load_layouts(store: ProvStore, text_iris: Sequence[IRI]) -> dict[IRI, PageLayout]:
+    """The page layouts recorded on ``text_iris``, by text IRI (one query); a text without
+    one is absent.
+
+    Raises:
+        StoreError, QueryError: the store cannot be read.
+    """
+    props, _, _ = LAYOUT.read(store, text_iris)
+    out: dict[IRI, PageLayout] = {}
+    for t, p in props.items():
+        v = LAYOUT.decode(p, {}, t)
+        if v["pages"] is None:
+            continue
+        pages = tuple((int(s), int(e), float(w), float(h)) for s, e, w, h in v["pages"])
+        boxes = tuple((int(s), int(e), int(n), float(a), float(b), float(c), float(d))
+                      for s, e, n, a, b, c, d in (v["boxes"] or ()))
+        out[t] = PageLayout(text_iri=t, pages=pages, boxes=boxes)
+    return out
 
 
 def load_cells(store: ProvStore, iris: Sequence[IRI]) -> dict[IRI, CellRecord]:
