@@ -868,12 +868,15 @@ def ingest_pdf(obj: _Ctx, file: Path, uri: str, profile: str, header_rule: str, 
     Example:
         provgraph ingest-pdf examples/ops-guide.pdf --uri https://example.org/ops-guide.pdf --table
     """
-    from .pdf import record_pdf
+    from .pdf import extract_pdf, record_pdf
     from .recorder import Recorder
 
+    data = file.read_bytes()
+    parsed = extract_pdf(data, profile=profile, header_rule=header_rule)  # before any write
     rec = Recorder(obj.store(create=True), label=label)
-    snap = rec.snapshot(file.read_bytes(), uri=uri, media_type="application/pdf")
-    ext, tables = record_pdf(rec, snap, profile=profile, header_rule=header_rule)
+    with rec.batch():
+        snap = rec.snapshot(data, uri=uri, media_type="application/pdf")
+        ext, tables = record_pdf(rec, snap, parsed=parsed)
     rows = [{"table": t.iri, "page": t.page, "index": t.index, "bbox": list(t.bbox),
              "rows": t.rows, "columns": t.cols, "header_rows": t.header_rows} for t in tables]
     write_rows(rows, ["table", "page", "index", "bbox", "rows", "columns", "header_rows"],

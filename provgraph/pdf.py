@@ -40,12 +40,15 @@ import io
 import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from .errors import ProvgraphError, RecordError
-from .model import ExtractionRecord, Ref, SnapshotRecord, iri_of
+from .model import ExtractionRecord, SnapshotRecord, iri_of
 from .schema.table import Box, CellRecord, PageLayout, TableRecord, cell_iri, table_iri
 from .terms import IRI
+
+if TYPE_CHECKING:
+    from .recorder import Recorder
 
 __all__ = ["PROFILES", "HEADER_RULES", "PdfPage", "PdfExtraction", "extract_pdf", "record_pdf",
            "parser_version"]
@@ -195,12 +198,22 @@ def extract_pdf(data: bytes, *, profile: str = "lines", header_rule: str = "bold
         raise RecordError(f"pdfplumber cannot read these bytes as a PDF: {type(exc).__name__}: "
                           f"{exc}") from None
     with pdf:
-        for number, page in enumerate(pdf.pages, 1):
+        try:
+            pdf_pages = list(pdf.pages)
+        except Exception as exc:  # pdfminer's errors for a broken page tree
+            raise RecordError(f"pdfplumber cannot read the pages of this PDF: "
+                              f"{type(exc).__name__}: {exc}") from None
+        for number, page in enumerate(pdf_pages, 1):
             if number > 1:
                 parts.append("\f")
                 pos += 1
             start, h = pos, float(page.height)
-            words = page.extract_words(x_tolerance=3, y_tolerance=3, extra_attrs=["fontname"])
+            try:
+                words = page.extract_words(x_tolerance=3, y_tolerance=3, extra_attrs=["fontname"])
+                found = sorted(page.find_tables(settings), key=lambda t: (t.bbox[1], t.bbox[0]))
+            except Exception as exc:  # a malformed content stream: name the page
+                raise RecordError(f"pdfplumber cannot parse page {number} of this PDF: "
+                                  f"{type(exc).__name__}: {exc}") from None
             page_words: list[tuple[int, int, Box]] = []
             for ln, line in enumerate(cluster_objects(words, "top", _LINE_TOLERANCE)):
                 if ln:
@@ -217,7 +230,6 @@ def extract_pdf(data: bytes, *, profile: str = "lines", header_rule: str = "bold
                     parts.append(text)
                     pos += len(text)
             pages.append(PdfPage(number, _r(page.width), _r(h), start, pos))
-            found = sorted(page.find_tables(settings), key=lambda t: (t.bbox[1], t.bbox[0]))
             for index, t in enumerate(found):
                 tables.append(_table(page, t, number, index, h, header_rule, page_words))
     config = {"profile": profile, "table_settings": settings, "header_rule": header_rule,
@@ -286,8 +298,9 @@ def _is_header(page: Any, bboxes: Sequence[Any], row: list[tuple[str, Box] | Non
     return True
 
 
-def record_pdf(rec: Any, snapshot: SnapshotRecord | Ref, *, profile: str = "lines",
-               header_rule: str = "bold", data: bytes | None = None) -> tuple[ExtractionRecord, list[TableRecord]]:
+def record_pdf(rec: Recorder, snapshot: SnapshotRecord | str, *, profile: str = "lines",
+               header_rule: str = "bold", data: bytes | None = None,
+               parsed: PdfExtraction | None = None) -> tuple[ExtractionRecord, list[TableRecord]]:
     """Parse a recorded PDF snapshot with pdfplumber and record the extraction, its page
     layout and its tables (one batch: all of it or nothing).
 
@@ -296,8 +309,11 @@ def record_pdf(rec: Any, snapshot: SnapshotRecord | Ref, *, profile: str = "line
         snapshot: the PDF's snapshot (record or IRI); its retained bytes are parsed.
         profile: the table settings (:data:`PROFILES`); part of the parser's version.
         header_rule: how header rows are identified (:data:`HEADER_RULES`).
-        data: the PDF's bytes when the caller has them (checked against the retained
-            digest by the originals store otherwise read from it).
+        data: the PDF's bytes when the caller has them (else read from the originals
+            store, digest checked).
+        parsed: the result of :func:`extract_pdf` on those bytes when the caller parsed them
+            first (to refuse a bad PDF before anything is recorded); ``profile`` and
+            ``header_rule`` are then its own.
 
     Returns:
         ``(extraction, tables)``: the :class:`~provgraph.model.ExtractionRecord` (parser
@@ -311,14 +327,17 @@ def record_pdf(rec: Any, snapshot: SnapshotRecord | Ref, *, profile: str = "line
     from . import ids
 
     snap = iri_of(snapshot)
-    if data is None:
-        digest = ids.digest_of_snapshot_iri(snap)
-        if digest is None:
-            raise RecordError(f"snapshot <{snap}> is not an ni: IRI; pass its bytes as data=")
-        data = rec.store.originals.get(digest)
-    got = extract_pdf(data, profile=profile, header_rule=header_rule)
+    if parsed is not None:
+        got = parsed
+    else:
+        if data is None:
+            digest = ids.digest_of_snapshot_iri(snap)
+            if digest is None:
+                raise RecordError(f"snapshot <{snap}> is not an ni: IRI; pass its bytes as data=")
+            data = rec.store.originals.get(digest)
+        got = extract_pdf(data, profile=profile, header_rule=header_rule)
     with rec.batch():
-        ext: ExtractionRecord = rec.extraction(snapshot, parser=("pdfplumber", got.version),
+        ext = rec.extraction(snapshot, parser=("pdfplumber", got.version),
                                                text=got.text, offset_map=[], config=got.config)
         layout = PageLayout(text_iri=ext.text_iri,
                             pages=tuple((p.start, p.end, p.width, p.height) for p in got.pages),
