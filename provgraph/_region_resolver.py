@@ -15,6 +15,7 @@ parser did not keep), gives ``context_not_extracted`` with the gaps named
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
+from dataclasses import replace
 from typing import Any
 
 from .matching import VERIFIED, Resolution, search
@@ -23,7 +24,7 @@ from .offsets import SourceText
 from .schema import extraction as extraction_schema
 from .schema import table as table_schema
 from .schema.citation import Citation
-from .schema.table import Box, CellRecord, PageLayout, TableRecord
+from .schema.table import Box, CellRecord, PageLayout, TableRecord, pdf_fragment
 from .store import ProvStore
 from .terms import IRI
 from .vocab import PG
@@ -162,6 +163,20 @@ def describe_cell(cell: CellRecord, table: TableRecord) -> str:
 
 def resolve_region(reads: RegionReads, target: IRI, types: set[str], cit: Citation,
                    policy: Policy, snapshot_check: Callable[[IRI], object]) -> Resolution:
+    """The resolution of a citation of a ``pg:TableCell`` or ``pg:Table``, with the RFC 8118
+    fragment of the page and box it located (:func:`_resolve_region` has the rules)."""
+    res = _resolve_region(reads, target, types, cit, policy, snapshot_check)
+    if res.page is None:
+        return res
+    cell = reads.cell(target) if PG.TableCell in types else None
+    table = reads.table(cell.table if cell is not None else target)
+    layout = reads.layout(table.extraction) if table is not None else None
+    height = layout.height(res.page) if layout is not None else None
+    return replace(res, fragment=pdf_fragment(res.page, res.bbox, height))
+
+
+def _resolve_region(reads: RegionReads, target: IRI, types: set[str], cit: Citation,
+                    policy: Policy, snapshot_check: Callable[[IRI], object]) -> Resolution:
     """The resolution of a citation of a ``pg:TableCell`` or ``pg:Table``.
 
     Args:

@@ -19,6 +19,7 @@ from .errors import (
 )
 from .matching import VERIFIED, Located, Resolution, locate, search
 from ._region_resolver import RegionReads, locate_on_page, resolve_region
+from .schema.table import pdf_fragment
 from .media import BLOCKS_MEDIA_TYPE, BlockText, base_media_type, is_blocks_media_type, is_text_media_type
 from .schema.agent import AGENT
 from .schema.chunk import CHUNK
@@ -486,13 +487,16 @@ class _Resolver(BatchedReads):
         if got is None:
             return None
         page, box, table = got
+        layout = self._regions.layout_of_text(view.ext.iri)
+        height = layout.height(page) if layout is not None else None
         where = (f"page {page}, in the region of table {table.index} (not mapped to a cell)"
                  if table is not None else f"page {page}")
         return self._res(loc.outcome, f"in {view.describe()}: {loc.reason}; {where}, words' box "
                          f"[{box[0]:g}, {box[1]:g}, {box[2]:g}, {box[3]:g}] pt (PDF user space); "
                          "a PDF's text has no byte offsets", loc.policy, snapshot=view.snap.iri,
                          text=view.ext.src.text[s:e], precision="table" if table else "page",
-                         region=table.iri if table is not None else None, page=page, bbox=box)
+                         region=table.iri if table is not None else None, page=page, bbox=box,
+                         fragment=pdf_fragment(page, box, height))
 
     # ------------------------------------------------------------ mapping to bytes
     def _to_snapshot(self, view: _View, cs: int, ce: int) -> tuple[int, int, int | None, int | None, str]:

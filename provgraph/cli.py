@@ -789,8 +789,8 @@ def validate(obj: _Ctx, run_iri: str | None) -> None:
 # ---------------------------------------------------------------- citation resolver (issue 3)
 RESOLUTION_COLUMNS = ["citation", "claim", "target_id", "outcome", "snapshot", "byte_start",
                        "byte_end", "codepoint_start", "codepoint_end", "policy", "policy_version",
-                       "generated_source", "precision", "region", "page", "bbox", "context_gaps",
-                       "reason"]
+                       "generated_source", "precision", "region", "page", "bbox", "fragment",
+                       "context_gaps", "reason"]
 """Columns of ``resolve --citations``: the keys of RunResolution.rows() less ``text``, in
 this order (kept here until resolve.py has its own column list)."""
 
@@ -962,7 +962,7 @@ def check_quote_cmd(ctx: click.Context, source_file: str, quote: str, start: int
         raise click.UsageError(str(exc), ctx=ctx) from None
     out = {k: v for k, v in res.to_dict().items()  # PDF region fields: no region in a text file
            if k not in ("citation", "generated_source", "region", "precision", "context_gaps",
-                        "page", "bbox")}
+                        "page", "bbox", "fragment")}
     out["source"] = source_file
     click.echo(json.dumps(out, ensure_ascii=False, indent=2))
     ctx.exit(EXIT_OK if res.verified else EXIT_FOUND)

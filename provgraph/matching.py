@@ -93,6 +93,9 @@ class Resolution:
         page, bbox: for a PDF, the 1-based page and the box located (the cell's, the
             table's, or the union of the quoted words' boxes): ``(x0, y0, x1, y1)`` in PDF
             user space points, origin bottom-left.
+        fragment: for a PDF, the RFC 8118 fragment of that page and box
+            (``page=18&viewrect=252,150,120,20``), the value of the ``oa:FragmentSelector``
+            a verified quotation gets.
     """
 
     outcome: str
@@ -112,6 +115,7 @@ class Resolution:
     context_gaps: tuple[str, ...] = ()
     page: int | None = None
     bbox: tuple[float, float, float, float] | None = None
+    fragment: str | None = None
 
     @property
     def verified(self) -> bool:
@@ -127,7 +131,7 @@ class Resolution:
                 "generated_source": self.generated_source, "citation": self.citation,
                 "text": self.text, "region": self.region, "precision": self.precision,
                 "context_gaps": list(self.context_gaps), "page": self.page,
-                "bbox": list(self.bbox) if self.bbox else None}
+                "bbox": list(self.bbox) if self.bbox else None, "fragment": self.fragment}
 
 
 @dataclass(frozen=True, slots=True)

@@ -27,15 +27,13 @@ from .errors import NotFound
 from .schema import citation as citation_schema
 from .schema import extraction as extraction_schema
 from .schema import table as table_schema
-from .schema.table import Box, CellRecord, TableRecord
+from .schema.table import RFC8118, Box, CellRecord, TableRecord, pdf_fragment
 from .store import ProvStore
 from .terms import IRI
 
 __all__ = ["Region", "region_for_citation", "CellChangeRow", "changed_cells", "counterpart_cell",
            "RFC8118"]
 
-RFC8118 = "http://tools.ietf.org/rfc/rfc8118"
-"""``dcterms:conformsTo`` of a PDF ``FragmentSelector`` (Web Annotation Data Model §4.2.1)."""
 
 
 @dataclasses.dataclass(frozen=True, slots=True, kw_only=True)
@@ -97,11 +95,8 @@ class Region:
 
 
 def _fragment(page: int, box: Box, height: float | None) -> dict[str, Any]:
-    value = f"page={page}"
-    if height is not None:
-        x0, y0, x1, y1 = box
-        value += f"&viewrect={x0:g},{height - y1:g},{x1 - x0:g},{y1 - y0:g}"
-    return {"type": "FragmentSelector", "conformsTo": RFC8118, "value": value}
+    return {"type": "FragmentSelector", "conformsTo": RFC8118,
+            "value": pdf_fragment(page, box, height)}
 
 
 def region_for_citation(store: ProvStore, citation: str) -> Region:

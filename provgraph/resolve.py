@@ -314,9 +314,9 @@ def _old_statements(store: ProvStore, g: IRI | None,
     for cit in cits:
         c = IRI(cit.iri)
         old |= {q for q in quads_of(c) if q[1] in _OUTCOME_PREDICATES}
-        qn, pos, qs = nodes[c]
+        qn, *selectors = nodes[c]
         quoted = props.get(qn, {}).get(PROV.entity, [])
-        for node in (qn, pos, qs):
+        for node in (qn, *selectors):
             old |= quads_of(node)
         if cit.claim is None:
             continue
@@ -347,9 +347,9 @@ def _old_statements_default_graph(store: ProvStore,
         if c is None:
             continue
         old |= {q for q in store.quads(c, None, None, g) if q[1] in _OUTCOME_PREDICATES}
-        qn, pos, qs = quotation_nodes(c)
+        qn, *selectors = quotation_nodes(c)
         quoted = [q[2] for q in store.quads(qn, PROV.entity, None, g)]
-        for node in (qn, pos, qs):
+        for node in (qn, *selectors):
             old |= set(store.quads(node, None, None, g))
         if cit.claim is None:
             continue

@@ -19,7 +19,7 @@ from typing import Any
 
 from .terms import IRI
 
-__all__ = ["PROV", "PG", "OA", "RDF", "RDFS", "XSD", "SH", "GRAPH", "UNITS", "CLAIM_KINDS",
+__all__ = ["PROV", "PG", "OA", "DCTERMS", "RDF", "RDFS", "XSD", "SH", "GRAPH", "UNITS", "CLAIM_KINDS",
            "CLAIM_STATUSES", "OUTCOMES", "VERIFIED_OUTCOMES", "PRECISIONS", "CONTEXT_GAPS", "AID_KINDS", "AGENT_ROLES", "ClosedNamespace"]
 
 
@@ -126,15 +126,22 @@ class OA(ClosedNamespace):
     """W3C Web Annotation Vocabulary terms used to locate text (§4.2 Selectors)."""
 
     _base = "http://www.w3.org/ns/oa#"
-    _terms = ("TextQuoteSelector", "TextPositionSelector", "hasSelector", "exact",
-              "prefix", "suffix", "start", "end")
+    _terms = ("TextQuoteSelector", "TextPositionSelector", "FragmentSelector", "hasSelector",
+              "exact", "prefix", "suffix", "start", "end")
+
+
+class DCTERMS(ClosedNamespace):
+    """DCMI Metadata Terms used by provgraph (a fragment selector's ``dcterms:conformsTo``)."""
+
+    _base = "http://purl.org/dc/terms/"
+    _terms = ("conformsTo",)
 
 
 class RDF(ClosedNamespace):
     """RDF 1.1 terms used by provgraph."""
 
     _base = "http://www.w3.org/1999/02/22-rdf-syntax-ns#"
-    _terms = ("type", "JSON", "langString", "Property")
+    _terms = ("type", "JSON", "langString", "Property", "value")
 
 
 class RDFS(ClosedNamespace):

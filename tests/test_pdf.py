@@ -466,3 +466,23 @@ def test_resolving_cell_citations_reads_a_bounded_number_of_times():
         assert [r.outcome for _, r in result.items] == ["quote_match"] * n
         reads.append(c.reads)
     assert reads[1] <= reads[0], reads
+
+
+def test_a_verified_cell_quotation_carries_an_rfc8118_fragment_selector(guide):
+    """The qualified prov:Quotation of a verified cell quote has an oa:FragmentSelector
+    (Web Annotation §4.2.1) with the page and the cell's viewrect; the header-lost one has
+    no quotation at all."""
+    from provgraph.terms import lit
+    from provgraph.vocab import DCTERMS, OA, RDF
+
+    store = guide["store"]
+    kept = guide["lines"]["cits"][0].iri
+    frag = f"{kept}#quotation-fragment"
+    assert {(q[1], q[2]) for q in store.quads(frag, None, None)} == {
+        (RDF.type, OA.FragmentSelector), (DCTERMS.conformsTo, "http://tools.ietf.org/rfc/rfc8118"),
+        (RDF.value, lit("page=18&viewrect=252,150,120,20"))}
+    assert list(store.quads(f"{kept}#quotation", OA.hasSelector, frag))
+    lost = guide["lines-strict"]["cits"][0].iri
+    assert not list(store.quads(f"{lost}#quotation", None, None))
+    again = resolve_run(store, guide["lines"]["rec"].iri)
+    assert (again.added, again.removed) == (0, 0)  # idempotent with the new node

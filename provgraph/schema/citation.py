@@ -33,8 +33,9 @@ from ..errors import OffsetError
 from ..offsets import SourceText, cited_span
 from ..store import ProvStore
 from ..terms import IRI, Quad, Term, lit
-from ..vocab import OA, PG, PROV, RDF
+from ..vocab import DCTERMS, OA, PG, PROV, RDF
 from ._table import Field, Part, Table, decode_term
+from .table import RFC8118
 
 __all__ = ["Citation", "CITATION", "to_quads", "load", "citations_of_claims", "citations_of_runs",
            "OUTCOME_PREDICATES", "Verdict", "verdict_quads", "quotation_nodes", "from_row",
@@ -331,13 +332,18 @@ class Verdict(Protocol):
     def bbox(self) -> tuple[float, float, float, float] | None: ...
 
     @property
+    def fragment(self) -> str | None: ...
+
+    @property
     def verified(self) -> bool: ...
 
 
-def quotation_nodes(cit: IRI) -> tuple[IRI, IRI, IRI]:
-    """The qualified ``prov:Quotation`` node a verified citation gets, and its position
-    and quote selectors: ``<cit>#quotation``, ``#quotation-position``, ``#quotation-quote``."""
-    return IRI(f"{cit}#quotation"), IRI(f"{cit}#quotation-position"), IRI(f"{cit}#quotation-quote")
+def quotation_nodes(cit: IRI) -> tuple[IRI, IRI, IRI, IRI]:
+    """The qualified ``prov:Quotation`` node a verified citation gets, and its position,
+    quote and PDF fragment selectors: ``<cit>#quotation``, ``#quotation-position``,
+    ``#quotation-quote``, ``#quotation-fragment``."""
+    return (IRI(f"{cit}#quotation"), IRI(f"{cit}#quotation-position"),
+            IRI(f"{cit}#quotation-quote"), IRI(f"{cit}#quotation-fragment"))
 
 
 def verdict_quads(cit: Citation, v: Verdict, graph: IRI | None) -> set[Quad]:
@@ -351,7 +357,8 @@ def verdict_quads(cit: Citation, v: Verdict, graph: IRI | None) -> set[Quad]:
     ``claim prov:wasQuotedFrom snapshot``, ``claim prov:wasDerivedFrom snapshot`` and the
     qualified ``prov:Quotation`` (PROV-O §3.3) with an ``oa:TextPositionSelector`` in
     code points of the snapshot's text and an ``oa:TextQuoteSelector`` with the
-    original text. Nothing for a citation without an IRI.
+    original text, and for a PDF an ``oa:FragmentSelector`` (``dcterms:conformsTo`` RFC
+    8118, ``rdf:value`` ``page=N&viewrect=...``). Nothing for a citation without an IRI.
     """
     c = cit.iri
     if c is None:
@@ -379,7 +386,7 @@ def verdict_quads(cit: Citation, v: Verdict, graph: IRI | None) -> set[Quad]:
         out.add((c, PG.bbox, lit(list(v.bbox)), graph))
     if v.verified and cit.claim is not None and v.snapshot is not None:
         claim, snap = cit.claim, v.snapshot
-        qn, pos, qs = quotation_nodes(c)
+        qn, pos, qs, frag = quotation_nodes(c)
         out |= {(claim, PROV.wasQuotedFrom, snap, graph), (claim, PROV.wasDerivedFrom, snap, graph),
                 (claim, PROV.qualifiedQuotation, qn, graph), (qn, RDF.type, PROV.Quotation, graph),
                 (qn, PROV.entity, snap, graph), (qn, PG.policy, policy, graph)}
@@ -393,4 +400,8 @@ def verdict_quads(cit: Citation, v: Verdict, graph: IRI | None) -> set[Quad]:
         if v.text is not None:
             out |= {(qn, OA.hasSelector, qs, graph), (qs, RDF.type, OA.TextQuoteSelector, graph),
                     (qs, OA.exact, lit(v.text), graph)}
+        if v.fragment is not None:  # a PDF: page and box (RFC 8118; issue 21)
+            out |= {(qn, OA.hasSelector, frag, graph), (frag, RDF.type, OA.FragmentSelector, graph),
+                    (frag, DCTERMS.conformsTo, IRI(RFC8118), graph),
+                    (frag, RDF.value, lit(v.fragment), graph)}
     return out

@@ -29,7 +29,7 @@ from ..terms import IRI, Quad
 from ..vocab import PG, PROV
 from ._table import Field, Table
 
-__all__ = ["Box", "PageLayout", "TableRecord", "CellRecord", "LAYOUT", "TABLE", "CELL",
+__all__ = ["Box", "RFC8118", "pdf_fragment", "PageLayout", "TableRecord", "CellRecord", "LAYOUT", "TABLE", "CELL",
            "table_iri", "cell_iri", "layout_quads", "table_quads", "load_layout", "load_layouts",
            "load_tables",
            "load_cells", "tables_of_extraction"]
@@ -53,6 +53,10 @@ class PageLayout:
     text_iri: IRI
     pages: tuple[tuple[int, int, float, float], ...]
     boxes: tuple[tuple[int, int, int, float, float, float, float], ...]
+
+    def height(self, page: int) -> float | None:
+        """The height in points of 1-based ``page`` (``None``: no such page)."""
+        return self.pages[page - 1][3] if 1 <= page <= len(self.pages) else None
 
     def page_of(self, offset: int) -> int | None:
         """The 1-based page holding code point ``offset`` of the text (``None``: none)."""
@@ -126,6 +130,27 @@ class TableRecord:
             if c.row == row and c.col == col:
                 return c
         return None
+
+
+RFC8118 = "http://tools.ietf.org/rfc/rfc8118"
+"""``dcterms:conformsTo`` of a PDF ``oa:FragmentSelector`` (Web Annotation Data Model §4.2.1)."""
+
+
+def pdf_fragment(page: int, box: Box | None = None, height: float | None = None) -> str:
+    """The RFC 8118 fragment (PDF open parameters, ISO 32000-2 Annex O) of ``page`` and,
+    given the page's ``height``, of ``box``: ``page=18&viewrect=left,top,wd,ht`` in points
+    from the page's top-left corner (``box`` is PDF user space, origin bottom-left).
+
+    >>> pdf_fragment(18, (252.0, 622.0, 372.0, 642.0), 792.0)
+    'page=18&viewrect=252,150,120,20'
+    >>> pdf_fragment(3)
+    'page=3'
+    """
+    value = f"page={page}"
+    if box is not None and height is not None:
+        x0, y0, x1, y1 = box
+        value += f"&viewrect={x0:g},{round(height - y1, 3):g},{round(x1 - x0, 3):g},{round(y1 - y0, 3):g}"
+    return value
 
 
 def table_iri(extraction: IRI, page: int, index: int) -> IRI:
