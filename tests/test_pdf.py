@@ -486,3 +486,21 @@ def test_a_verified_cell_quotation_carries_an_rfc8118_fragment_selector(guide):
     assert not list(store.quads(f"{lost}#quotation", None, None))
     again = resolve_run(store, guide["lines"]["rec"].iri)
     assert (again.added, again.removed) == (0, 0)  # idempotent with the new node
+
+
+def test_region_for_citation_agrees_with_the_resolutions(guide):
+    """Two readers of one resolution: what resolve_run returned and what
+    region_for_citation reads back from the store say the same page, box, region,
+    precision, gaps and fragment; changed_cells lists a subset of impact's claims."""
+    store = guide["store"]
+    for profile in ("lines-strict", "lines"):
+        for cit, res in guide[profile]["res"].items:
+            reg = region_for_citation(store, cit.iri)
+            assert (reg.outcome, reg.precision, reg.context_gaps, reg.page, reg.bbox) == (
+                res.outcome, res.precision, res.context_gaps, res.page, res.bbox)
+            assert reg.selectors[0]["value"] == res.fragment
+            located = (reg.table if reg.row is None or reg.column is None or reg.table is None
+                       else table_schema.cell_iri(reg.table, reg.row, reg.column))
+            assert res.region == located
+    impacted = {r.claim for r in impact(store, "pdfplumber", version=STRICT)}
+    assert {r.claim for r in changed_cells(store, "pdfplumber", STRICT)} < impacted
