@@ -120,7 +120,7 @@ class _Resolver(BatchedReads):
         self.prefetch([c for c, _ in items])
         regions = [t for t in {c.target for c, _ in items if c.target is not None}
                    if {PG.TableCell, PG.Table} & set(self._props.get(t, {}).get(RDF.type, []))]
-        if regions:  # PDF cells and tables (issue 21): read together, six queries
+        if regions:  # PDF cells and tables (issue 21): read together, eight queries
             self._regions.preload(sorted(regions))
         out: dict[int, Resolution] = {}
         pending = list(range(len(items)))
