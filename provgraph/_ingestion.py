@@ -27,6 +27,7 @@ from .schema import chunk as chunk_schema
 from .schema import extraction as extraction_schema
 from .schema import indexed as indexed_schema
 from .schema import snapshot as snapshot_schema
+from .schema import table as table_schema
 from .terms import IRI, Literal, Quad
 from .vocab import AID_KINDS, GRAPH, PG, PROV
 
@@ -234,6 +235,38 @@ class IngestionSteps(RecorderBase):
         self._mark_written(iri)
         self._remember_text(text_iri, text, agent, snap)
         return rec
+
+    def page_layout(self, extraction: ExtractionRecord, *, layout: table_schema.PageLayout,
+                    tables: Sequence[table_schema.TableRecord] = ()) -> None:
+        """Record where an extraction's text sits on the pages of a PDF, and the tables it
+        found (issue 21; :mod:`provgraph.schema.table` has the statements;
+        :func:`provgraph.pdf.record_pdf` is the usual caller).
+
+        Args:
+            extraction: the extraction (its text is ``layout.text_iri``).
+            layout: the page map and word boxes of its text.
+            tables: the tables, each ``prov:wasGeneratedBy`` this extraction.
+
+        Raises:
+            RecordError: ``layout`` is not about this extraction's text, a table names
+                another extraction, or a page range lies outside the text.
+        """
+        if layout.text_iri != extraction.text_iri:
+            raise RecordError(f"the page layout is of <{layout.text_iri}>, not of extraction "
+                              f"<{extraction.iri}>'s text <{extraction.text_iri}>")
+        n = len(extraction.text)
+        for i, (s, e, _, _) in enumerate(layout.pages, 1):
+            if not 0 <= s <= e <= n:
+                raise RecordError(f"page {i} covers code points [{s}, {e}), outside the "
+                                  f"extracted text (0..{n})")
+        for t in tables:
+            if t.extraction != extraction.iri or t.snapshot != extraction.snapshot:
+                raise RecordError(f"table <{t.iri}> names extraction <{t.extraction}> of "
+                                  f"<{t.snapshot}>, not <{extraction.iri}>")
+        q = table_schema.layout_quads(layout, GRAPH.INGESTION)
+        for t in tables:
+            q += table_schema.table_quads(t, GRAPH.INGESTION)
+        self._emit(q)
 
     def _remember_text(self, text_iri: IRI, text: str, parser: Agent, snap: IRI) -> None:
         self._texts[text_iri] = text

@@ -18,6 +18,8 @@ from .errors import (
     SourceDecodeError,
 )
 from .matching import VERIFIED, Located, Resolution, locate, search
+from ._region_resolver import RegionReads, locate_on_page, resolve_region
+from .schema.table import pdf_fragment
 from .media import BLOCKS_MEDIA_TYPE, BlockText, base_media_type, is_blocks_media_type, is_text_media_type
 from .schema.agent import AGENT
 from .schema.chunk import CHUNK
@@ -33,7 +35,7 @@ from ._resolver_reads import (
 )
 from .store import ProvStore
 from .terms import IRI, lit
-from .vocab import PG, PROV
+from .vocab import PG, PROV, RDF
 
 __all__ = ["Citation"]
 
@@ -109,12 +111,17 @@ class _Resolver(BatchedReads):
         self._snaps: dict[str, _Snap | _Stop] = {}
         self._exts: dict[str, _Ext | _Stop] = {}
         self._texts: dict[str, SourceText] = {}
+        self._regions = RegionReads(store)
 
     def resolve_many(self, items: Sequence[tuple[Citation, ClaimRecord | None]]) -> list[Resolution]:
         """The resolutions of ``items`` in order, reading the store in batched rounds:
         at most ``4 + 3 * _ROUNDS`` queries, whatever the number of citations (plus
         direct reads for what is still missing after the last round)."""
         self.prefetch([c for c, _ in items])
+        regions = [t for t in {c.target for c, _ in items if c.target is not None}
+                   if {PG.TableCell, PG.Table} & set(self._props.get(t, {}).get(RDF.type, []))]
+        if regions:  # PDF cells and tables (issue 21): read together, eight queries
+            self._regions.preload(sorted(regions))
         out: dict[int, Resolution] = {}
         pending = list(range(len(items)))
         self._collecting = True
@@ -248,6 +255,9 @@ class _Resolver(BatchedReads):
             return self._prefixed(lead, self._via_document(target, cit))
         if PG.IndexedRepresentation in types or PG.GeneratorInput in types:
             return self._prefixed(lead, self._via_segments(target, cit, types))
+        if PG.TableCell in types or PG.Table in types:  # a PDF region (issue 21)
+            return self._prefixed(lead, resolve_region(self._regions, target, types, cit,
+                                                       self.policy, self.snapshot))
         if PG.SourceSnapshot in types:
             view = _View("snapshot", target, None, self.snapshot(target))
             view.src = view.snap.src
@@ -443,6 +453,10 @@ class _Resolver(BatchedReads):
         if loc.start is None or loc.end is None:
             return self._res(loc.outcome, f"in {where}: {loc.reason}", loc.policy,
                              snapshot=view.snap.iri)
+        if view.ext is not None and not view.ext.segs and loc.outcome in VERIFIED:
+            paged = self._on_page(view, loc)  # a PDF's text: no bytes, a page and a box
+            if paged is not None:
+                return paged
         try:
             bs, be, cs, ce, note = self._to_snapshot(view, loc.start, loc.end)
         except _Stop as stop:
@@ -461,6 +475,28 @@ class _Resolver(BatchedReads):
         return self._res(loc.outcome, f"in {where}: {loc.reason}{span}{note}", loc.policy,
                          byte_start=bs, byte_end=be, codepoint_start=cs, codepoint_end=ce,
                          snapshot=view.snap.iri, text=text)
+
+    def _on_page(self, view: _View, loc: Located) -> Resolution | None:
+        """A quote verified in the text of a PDF extraction (no offset map: its text is not
+        in the bytes) is located by page and box through the recorded page layout; inside a
+        table's box it is located in the table's region (issue 21)."""
+        assert view.ext is not None and loc.start is not None and loc.end is not None
+        acts = self.objects(view.ext.iri, PROV.wasGeneratedBy)
+        s, e = view.base + loc.start, view.base + loc.end
+        got = locate_on_page(self._regions, view.ext.iri, acts[0] if acts else None, s, e)
+        if got is None:
+            return None
+        page, box, table = got
+        layout = self._regions.layout_of_text(view.ext.iri)
+        height = layout.height(page) if layout is not None else None
+        where = (f"page {page}, in the region of table {table.index} (not mapped to a cell)"
+                 if table is not None else f"page {page}")
+        return self._res(loc.outcome, f"in {view.describe()}: {loc.reason}; {where}, words' box "
+                         f"[{box[0]:g}, {box[1]:g}, {box[2]:g}, {box[3]:g}] pt (PDF user space); "
+                         "a PDF's text has no byte offsets", loc.policy, snapshot=view.snap.iri,
+                         text=view.ext.src.text[s:e], precision="table" if table else "page",
+                         region=table.iri if table is not None else None, page=page, bbox=box,
+                         fragment=pdf_fragment(page, box, height))
 
     # ------------------------------------------------------------ mapping to bytes
     def _to_snapshot(self, view: _View, cs: int, ce: int) -> tuple[int, int, int | None, int | None, str]:

@@ -805,7 +805,8 @@ def validate(obj: _Ctx, run_iri: str | None) -> None:
 # ---------------------------------------------------------------- citation resolver (issue 3)
 RESOLUTION_COLUMNS = ["citation", "claim", "target_id", "outcome", "snapshot", "byte_start",
                        "byte_end", "codepoint_start", "codepoint_end", "policy", "policy_version",
-                       "generated_source", "reason"]
+                       "generated_source", "precision", "region", "page", "bbox", "fragment",
+                       "context_gaps", "reason"]
 """Columns of ``resolve --citations``: the keys of RunResolution.rows() less ``text``, in
 this order (kept here until resolve.py has its own column list)."""
 
@@ -846,6 +847,81 @@ def resolve_cmd(obj: _Ctx, run: str | None, policy: str, each: bool, fmt: str | 
     scope = f"run {run}" if run else "all runs"
     click.echo(f"resolved {len(result.items)} citations in {scope}: {result.added} statements "
                f"added, {result.removed} removed", err=True)
+
+
+def _pdf_profiles() -> tuple[str, ...]:
+    from .pdf import PROFILES
+
+    return tuple(PROFILES)
+
+
+def _header_rules() -> tuple[str, ...]:
+    from .pdf import HEADER_RULES
+
+    return HEADER_RULES
+
+
+@cli.command("ingest-pdf")
+@click.argument("file", type=click.Path(exists=True, dir_okay=False, path_type=Path))
+@click.option("--uri", required=True, help="Where the PDF came from (the document's identity).")
+@click.option("--profile", type=_Choices(_pdf_profiles), default="lines", show_default=True,
+              help="pdfplumber table settings; part of the parser version.")
+@click.option("--header-rule", type=_Choices(_header_rules), default="bold", show_default=True,
+              help="Which leading table rows are headers.")
+@click.option("--label", default="ingest-pdf", show_default=True, help="The run's label.")
+@output_options
+@pass_ctx
+def ingest_pdf(obj: _Ctx, file: Path, uri: str, profile: str, header_rule: str, label: str,
+               fmt: str | None, no_headers: bool) -> None:
+    """Record a PDF: its bytes, the text of its pages with word boxes, and its tables.
+
+    Parsed by pdfplumber (pip install 'provgraph[pdf]'); the parser version is
+    pdfplumber's plus the profile. Prints one row per table found: page, index,
+    box (PDF user space points, origin bottom-left), rows, columns, header rows.
+    Cite a cell or table by its IRI (provgraph.schema.table.cell_iri).
+
+    \b
+    Example:
+        provgraph ingest-pdf examples/ops-guide.pdf --uri https://example.org/ops-guide.pdf --table
+    """
+    from .pdf import extract_pdf, record_pdf
+    from .recorder import Recorder
+
+    data = file.read_bytes()
+    parsed = extract_pdf(data, profile=profile, header_rule=header_rule)  # before any write
+    rec = Recorder(obj.store(create=True), label=label)
+    with rec.batch():
+        snap = rec.snapshot(data, uri=uri, media_type="application/pdf")
+        ext, tables = record_pdf(rec, snap, parsed=parsed)
+    rows = [{"table": t.iri, "page": t.page, "index": t.index, "bbox": list(t.bbox),
+             "rows": t.rows, "columns": t.cols, "header_rows": t.header_rows} for t in tables]
+    write_rows(rows, ["table", "page", "index", "bbox", "rows", "columns", "header_rows"],
+               fmt=fmt or "json", no_headers=no_headers, title="tables")
+    click.echo(f"recorded snapshot {snap.iri}, extraction {ext.iri} by pdfplumber "
+               f"{ext.parser.version}: {ext.text.count(chr(12)) + 1} pages, {len(tables)} tables",
+               err=True)
+
+
+@cli.command()
+@click.argument("citation", callback=_iri_option)
+@pass_ctx
+def region(obj: _Ctx, citation: str) -> None:
+    """Show the PDF region a citation points at, as one JSON object.
+
+    Page, box (PDF user space points, origin bottom-left), table, row, column,
+    header path, the row's cells, the resolver's outcome, precision and context
+    gaps, and W3C Web Annotation selectors (RFC 8118 page fragment).
+
+    \b
+    Example:
+        provgraph region urn:uuid:0190...
+    """
+    import json
+
+    from .regions import region_for_citation
+
+    got = region_for_citation(obj.store(read_only=True), citation)
+    click.echo(json.dumps(got.to_dict(), ensure_ascii=False, indent=2))
 
 
 @cli.command("check-quote")
@@ -900,7 +976,9 @@ def check_quote_cmd(ctx: click.Context, source_file: str, quote: str, start: int
                           end_inclusive=end_inclusive, prefix=prefix, suffix=suffix, policy=policy)
     except ResolutionError as exc:
         raise click.UsageError(str(exc), ctx=ctx) from None
-    out = {k: v for k, v in res.to_dict().items() if k not in ("citation", "generated_source")}
+    out = {k: v for k, v in res.to_dict().items()  # PDF region fields: no region in a text file
+           if k not in ("citation", "generated_source", "region", "precision", "context_gaps",
+                        "page", "bbox", "fragment")}
     out["source"] = source_file
     click.echo(json.dumps(out, ensure_ascii=False, indent=2))
     ctx.exit(EXIT_OK if res.verified else EXIT_FOUND)
@@ -1084,19 +1162,36 @@ def stale(obj: _Ctx, run: str | None, fail_on_found: bool, fmt: str | None, no_h
 @click.option("--agent", "agent", required=True, metavar="NAME",
               help="Agent name (parser, chunker, embedder, retriever, model, prompt template).")
 @click.option("--version", "version", metavar="V", help="Only this agent version.")
+@click.option("--changed-cells", is_flag=True,
+              help="Only claims on PDF table cells that a later re-extraction by NAME parsed "
+              "differently (text, header path, or no such cell); needs --version.")
 @_run_option
 @_fail_option
 @output_options
 @pass_ctx
-def impact(obj: _Ctx, agent: str, version: str | None, run: str | None, fail_on_found: bool,
-           fmt: str | None, no_headers: bool) -> None:
+def impact(obj: _Ctx, agent: str, version: str | None, changed_cells: bool, run: str | None,
+           fail_on_found: bool, fmt: str | None, no_headers: bool) -> None:
     """List claims whose support went through an activity of agent NAME (at version V).
+
+    With --changed-cells, only the claims on table cells (PDF, issue 21) that the newest
+    later extraction by NAME reads differently: one row per citation with the old and new
+    text and header path.
 
     \b
     Example:
         provgraph impact --agent docutils --version 0.21.2 --table
         provgraph impact --agent claude-sonnet-4 --fail-on-found
+        provgraph impact --agent pdfplumber --version 0.11.10+lines-strict --changed-cells
     """
+    if changed_cells:
+        if version is None:
+            raise click.UsageError("--changed-cells needs --version: the parser version whose "
+                                   "cells are compared with a later re-extraction")
+        from . import regions
+
+        _write_result(regions.changed_cells(obj.store(read_only=True), agent, version, run=run),
+                      regions.CellChangeRow, fmt, no_headers, "impact", fail_on_found)
+        return
     from . import analytics
 
     _write_result(analytics.impact(obj.store(read_only=True), agent, version=version, run=run),

@@ -28,7 +28,8 @@ metric                         numerator                                    deno
                                ``prov:wasQuotedFrom`` a source)             citation with a quote)
 ``generated_target_rate``      citations with outcome ``generated_target``  resolved citations (with an outcome)        unresolved citations
 ``locator_precision``          citations resolved to a verified exact span  citations the resolver located in a         resolved citations not located
-                               (``quote_match``, ``normalized_match``)      retained original (those two, ``located``)  (failures); unresolved citations
+                               (``quote_match``, ``normalized_match``)      retained original (those two, ``located``,  (failures); unresolved citations
+                                                                            ``context_not_extracted``)
 ``freshness_compliance``       claims each of whose cited snapshots is      claims with a cited snapshot                claims citing no snapshot
                                current (no newer revision, not deleted),    (``pg:citedSnapshot``)
                                or observed within ``max_age`` of ``as_of``
@@ -100,7 +101,7 @@ REQUIRED_ROLES = ("Parser", "Chunker", "Retriever", "Model", "PromptTemplate")
 """The agent roles (``pg:`` classes) a claim's support must name, each with a version,
 for ``transformation_completeness``."""
 
-LOCATED_OUTCOMES = (*VERIFIED_OUTCOMES, "located")
+LOCATED_OUTCOMES = (*VERIFIED_OUTCOMES, "located", "context_not_extracted")
 """Outcomes where the resolver found the cited place in a retained original: the
 denominator of ``locator_precision``."""
 

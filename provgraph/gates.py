@@ -28,8 +28,8 @@ A gate left out of the file is evaluated with these defaults. The gates:
 gate                       passes when
 =========================  ====================================================================
 resolvable_originals       citations resolved to a retained original (``quote_match``,
-                           ``normalized_match``, ``located``, ``quote_mismatch``: the original
-                           was found, whatever the quote) / all citations >= ``min``; a citation
+                           ``normalized_match``, ``located``, ``quote_mismatch``,
+                           ``context_not_extracted``: the original was found, whatever the quote) / all citations >= ``min``; a citation
                            not yet resolved counts as not resolvable
 quotation_fidelity         citations with outcome ``generated_target`` (generated wording
                            attributed to a source) <= ``max_generated_target``, and
@@ -78,7 +78,8 @@ from .vocab import PG, RDF
 __all__ = ["GateRow", "GatePolicy", "PolicyError", "load_policy", "parse_policy", "gate",
            "GATES", "RESOLVABLE_OUTCOMES"]
 
-RESOLVABLE_OUTCOMES = ("quote_match", "normalized_match", "located", "quote_mismatch")
+RESOLVABLE_OUTCOMES = ("quote_match", "normalized_match", "located", "quote_mismatch",
+                       "context_not_extracted")
 """Outcomes where the resolver found the cited retained original (the quote may still differ)."""
 
 _DEFAULTS: dict[str, dict[str, Any]] = {

@@ -83,6 +83,19 @@ class Resolution:
             entity) the citation actually points at.
         citation: the citation's IRI when it came from the store.
         text: the original text of the resolved span.
+        region: for a citation of a PDF table or cell, the ``pg:TableCell`` or ``pg:Table``
+            the quote was located in (issue 21).
+        precision: how precisely that region was located: ``cell``, ``row``, ``table`` or
+            ``page`` (:data:`provgraph.vocab.PRECISIONS`); ``None`` for text citations.
+        context_gaps: what the extraction did not keep around the cell
+            (:data:`provgraph.vocab.CONTEXT_GAPS`); non-empty exactly for
+            ``context_not_extracted``.
+        page, bbox: for a PDF, the 1-based page and the box located (the cell's, the
+            table's, or the union of the quoted words' boxes): ``(x0, y0, x1, y1)`` in PDF
+            user space points, origin bottom-left.
+        fragment: for a PDF, the RFC 8118 fragment of that page and box
+            (``page=18&viewrect=252,150,120,20``), the value of the ``oa:FragmentSelector``
+            a verified quotation gets.
     """
 
     outcome: str
@@ -97,6 +110,12 @@ class Resolution:
     generated_source: IRI | None = None
     citation: IRI | None = None
     text: str | None = None
+    region: IRI | None = None
+    precision: str | None = None
+    context_gaps: tuple[str, ...] = ()
+    page: int | None = None
+    bbox: tuple[float, float, float, float] | None = None
+    fragment: str | None = None
 
     @property
     def verified(self) -> bool:
@@ -110,7 +129,9 @@ class Resolution:
                 "policy": self.policy, "policy_version": self.policy_version,
                 "reason": self.reason, "snapshot": self.snapshot,
                 "generated_source": self.generated_source, "citation": self.citation,
-                "text": self.text}
+                "text": self.text, "region": self.region, "precision": self.precision,
+                "context_gaps": list(self.context_gaps), "page": self.page,
+                "bbox": list(self.bbox) if self.bbox else None, "fragment": self.fragment}
 
 
 @dataclass(frozen=True, slots=True)

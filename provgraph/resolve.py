@@ -32,7 +32,16 @@ Snapshots by media type (:mod:`provgraph.media`):
   "no text layer recorded for application/pdf; pages cannot be located" (or
   "the quote cannot be checked against its bytes"): nothing could be checked,
   which is not a misquote. A citation with neither range nor quote is
-  ``located`` on the whole bytes.
+  ``located`` on the whole bytes. A PDF's extracted text has no offset map (its
+  text is not in its bytes): a quote verified in it is located by page and the
+  quoted words' box through the recorded page layout (``pg:pageNumber``,
+  ``pg:bbox``, precision ``page``), or in a table's region (precision ``table``)
+  when that box lies inside a table the parser found (issue 21);
+* PDF tables (:mod:`provgraph._region_resolver`): a citation whose target is a
+  ``pg:TableCell`` or ``pg:Table`` is checked against the cell's text (a table:
+  each cell, then each row, then the words inside its box), after the PDF's
+  retained bytes are read and their digest checked; the precision reached
+  (``cell``, ``row``, ``table``) is recorded, never finer than the extraction.
 
 Outcomes (:data:`provgraph.vocab.OUTCOMES`), beyond those of the matcher:
 
@@ -56,6 +65,11 @@ Outcomes (:data:`provgraph.vocab.OUTCOMES`), beyond those of the matcher:
 * ``located`` - no quote to check: the target (and range) resolve to retained
   original text and nothing was verified. A quotation claim's citation
   without ``oa:exact`` is checked with the claim's own text instead.
+* ``context_not_extracted`` - the quote matches a cited PDF table cell, but its
+  table has no extracted header row (``header_not_extracted``) or words level
+  with the cell lie outside the extracted table (``row_context_not_extracted``:
+  a column was not kept); the gaps are recorded as ``pg:contextGap``. Not a
+  verified quotation: the cell cannot show what it qualifies.
 
 Offset-map segments whose source bytes decode to exactly their text map every
 position; other segments (markup rewritten by the parser) map only their
@@ -300,9 +314,9 @@ def _old_statements(store: ProvStore, g: IRI | None,
     for cit in cits:
         c = IRI(cit.iri)
         old |= {q for q in quads_of(c) if q[1] in _OUTCOME_PREDICATES}
-        qn, pos, qs = nodes[c]
+        qn, *selectors = nodes[c]
         quoted = props.get(qn, {}).get(PROV.entity, [])
-        for node in (qn, pos, qs):
+        for node in (qn, *selectors):
             old |= quads_of(node)
         if cit.claim is None:
             continue
@@ -333,9 +347,9 @@ def _old_statements_default_graph(store: ProvStore,
         if c is None:
             continue
         old |= {q for q in store.quads(c, None, None, g) if q[1] in _OUTCOME_PREDICATES}
-        qn, pos, qs = quotation_nodes(c)
+        qn, *selectors = quotation_nodes(c)
         quoted = [q[2] for q in store.quads(qn, PROV.entity, None, g)]
-        for node in (qn, pos, qs):
+        for node in (qn, *selectors):
             old |= set(store.quads(node, None, None, g))
         if cit.claim is None:
             continue

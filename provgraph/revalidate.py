@@ -9,7 +9,9 @@ re-resolves each of their citations against the newest content:
   quotation); one whose snapshot was deleted gets ``orphaned``;
 * ``impacted_by``: a citation of a chunk whose extraction was made by the agent is
   resolved against the newest other extraction of the same snapshot (a re-extraction by
-  another version), when there is one; otherwise against its own target again.
+  another version), when there is one; a citation of a PDF table cell parsed by the agent,
+  against the corresponding cell of the newest later re-extraction by it
+  (:func:`provgraph.regions.counterpart_cell`); otherwise against its own target again.
 
 What is recorded, in the citation's run graph, in one transaction: a ``pg:Revalidation``
 activity (``prov:used`` each re-checked citation, ``prov:wasAssociatedWith`` the
@@ -36,6 +38,7 @@ from .resolve import _claims_of, _old_statements, resolver_agent
 from .schema import chunk as chunk_schema
 from .schema import citation as citation_schema
 from .schema import extraction as extraction_schema
+from .schema import table as table_schema
 from .schema.citation import OUTCOME_PREDICATES, Citation, verdict_quads
 from .store import ProvStore
 from .terms import IRI, Quad, lit
@@ -137,6 +140,14 @@ def revalidate(store: ProvStore, *, impacted_by: tuple[str, str | None] | None =
                       and (e.parser.name, e.parser.version) != (name, version)]
             if others:
                 against[t] = others[0].text_iri  # newest first
+        # a cited PDF table cell: its counterpart in the newest later re-extraction by the
+        # agent (issue 21; provgraph.regions.counterpart_cell)
+        from .regions import counterpart_cell
+
+        for t, cell in table_schema.load_cells(store, targets).items():
+            twin = counterpart_cell(store, cell, name, version)
+            if twin is not None and twin[1] is not None:
+                against[t] = twin[1].iri
     else:
         for t in targets:
             snap = snap_of.get(t)

@@ -19,8 +19,8 @@ from typing import Any
 
 from .terms import IRI
 
-__all__ = ["PROV", "PG", "OA", "RDF", "RDFS", "XSD", "SH", "GRAPH", "UNITS", "CLAIM_KINDS",
-           "CLAIM_STATUSES", "OUTCOMES", "VERIFIED_OUTCOMES", "AID_KINDS", "AGENT_ROLES", "ClosedNamespace"]
+__all__ = ["PROV", "PG", "OA", "DCTERMS", "RDF", "RDFS", "XSD", "SH", "GRAPH", "UNITS", "CLAIM_KINDS",
+           "CLAIM_STATUSES", "OUTCOMES", "VERIFIED_OUTCOMES", "PRECISIONS", "CONTEXT_GAPS", "AID_KINDS", "AGENT_ROLES", "ClosedNamespace"]
 
 
 class _ClosedMeta(type):
@@ -100,6 +100,8 @@ class PG(ClosedNamespace):
         # --- classes: agents
         "Parser", "Chunker", "Embedder", "Retriever", "Model", "PromptTemplate",
         "Resolver", "Reviewer", "Pipeline",
+        # --- classes: PDF tables (issue 21)
+        "Table", "TableCell",
         # --- datatype properties
         "sha256", "byteSize", "mediaType", "sourceUri", "observedAt", "notRetained", "text",
         "agentName", "agentVersion", "configuration", "offsetUnit", "offsetMap",
@@ -108,9 +110,13 @@ class PG(ClosedNamespace):
         "resolvedByteEnd", "resolvedCodepointStart", "resolvedCodepointEnd", "warrant",
         "imprecise", "verdictKind", "verdictValue",
         "packageVersions", "codeRevision", "modelIds", "tokenBudget", "removedStatements",
+        "pageNumber", "tableIndex", "bbox", "rowCount", "columnCount", "headerRows", "rowIndex",
+        "columnIndex", "cellText", "isHeader", "headerPath", "pageMap", "boxMap", "precision",
+        "contextGap",
         # --- object properties
         "document", "answer", "citation", "target", "resolvedSnapshot", "segment",
         "segmentSource", "omitted", "aidUsed", "extractedText", "run", "reviewOf", "sawSnapshot",
+        "inTable", "resolvedRegion",
         # --- provenance shortcuts written at record time (kept consistent with PROV)
         "citedSnapshot", "supportAgent",
     )
@@ -120,15 +126,22 @@ class OA(ClosedNamespace):
     """W3C Web Annotation Vocabulary terms used to locate text (§4.2 Selectors)."""
 
     _base = "http://www.w3.org/ns/oa#"
-    _terms = ("TextQuoteSelector", "TextPositionSelector", "hasSelector", "exact",
-              "prefix", "suffix", "start", "end")
+    _terms = ("TextQuoteSelector", "TextPositionSelector", "FragmentSelector", "hasSelector",
+              "exact", "prefix", "suffix", "start", "end")
+
+
+class DCTERMS(ClosedNamespace):
+    """DCMI Metadata Terms used by provgraph (a fragment selector's ``dcterms:conformsTo``)."""
+
+    _base = "http://purl.org/dc/terms/"
+    _terms = ("conformsTo",)
 
 
 class RDF(ClosedNamespace):
     """RDF 1.1 terms used by provgraph."""
 
     _base = "http://www.w3.org/1999/02/22-rdf-syntax-ns#"
-    _terms = ("type", "JSON", "langString", "Property")
+    _terms = ("type", "JSON", "langString", "Property", "value")
 
 
 class RDFS(ClosedNamespace):
@@ -174,9 +187,18 @@ CLAIM_KINDS = ("quotation", "paraphrase", "derivation", "abstention")
 CLAIM_STATUSES = ("supported", "partially_supported", "unsupported", "uncertain")
 OUTCOMES = ("quote_match", "normalized_match", "quote_mismatch", "generated_target",
             "snapshot_mismatch", "unresolved_range", "unresolved_id", "ambiguous", "orphaned",
-            "located")
+            "located", "context_not_extracted")
 """Resolver outcomes (provgraph.resolve). ``located`` (issue 3): the citation quotes no
-text, and its target (and range) resolve to retained original text; nothing was verified."""
+text, and its target (and range) resolve to retained original text; nothing was verified.
+``context_not_extracted`` (issue 21): the quote matches a cited table cell, but the
+extraction lost what the cell's meaning depends on (:data:`CONTEXT_GAPS`); not verified."""
+PRECISIONS = ("cell", "row", "table", "page")
+"""How precisely a citation of a PDF region was located (``pg:precision``), finest first;
+never more than the extraction had (issue 21)."""
+CONTEXT_GAPS = ("header_not_extracted", "row_context_not_extracted")
+"""What an extraction did not keep around a cited cell (``pg:contextGap``): no header row
+was extracted for its table; text on its row lies outside the extracted table (a column was
+lost)."""
 VERIFIED_OUTCOMES = ("quote_match", "normalized_match")
 """The outcomes of :data:`OUTCOMES` that verify a quotation: only these write
 ``prov:wasQuotedFrom`` (DESIGN.md, Quotation versus derivation) and keep a citation

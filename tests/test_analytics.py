@@ -290,7 +290,7 @@ def test_coverage_of_the_fixture_states_its_denominators(recorded):
         "claims", "cited_claims", "quoting_claims", "verified_quotations", "citations",
         "unresolved", "quote_match", "normalized_match", "quote_mismatch", "generated_target",
         "snapshot_mismatch", "unresolved_range", "unresolved_id", "ambiguous", "orphaned",
-        "located"]
+        "located", "context_not_extracted"]
     assert _coverage(rows) == {
         "claims": (3, 3, "claims"), "cited_claims": (3, 3, "claims"),
         "quoting_claims": (3, 3, "claims"), "verified_quotations": (0, 3, "quoting_claims"),
@@ -298,7 +298,7 @@ def test_coverage_of_the_fixture_states_its_denominators(recorded):
         **{o: (0, 4, "citations") for o in (
             "quote_match", "normalized_match", "quote_mismatch", "generated_target",
             "snapshot_mismatch", "unresolved_range", "unresolved_id", "ambiguous", "orphaned",
-            "located")}}
+            "located", "context_not_extracted")}}
     assert rows[1] == CoverageRow(run=RUN, measure="cited_claims", count=3, denominator=3,
                                   of="claims", share=1.0)
 

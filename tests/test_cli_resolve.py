@@ -105,7 +105,8 @@ def test_resolve_prints_outcome_counts_and_is_idempotent(runner, recorded):
         {"outcome": "quote_mismatch", "citations": 0}, {"outcome": "generated_target", "citations": 1},
         {"outcome": "snapshot_mismatch", "citations": 0}, {"outcome": "unresolved_range", "citations": 0},
         {"outcome": "unresolved_id", "citations": 0}, {"outcome": "ambiguous", "citations": 0},
-        {"outcome": "orphaned", "citations": 0}, {"outcome": "located", "citations": 1}]
+        {"outcome": "orphaned", "citations": 0}, {"outcome": "located", "citations": 1},
+        {"outcome": "context_not_extracted", "citations": 0}]
     assert "resolved 4 citations in all runs: 73 statements added, 0 removed" in result.stderr
     again = runner.invoke(cli, ["--store", str(recorded), "resolve", "--run", pipeline.RUN, "--csv"],
                           catch_exceptions=False)

@@ -29,7 +29,7 @@ ENTRY_POINTS = [
     ["import"], *[["import", "--format", f] for f in (
         "prov-json", "provn", "prov-xml", "turtle", "trig", "nquads", "json-ld", "rdf-xml",
         "anthropic", "cohere", "bedrock", "openai", "vertex", "ragchecker", "alce", "otlp")],
-    ["record"], ["verify-bundle"],
+    ["record"], ["verify-bundle"], ["ingest-pdf", "--uri", "https://example.org/x.pdf"],
 ]
 SEEDS = [
     b'{"prefix": {"ex": "http://example.org/"}, "entity": {"ex:e": {}}}',

@@ -143,6 +143,8 @@ def test_every_shape_term_in_pg_namespace_is_in_vocab(shapes):
     ("Citation-outcome", vocab.OUTCOMES),
     ("Citation-offsetUnit", vocab.UNITS),
     ("Segment-origin", SEGMENT_ORIGINS),
+    ("Citation-precision", vocab.PRECISIONS),
+    ("Citation-contextGap", vocab.CONTEXT_GAPS),
 ])
 def test_enumerations_match_vocab(shapes, shape, values):
     head = shapes.value(PGSH[shape], SH["in"])

@@ -28,6 +28,8 @@ module             concept
 ``claim``          claims, derivation operands and warrants, support shortcuts
 ``citation``       citations: target, range, quote selector, pinned digest,
                    recorded outcome; the one interpretation of a cited range
+``table``          PDF page layout (page and box maps) and tables with their cells
+                   (issue 21)
 ``review``         reviewers, reviews and adjudications of claims, and their
                    verdicts (issue 18)
 =================  ==========================================================
@@ -42,10 +44,10 @@ from __future__ import annotations
 
 from . import (
     agent, aid, chunk, citation, claim, extraction, generation, indexed, prompt, query, retrieval,
-    removal, review, run, segment, snapshot,
+    removal, review, run, segment, snapshot, table,
 )
 from ._table import Field, Part, Table, all_tables
 
 __all__ = ["Field", "Part", "Table", "all_tables", "agent", "aid", "chunk", "citation", "claim",
            "extraction", "generation", "indexed", "prompt", "query", "removal", "retrieval", "review", "run",
-           "segment", "snapshot"]
+           "segment", "snapshot", "table"]

@@ -33,8 +33,9 @@ from ..errors import OffsetError
 from ..offsets import SourceText, cited_span
 from ..store import ProvStore
 from ..terms import IRI, Quad, Term, lit
-from ..vocab import OA, PG, PROV, RDF
+from ..vocab import DCTERMS, OA, PG, PROV, RDF
 from ._table import Field, Part, Table, decode_term
+from .table import RFC8118
 
 __all__ = ["Citation", "CITATION", "to_quads", "load", "citations_of_claims", "citations_of_runs",
            "OUTCOME_PREDICATES", "Verdict", "verdict_quads", "quotation_nodes", "from_row",
@@ -62,6 +63,11 @@ class Citation:
         generated_source: for ``generated_target``, the generated text behind it.
         resolved_snapshot, resolved_bytes, resolved_codepoints: where the resolver located
             the cited span (end-exclusive byte and code point ranges of that snapshot).
+        resolved_region, precision, context_gaps: for a citation of a PDF table or cell,
+            the cell or table the resolver located it in, how precisely (``cell``, ``row``,
+            ``table``, ``page``) and what context the extraction lost (issue 21).
+        resolved_page, resolved_bbox: for a PDF, the page and box the resolver located
+            (PDF user space points, origin bottom-left).
     """
 
     target_id: str
@@ -84,6 +90,11 @@ class Citation:
     resolved_snapshot: IRI | None = None
     resolved_bytes: tuple[int, int] | None = None
     resolved_codepoints: tuple[int, int] | None = None
+    resolved_region: IRI | None = None
+    precision: str | None = None
+    context_gaps: tuple[str, ...] = ()
+    resolved_page: int | None = None
+    resolved_bbox: tuple[float, float, float, float] | None = None
 
     @property
     def has_range(self) -> bool:
@@ -135,13 +146,19 @@ CITATION = Table(
             Field("resolved_byte_start", PG.resolvedByteStart, "int", write=False),
             Field("resolved_byte_end", PG.resolvedByteEnd, "int", write=False),
             Field("resolved_codepoint_start", PG.resolvedCodepointStart, "int", write=False),
-            Field("resolved_codepoint_end", PG.resolvedCodepointEnd, "int", write=False)),
+            Field("resolved_codepoint_end", PG.resolvedCodepointEnd, "int", write=False),
+            Field("resolved_region", PG.resolvedRegion, "iri", write=False),
+            Field("precision", PG.precision, write=False),
+            Field("context_gaps", PG.contextGap, many=True, write=False),
+            Field("resolved_page", PG.pageNumber, "int", write=False),
+            Field("resolved_bbox", PG.bbox, "json", write=False)),
     parts=(Part("quote", OA.hasSelector, "#quote", _QUOTE),))
 
 OUTCOME_PREDICATES = frozenset({PG.outcome, PG.reason, PG.policy, PG.resolvedSnapshot,
                                 PG.resolvedByteStart, PG.resolvedByteEnd,
                                 PG.resolvedCodepointStart, PG.resolvedCodepointEnd,
-                                PROV.wasInfluencedBy})
+                                PROV.wasInfluencedBy, PG.resolvedRegion, PG.precision,
+                                PG.contextGap, PG.pageNumber, PG.bbox})
 """What a resolution writes on a citation (replaced, never added to, by the next one)."""
 
 
@@ -197,7 +214,17 @@ def _record(iri: IRI, p: dict[IRI, list[Term]], nodes: dict[IRI, dict[IRI, list[
         claim=v["claim"], graph=graph, outcome=v["outcome"], reason=v["reason"],
         generated_source=v["generated_source"], resolved_snapshot=v["resolved_snapshot"],
         resolved_bytes=_pair(v["resolved_byte_start"], v["resolved_byte_end"]),
-        resolved_codepoints=_pair(v["resolved_codepoint_start"], v["resolved_codepoint_end"]))
+        resolved_codepoints=_pair(v["resolved_codepoint_start"], v["resolved_codepoint_end"]),
+        resolved_region=v["resolved_region"], precision=v["precision"],
+        context_gaps=tuple(str(g) for g in v["context_gaps"]),
+        resolved_page=v["resolved_page"] if isinstance(v["resolved_page"], int) else None,
+        resolved_bbox=_bbox(v["resolved_bbox"]))
+
+
+def _bbox(raw: object) -> tuple[float, float, float, float] | None:
+    if isinstance(raw, list) and len(raw) == 4 and all(isinstance(x, (int, float)) for x in raw):
+        return (float(raw[0]), float(raw[1]), float(raw[2]), float(raw[3]))
+    return None
 
 
 def _pair(a: object, b: object) -> tuple[int, int] | None:
@@ -290,13 +317,33 @@ class Verdict(Protocol):
     def text(self) -> str | None: ...
 
     @property
+    def region(self) -> IRI | None: ...
+
+    @property
+    def precision(self) -> str | None: ...
+
+    @property
+    def context_gaps(self) -> tuple[str, ...]: ...
+
+    @property
+    def page(self) -> int | None: ...
+
+    @property
+    def bbox(self) -> tuple[float, float, float, float] | None: ...
+
+    @property
+    def fragment(self) -> str | None: ...
+
+    @property
     def verified(self) -> bool: ...
 
 
-def quotation_nodes(cit: IRI) -> tuple[IRI, IRI, IRI]:
-    """The qualified ``prov:Quotation`` node a verified citation gets, and its position
-    and quote selectors: ``<cit>#quotation``, ``#quotation-position``, ``#quotation-quote``."""
-    return IRI(f"{cit}#quotation"), IRI(f"{cit}#quotation-position"), IRI(f"{cit}#quotation-quote")
+def quotation_nodes(cit: IRI) -> tuple[IRI, IRI, IRI, IRI]:
+    """The qualified ``prov:Quotation`` node a verified citation gets, and its position,
+    quote and PDF fragment selectors: ``<cit>#quotation``, ``#quotation-position``,
+    ``#quotation-quote``, ``#quotation-fragment``."""
+    return (IRI(f"{cit}#quotation"), IRI(f"{cit}#quotation-position"),
+            IRI(f"{cit}#quotation-quote"), IRI(f"{cit}#quotation-fragment"))
 
 
 def verdict_quads(cit: Citation, v: Verdict, graph: IRI | None) -> set[Quad]:
@@ -305,11 +352,13 @@ def verdict_quads(cit: Citation, v: Verdict, graph: IRI | None) -> set[Quad]:
     On the citation: ``pg:outcome``, ``pg:reason``, ``pg:policy`` (``name@version``),
     ``pg:resolvedSnapshot``, ``pg:resolvedByteStart/End`` and
     ``pg:resolvedCodepointStart/End`` (end-exclusive), ``prov:wasInfluencedBy`` the
-    generated source. For a verified quote (``quote_match``, ``normalized_match``) also
+    generated source, and for a PDF ``pg:resolvedRegion``, ``pg:precision``, each
+    ``pg:contextGap``, ``pg:pageNumber`` and ``pg:bbox`` (issue 21). For a verified quote (``quote_match``, ``normalized_match``) also
     ``claim prov:wasQuotedFrom snapshot``, ``claim prov:wasDerivedFrom snapshot`` and the
     qualified ``prov:Quotation`` (PROV-O §3.3) with an ``oa:TextPositionSelector`` in
     code points of the snapshot's text and an ``oa:TextQuoteSelector`` with the
-    original text. Nothing for a citation without an IRI.
+    original text, and for a PDF an ``oa:FragmentSelector`` (``dcterms:conformsTo`` RFC
+    8118, ``rdf:value`` ``page=N&viewrect=...``). Nothing for a citation without an IRI.
     """
     c = cit.iri
     if c is None:
@@ -326,9 +375,18 @@ def verdict_quads(cit: Citation, v: Verdict, graph: IRI | None) -> set[Quad]:
             out.add((c, pred, lit(val), graph))
     if v.generated_source:
         out.add((c, PROV.wasInfluencedBy, v.generated_source, graph))
+    if v.region:
+        out.add((c, PG.resolvedRegion, v.region, graph))
+    if v.precision:
+        out.add((c, PG.precision, lit(v.precision), graph))
+    out |= {(c, PG.contextGap, lit(g), graph) for g in v.context_gaps}
+    if v.page is not None:
+        out.add((c, PG.pageNumber, lit(v.page), graph))
+    if v.bbox is not None:
+        out.add((c, PG.bbox, lit(list(v.bbox)), graph))
     if v.verified and cit.claim is not None and v.snapshot is not None:
         claim, snap = cit.claim, v.snapshot
-        qn, pos, qs = quotation_nodes(c)
+        qn, pos, qs, frag = quotation_nodes(c)
         out |= {(claim, PROV.wasQuotedFrom, snap, graph), (claim, PROV.wasDerivedFrom, snap, graph),
                 (claim, PROV.qualifiedQuotation, qn, graph), (qn, RDF.type, PROV.Quotation, graph),
                 (qn, PROV.entity, snap, graph), (qn, PG.policy, policy, graph)}
@@ -342,4 +400,8 @@ def verdict_quads(cit: Citation, v: Verdict, graph: IRI | None) -> set[Quad]:
         if v.text is not None:
             out |= {(qn, OA.hasSelector, qs, graph), (qs, RDF.type, OA.TextQuoteSelector, graph),
                     (qs, OA.exact, lit(v.text), graph)}
+        if v.fragment is not None:  # a PDF: page and box (RFC 8118; issue 21)
+            out |= {(qn, OA.hasSelector, frag, graph), (frag, RDF.type, OA.FragmentSelector, graph),
+                    (frag, DCTERMS.conformsTo, IRI(RFC8118), graph),
+                    (frag, RDF.value, lit(v.fragment), graph)}
     return out
