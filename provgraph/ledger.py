@@ -170,6 +170,7 @@ class ChainProblem:
 
     line: int
     reason: str
+    """A sentence that names the line, e.g. ``line 5 was edited: ...``."""
 
 
 def check_chain(path: str | os.PathLike[str]) -> tuple[list[LedgerLine], ChainProblem | None]:
@@ -190,7 +191,6 @@ def check_chain(path: str | os.PathLike[str]) -> tuple[list[LedgerLine], ChainPr
     """
     lines: list[LedgerLine] = []
     prev = GENESIS
-    prev_raw: bytes | None = None
     with open(path, "rb") as f:
         for i, (_, raw, complete) in enumerate(_raw_lines(f), 1):
             if not complete:
@@ -199,19 +199,22 @@ def check_chain(path: str | os.PathLike[str]) -> tuple[list[LedgerLine], ChainPr
             try:
                 line = _decode(raw, h)
             except ValueError as exc:
-                return lines, ChainProblem(line=i, reason=f"is not a ledger line: {exc}")
+                return lines, ChainProblem(line=i, reason=f"line {i} is not a ledger line "
+                                           f"(edited or inserted): {exc}")
             if line.n != i:
-                how = ("a line before it was deleted or it was moved" if line.n > i else
-                       "it is a copy, was inserted, or was moved")
-                return lines, ChainProblem(line=i, reason=f"is numbered {line.n}, not {i}: {how}")
+                how = (f"a line before it was deleted, or it was moved up" if line.n > i else
+                       "it was inserted, copied or moved down")
+                return lines, ChainProblem(line=i, reason=f"line {i} is numbered {line.n}: {how}")
             if line.prev != prev:
-                what = ("line 1 does not start the chain (prev is not 64 zeros)" if i == 1 else
-                        f"its prev is not the SHA-256 of line {i - 1}: line {i - 1} was edited "
-                        "after this line was written")
-                return lines, ChainProblem(line=i - 1 if i > 1 else 1, reason=what)
+                if i == 1:
+                    return lines, ChainProblem(line=1, reason="line 1 does not start the chain "
+                                               "(its prev is not 64 zeros): lines before it were "
+                                               "deleted, or it was edited")
+                return lines[:-1], ChainProblem(
+                    line=i - 1, reason=f"line {i - 1} was edited: line {i} records another "
+                    "SHA-256 for it (its prev)")
             lines.append(line)
-            prev, prev_raw = h, raw
-    del prev_raw
+            prev = h
     return lines, None
 
 
@@ -323,7 +326,7 @@ class LedgerWriter:
             os.fsync(self._file.fileno())
         self.n += 1
         self.head = line_hash(raw)
-        self.blobs = []
+        self.blobs.clear()  # in place: the blob store's on_new appends to this list
         return self.n
 
     def mark_durable(self) -> None:

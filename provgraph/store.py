@@ -1278,7 +1278,8 @@ class EmbeddedStore(ProvStore):
         if len(parsed) != len(keys):  # pragma: no cover - each key is one statement
             raise StoreError(f"store {self.location}: its ledger lines "
                              f"{pending[0].n}-{pending[-1].n} do not parse one by one")
-        held, lacked = [], []
+        held: list[str] = []
+        lacked: list[str] = []
         for k, q in zip(keys, parsed):
             there = _stored_parsed(q) in self._store
             if there != said[k]:

@@ -108,6 +108,7 @@ class PG(ClosedNamespace):
         "resolvedByteEnd", "resolvedCodepointStart", "resolvedCodepointEnd", "warrant",
         "imprecise", "verdictKind", "verdictValue",
         "packageVersions", "codeRevision", "modelIds", "tokenBudget", "removedStatements",
+        "signature", "signingKey",
         # --- object properties
         "document", "answer", "citation", "target", "resolvedSnapshot", "segment",
         "segmentSource", "omitted", "aidUsed", "extractedText", "run", "reviewOf", "sawSnapshot",
