@@ -120,6 +120,9 @@ class _Ctx:
             if undone:
                 click.echo(f"note: undid {undone}, which a stopped process left unfinished in "
                            f"the store (all or nothing: none of it was kept)", err=True)
+            ledger_note = getattr(self._store, "ledger_recovered", None)
+            if ledger_note:
+                click.echo(f"note: {ledger_note}", err=True)
             running = getattr(self._store, "in_flight", None)
             if running:
                 click.echo(f"note: {running} has not committed (it is running, or its process "

@@ -263,6 +263,9 @@ class LedgerWriter:
     head: str = GENESIS
     torn: int = 0
     """Bytes of a torn last line removed at open (0: none)."""
+    suspect: bool = False
+    """The head file disagrees with the ledger (:meth:`pending` returned ``None``): it is
+    then never updated, so the evidence stays for ``provgraph verify``."""
     blobs: list[str] = field(default_factory=list)
     """Digests of retained originals written since the last line (go into the next one)."""
     _file: IO[bytes] | None = None
@@ -330,7 +333,10 @@ class LedgerWriter:
         return self.n
 
     def mark_durable(self) -> None:
-        """Record the head as durable (call after the engine's flush synced its files)."""
+        """Record the head as durable (call after the engine's flush synced its files);
+        nothing when the head file is :attr:`suspect`."""
+        if self.suspect:
+            return
         tmp = self.root / (HEAD_NAME + ".tmp")
         data = json.dumps({"n": self.n, "hash": self.head}).encode("utf-8")
         with open(tmp, "wb") as f:
@@ -339,17 +345,21 @@ class LedgerWriter:
             os.fsync(f.fileno())
         os.replace(tmp, self.root / HEAD_NAME)
 
-    def pending(self) -> list[LedgerLine]:
+    def pending(self) -> list[LedgerLine] | None:
         """The lines after the durable head (:func:`read_head`), whose writes may not have
-        committed. When the head file names a line whose hash differs, every line is
-        returned (the check is then slower, never wrong)."""
+        committed; ``None`` when the head names a line the ledger does not have, or has
+        with another hash. No crash does that (lines are on disk before the head names
+        them), so the ledger was cut or rewritten: nothing is reconciled then, and
+        ``provgraph verify`` reports it."""
         n, h = read_head(self.root)
         if n > self.n:
-            n = 0
+            self.suspect = True
+            return None
         out: list[LedgerLine] = []
         for line in read_lines(self.path):
             if line.n == n and line.hash != h:
-                return list(read_lines(self.path))
+                self.suspect = True
+                return None
             if line.n > n:
                 out.append(line)
         return out

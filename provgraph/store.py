@@ -1233,6 +1233,7 @@ class EmbeddedStore(ProvStore):
                              f"{exc}. Run 'provgraph verify' to see what is wrong") from exc
         self._ledger = led
         notes = []
+        pending: list[LedgerLine] | None = []
         if led.torn:
             notes.append(f"removed a torn last ledger line ({led.torn} bytes; its write "
                          "never started)")
@@ -1241,12 +1242,17 @@ class EmbeddedStore(ProvStore):
                 self._adopt(blobs)
                 notes.append("the store had no ledger: it starts with adopt lines holding "
                              "the statements and originals found")
+            elif (pending := led.pending()) is None:
+                notes.append(f"{HEAD_NAME} names a line the ledger does not have (or has "
+                             "with another hash): the ledger was cut or rewritten, so nothing "
+                             "was reconciled; run 'provgraph verify'")
             else:
-                found = self._reconcile(led.pending())
+                found = self._reconcile(pending)
                 if found:
                     notes.append(found)
             self._store.flush()
-            led.mark_durable()
+            if pending is not None:
+                led.mark_durable()
         except BaseException:
             self.close()
             raise
