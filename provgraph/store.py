@@ -1550,9 +1550,14 @@ class EmbeddedStore(ProvStore):
         kwargs: dict[str, Any] = {"format": fmt}
         if fmt not in (ox.RdfFormat.TRIG, ox.RdfFormat.N_QUADS):
             kwargs["to_graph"] = _graph_to_ox(graph)
-        if self._ledger is not None:
+        windowed = fmt in (ox.RdfFormat.N_QUADS, ox.RdfFormat.N_TRIPLES)
+        if self._ledger is not None and windowed:
+            with _map_errors(f"{format} input {path}"):
+                windowed = not may_have_blank_nodes(path)
+        if self._ledger is not None and not windowed:
             # every statement goes through the ledger: parsed here (blank nodes renamed
-            # once, so the ledger names the nodes the store holds), never by the engine
+            # once, so the ledger names the nodes the store holds), not by the engine's
+            # loader, which would give them labels the ledger cannot know
             target = kwargs.get("to_graph")
             with _map_errors(f"{format} input {path}"):
                 parsed = ox.parse(path=str(path), format=fmt, rename_blank_nodes=True)
@@ -1571,6 +1576,16 @@ class EmbeddedStore(ProvStore):
         if progress is not None:
             size = os.path.getsize(path)
             progress(size, size)
+
+    def _log_window(self, data: bytes, kwargs: dict[str, Any], lock: Any) -> None:
+        """Append the ledger line of one bulk-load window (lines without blank nodes,
+        literals already in the store's encoding), one worker at a time."""
+        graph = kwargs.get("to_graph")
+        quads = list(ox.parse(data, kwargs["format"]))
+        if graph is not None:
+            quads = [ox.Quad(q.subject, q.predicate, q.object, graph) for q in quads]
+        with lock:
+            self._log("bulk", added=quads)
 
     def _bulk_load_windows(self, path: str | os.PathLike[str], format: str,
                            kwargs: dict[str, Any],
@@ -1621,7 +1636,10 @@ class EmbeddedStore(ProvStore):
                         return
                     try:
                         with _map_errors(what):
-                            self._store.bulk_load(rewrite(read_window(raw, *window)), **kwargs)
+                            data = rewrite(read_window(raw, *window))
+                            if self._ledger is not None:  # written ahead of the window
+                                self._log_window(data, kwargs, lock)
+                            self._store.bulk_load(data, **kwargs)
                     except BaseException as exc:  # re-raised below, from the calling thread
                         with lock:
                             failures.append((window[0], exc))
@@ -2013,8 +2031,9 @@ class EmbeddedStore(ProvStore):
         if led is not None:
             led.close()
             self._ledger = None
-            if getattr(self.originals, "on_new", None) is not None:
-                self.originals.on_new = None
+            blobs = getattr(self, "originals", None)
+            if getattr(blobs, "on_new", None) is not None:
+                blobs.on_new = None  # type: ignore[union-attr]
         self._store = None  # type: ignore[assignment]
         del store  # release the engine (and its write lock) before the note goes
         if getattr(self, "_root", None) is not None:

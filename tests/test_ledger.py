@@ -463,3 +463,20 @@ def test_resolve_and_validate_name_a_corrupt_retained_original(recorded, runner)
     assert got.exit_code == 1 and digest in got.output and "corrupt" in got.output
     got = runner.invoke(cli, ["--store", str(path), "validate"])
     assert got.exit_code == 1 and digest in got.output
+
+
+def test_a_windowed_bulk_load_is_ledgered_window_by_window(tmp_path, monkeypatch):
+    import provgraph.store as store_mod
+
+    monkeypatch.setattr(store_mod, "_BULK_WINDOW_BYTES", 300)
+    nt = tmp_path / "data.nt"
+    nt.write_text("".join(f'<urn:x:s{i}> <urn:x:p> "{i}"^^<http://www.w3.org/2001/XMLSchema#int> .\n'
+                          for i in range(40)), encoding="utf-8")
+    path = tmp_path / "store"
+    store = EmbeddedStore(path)
+    store.bulk_load(nt, "ntriples", graph=IRI("urn:x:g"))
+    store.close()
+    lines = list(read_lines(path / LEDGER_NAME))
+    assert len(lines) > 1 and {line.op for line in lines} == {"bulk"}
+    assert sum(len(line.added) for line in lines) == 40
+    assert verify_store(path).ok
