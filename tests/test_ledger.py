@@ -480,3 +480,23 @@ def test_a_windowed_bulk_load_is_ledgered_window_by_window(tmp_path, monkeypatch
     assert len(lines) > 1 and {line.op for line in lines} == {"bulk"}
     assert sum(len(line.added) for line in lines) == 40
     assert verify_store(path).ok
+
+
+def test_every_line_agrees_with_the_schema_read_whole(recorded):
+    """The reader checks statement arrays itself and gives the schema their first item
+    (provgraph.ledger._decode); read whole by jsonschema, every line is valid too, and a
+    line both refuse is refused by both."""
+    from provgraph.resources import schema_validator
+
+    path, _ = recorded
+    validator = schema_validator("ledger-line-v1.schema.json")
+    raws = _lines(path)
+    for raw in raws:
+        assert not list(validator.iter_errors(json.loads(raw)))
+    obj = json.loads(next(r for r in raws if len(json.loads(r).get("added", [])) > 2))
+    obj["added"][2] = 7
+    assert list(validator.iter_errors(obj))
+    bad = json.dumps(obj, separators=(",", ":")).encode()
+    _write_lines(path, [*raws, bad + b"\n"])
+    problem = check_chain(path / LEDGER_NAME)[1]
+    assert problem is not None and problem.line == len(raws) + 1 and "not a string" in problem.reason
