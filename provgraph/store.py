@@ -1305,9 +1305,11 @@ class EmbeddedStore(ProvStore):
         led = self._ledger
         if led is None:
             return
+        rm, ad = _ledger_strs(removed), _ledger_strs(added)
+        if not rm and not ad and not led.blobs:
+            return  # nothing written (an empty undo block, an empty add)
         try:
-            led.append(op, removed=_ledger_strs(removed), added=_ledger_strs(added),
-                       note=note)
+            led.append(op, removed=rm, added=ad, note=note)
         except OSError as exc:
             raise StoreError(f"store {self.location}: cannot append to its ledger {led.path}: "
                              f"{exc}; nothing was written. Check the free disk space") from exc

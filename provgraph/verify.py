@@ -176,11 +176,15 @@ def verify_store(path: str | Path, *, checkpoint: str | Path | None = None,
         return report
     lines, problem = check_chain(root / LEDGER_NAME)
     if problem is None:
-        store = EmbeddedStore(root)  # writer: reconciles what a crash left
-        recovered = store.ledger_recovered
+        before = (root / LEDGER_NAME).stat().st_size
+        store = EmbeddedStore(root)  # writer: reconciles what a crash left, undoes a journal
+        for note in (store.ledger_recovered,
+                     store.recovered and f"undid {store.recovered}, which a stopped process "
+                     "left unfinished (recorded as undo lines)"):
+            if note:
+                report.notes.append(note)
         store.close()
-        if recovered:
-            report.notes.append(recovered)
+        if (root / LEDGER_NAME).stat().st_size != before:  # lines appended or a torn one cut
             lines, problem = check_chain(root / LEDGER_NAME)
     store = EmbeddedStore(root, read_only=True)
     try:

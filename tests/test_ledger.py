@@ -500,3 +500,19 @@ def test_every_line_agrees_with_the_schema_read_whole(recorded):
     _write_lines(path, [*raws, bad + b"\n"])
     problem = check_chain(path / LEDGER_NAME)[1]
     assert problem is not None and problem.line == len(raws) + 1 and "not a string" in problem.reason
+
+
+def test_a_journaled_write_killed_before_its_first_transaction_verifies(recorded):
+    """A record killed after it retained originals and opened its journal, before any
+    statement (found with SIGKILLs): the undo has nothing to log, the report is current."""
+    from provgraph._undo_journal import JOURNAL_NAME, UndoJournal
+
+    path, _ = recorded
+    n = len(_lines(path))
+    Originals(path / "originals").put(b"retained by the killed write")
+    UndoJournal(path / JOURNAL_NAME, "record killed.jsonl").close()  # left, as by SIGKILL
+    report = verify_store(path)
+    assert report.ok, report.findings
+    assert any("undid record killed.jsonl" in note for note in report.notes)
+    assert any("not listed in the ledger" in note for note in report.notes)
+    assert len(_lines(path)) == n and report.lines == n
