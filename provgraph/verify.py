@@ -180,7 +180,7 @@ def verify_store(path: str | Path, *, checkpoint: str | Path | None = None,
         store = EmbeddedStore(root)  # writer: reconciles what a crash left, undoes a journal
         for note in (store.ledger_recovered,
                      store.recovered and f"undid {store.recovered}, which a stopped process "
-                     "left unfinished (recorded as undo lines)"):
+                     "left unfinished (what it had stored is removed by undo lines)"):
             if note:
                 report.notes.append(note)
         store.close()
