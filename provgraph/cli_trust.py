@@ -45,7 +45,9 @@ def verify(obj: Any, receipt: str | None, public_key: str | None, as_json: bool)
     named by its number), that the store holds exactly the statements the ledger's
     lines add and remove, and every retained original's sha-256. Each problem is
     listed with the snapshots and claims that depend on it. With --checkpoint and
-    --key, also proves the ledger still holds the checkpointed line unchanged.
+    --key, also proves the ledger still holds the checkpointed line unchanged. It
+    takes the write lock to reconcile what a crash left; beside a running writer
+    (after --lock-timeout) it checks what was committed, read-only, and says so.
 
     \b
     Example:
@@ -56,7 +58,8 @@ def verify(obj: Any, receipt: str | None, public_key: str | None, as_json: bool)
 
     if receipt is not None and public_key is None:
         raise click.UsageError("--checkpoint needs --key PUB (the public key it was signed with)")
-    report = verify_store(_store_dir(obj, "verify"), checkpoint=receipt, public_key=public_key)
+    report = verify_store(_store_dir(obj, "verify"), checkpoint=receipt, public_key=public_key,
+                          lock_timeout=getattr(obj, "lock_timeout", None))
     if as_json:
         click.echo(json.dumps({"ok": report.ok, "store": report.store, "lines": report.lines,
                                "head": report.head, "statements": report.statements,

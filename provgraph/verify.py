@@ -36,7 +36,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from .errors import OriginalCorruptError, OriginalMissingError, StoreError
+from .errors import OriginalCorruptError, OriginalMissingError, StoreBusyError, StoreError
 from .ledger import HEAD_NAME, LEDGER_NAME, ChainProblem, LedgerLine, check_chain, read_head
 from .originals import Originals
 from .relations import UPSTREAM
@@ -138,13 +138,16 @@ def _nquad(q: Quad) -> str:
 
 
 def verify_store(path: str | Path, *, checkpoint: str | Path | None = None,
-                 public_key: str | Path | None = None, limit: int = 20) -> VerifyReport:
+                 public_key: str | Path | None = None, limit: int = 20,
+                 lock_timeout: float | None = None) -> VerifyReport:
     """Check an embedded store against its ledger (the module docstring).
 
     The store is opened for writing (it waits for another writer, as every write
     command does), so that a ledger line a crash left uncommitted is reconciled first
-    (reported in :attr:`VerifyReport.notes`); when the chain is broken it is opened
-    read-only, and nothing is written.
+    (reported in :attr:`VerifyReport.notes`); when the chain is broken, or another
+    process kept the write lock for ``lock_timeout`` seconds (``None``: as every writer,
+    ``$PROVGRAPH_LOCK_TIMEOUT`` else 30; a ``provgraph serve`` holds it), it is opened
+    read-only, nothing is written, and the notes say so.
 
     Args:
         path: the store directory.
@@ -177,13 +180,19 @@ def verify_store(path: str | Path, *, checkpoint: str | Path | None = None,
     lines, problem = check_chain(root / LEDGER_NAME)
     if problem is None:
         before = (root / LEDGER_NAME).stat().st_size
-        store = EmbeddedStore(root)  # writer: reconciles what a crash left, undoes a journal
-        for note in (store.ledger_recovered,
-                     store.recovered and f"undid {store.recovered}, which a stopped process "
-                     "left unfinished (what it had stored is removed by undo lines)"):
-            if note:
-                report.notes.append(note)
-        store.close()
+        writer: EmbeddedStore | None = None
+        try:  # a writer open reconciles what a crash left and undoes a journal
+            writer = EmbeddedStore(root, lock_timeout=lock_timeout)
+        except StoreBusyError as exc:
+            report.notes.append(f"{exc}; verified what was committed when it opened, without "
+                                "the writer's lock: a write in flight can show as a difference")
+        if writer is not None:
+            for note in (writer.ledger_recovered,
+                         writer.recovered and f"undid {writer.recovered}, which a stopped "
+                         "process left unfinished (what it had stored is removed by undo lines)"):
+                if note:
+                    report.notes.append(note)
+            writer.close()
         if (root / LEDGER_NAME).stat().st_size != before:  # lines appended or a torn one cut
             lines, problem = check_chain(root / LEDGER_NAME)
     store = EmbeddedStore(root, read_only=True)

@@ -516,3 +516,14 @@ def test_a_journaled_write_killed_before_its_first_transaction_verifies(recorded
     assert any("undid record killed.jsonl" in note for note in report.notes)
     assert any("not listed in the ledger" in note for note in report.notes)
     assert len(_lines(path)) == n and report.lines == n
+
+
+def test_verify_beside_a_writer_reads_what_was_committed(recorded):
+    path, _ = recorded
+    writer = EmbeddedStore(path)
+    try:
+        report = verify_store(path, lock_timeout=0.2)
+    finally:
+        writer.close()
+    assert report.ok, report.findings
+    assert any("without the writer's lock" in n for n in report.notes)
