@@ -321,11 +321,12 @@ class LedgerWriter:
         start = size
         buf = b""
         while start > 0:
-            start = max(0, start - block)
+            start = max(0, size - block)
             f.seek(start)
             buf = f.read(size - start)
             if buf.count(b"\n") >= 2 or start == 0:
                 break
+            block *= 4  # a line holds a whole transaction: megabytes
         complete_end = buf.rfind(b"\n") + 1  # bytes of buf up to the last newline
         if complete_end < len(buf):  # a torn last line: its write never started
             self.torn = len(buf) - complete_end

@@ -527,3 +527,19 @@ def test_verify_beside_a_writer_reads_what_was_committed(recorded):
         writer.close()
     assert report.ok, report.findings
     assert any("without the writer's lock" in n for n in report.notes)
+
+
+def test_a_torn_line_after_lines_of_megabytes_is_cut_and_the_head_read(tmp_path):
+    led = LedgerWriter(tmp_path)
+    big = [f"<urn:x:s{i}> <urn:x:p> \"{'x' * 200}\"" for i in range(3000)]  # ~650 KB a line
+    led.append("add", added=big)
+    led.append("add", added=big[:10])
+    led.append("add", added=big)
+    n, head = led.n, led.head
+    led.close()
+    with open(tmp_path / LEDGER_NAME, "ab") as f:
+        f.write(json.dumps({"v": 1, "n": 4, "added": big}).encode()[:400_000])  # no newline
+    again = LedgerWriter(tmp_path)
+    assert (again.n, again.head) == (n, head) and again.torn == 400_000
+    again.close()
+    assert [line.n for line in read_lines(tmp_path / LEDGER_NAME)] == [1, 2, 3]
