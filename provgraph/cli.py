@@ -116,6 +116,10 @@ class _Ctx:
                     raise StoreError(f"{exc} (the path came from ${ENV_VAR})") from exc
                 raise
             self._writer = not read_only
+            if self._writer and hasattr(self._store, "ledger_note"):
+                command = click.get_current_context(silent=True)
+                if command is not None and command.info_name:
+                    self._store.ledger_note = f"provgraph {command.info_name}"
             undone = getattr(self._store, "recovered", None)
             if undone:
                 click.echo(f"note: undid {undone}, which a stopped process left unfinished in "

@@ -980,6 +980,10 @@ class EmbeddedStore(ProvStore):
         self._tmp: Any = None
         self._ledger: LedgerWriter | None = None
         self.ledger_recovered: str | None = None
+        self.ledger_note: str | None = None
+        """Written as the ``note`` of each ledger line that has none of its own (the CLI
+        sets it to the command, e.g. ``provgraph resolve``), so an auditor reads what
+        wrote each line; ``None``: no note."""
         self._names: dict[Any, Any] = {}  # pyoxigraph predicate/graph -> provgraph term
         self.read_only = read_only
         self._root: Path | None = None
@@ -1309,7 +1313,7 @@ class EmbeddedStore(ProvStore):
         if not rm and not ad and not led.blobs:
             return  # nothing written (an empty undo block, an empty add)
         try:
-            led.append(op, removed=rm, added=ad, note=note)
+            led.append(op, removed=rm, added=ad, note=note or self.ledger_note)
         except OSError as exc:
             raise StoreError(f"store {self.location}: cannot append to its ledger {led.path}: "
                              f"{exc}; nothing was written. Check the free disk space") from exc

@@ -325,6 +325,11 @@ def test_record_from_the_command_line_is_ledgered_and_verifies(tmp_path, runner)
     assert got.exit_code == 0, got.output
     result = runner.invoke(cli, ["--store", str(path), "verify"], catch_exceptions=False)
     assert result.exit_code == 0 and "verified:" in result.output
+    got = runner.invoke(cli, ["--store", str(path), "resolve"], catch_exceptions=False)
+    assert got.exit_code == 0, got.output
+    notes = [line.note for line in read_lines(path / LEDGER_NAME)]
+    assert notes[0] in ("provgraph record", ) or notes[0].startswith("record "), notes
+    assert notes[-1] == "provgraph resolve", notes
 
 
 # ---------------------------------------------------------------- signatures
