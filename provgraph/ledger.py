@@ -46,8 +46,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import IO, Any
 
-__all__ = ["LEDGER_NAME", "HEAD_NAME", "GENESIS", "OPS", "LedgerLine", "LedgerWriter",
-           "ChainProblem", "line_hash", "read_lines", "check_chain", "read_head"]
+__all__ = ["LEDGER_NAME", "HEAD_NAME", "GENESIS", "OPS", "SYNC_ENV", "LedgerLine",
+           "LedgerWriter", "ChainProblem", "line_hash", "read_lines", "check_chain",
+           "read_head", "predicted"]
 
 LEDGER_NAME = "ledger.jsonl"
 """The ledger's file name in a store directory."""
