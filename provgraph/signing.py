@@ -36,12 +36,15 @@ from typing import Any
 
 from .errors import ProvgraphError
 
-__all__ = ["ENV_KEY", "SignatureError", "Checkpoint", "generate_key", "load_private_key",
+__all__ = ["ENV_KEY", "CHECKPOINT_ENV", "periodic_checkpoints", "SignatureError", "Checkpoint", "generate_key", "load_private_key",
            "load_public_key", "key_id", "bundle_message", "sign_bundle", "check_bundle",
            "make_checkpoint", "write_checkpoint", "read_checkpoint", "check_checkpoint"]
 
 ENV_KEY = "PROVGRAPH_SIGNING_KEY"
 """Environment variable holding the private signing key: a file name or the PEM text."""
+CHECKPOINT_ENV = "PROVGRAPH_CHECKPOINT_EVERY"
+"""Environment variable: a writer on disk signs a checkpoint every this many ledger lines
+with the key of :data:`ENV_KEY` (:func:`periodic_checkpoints`)."""
 
 
 class SignatureError(ProvgraphError):
@@ -255,6 +258,35 @@ def write_checkpoint(store: str | os.PathLike[str], private_key: Any,
     path.parent.mkdir(parents=True, exist_ok=True)
     path.write_text(json.dumps(asdict(cp), indent=1) + "\n", encoding="utf-8")
     return cp, path
+
+
+def periodic_checkpoints(root: str | os.PathLike[str], every: str) -> Any:
+    """What a store calls after each ledger line when ``$PROVGRAPH_CHECKPOINT_EVERY`` is
+    set: ``callback(n, head)`` writes ``ROOT/checkpoints/checkpoint-N.json`` (signed with
+    the key of ``$PROVGRAPH_SIGNING_KEY``, loaded once, now) when ``n`` is a multiple of
+    ``every``. Copy the receipts off the machine: one the writer can reach proves nothing
+    against that writer.
+
+    Raises:
+        SignatureError: ``every`` is not a whole number >= 1, or no signing key is set.
+    """
+    try:
+        step = int(every)
+    except ValueError:
+        step = 0
+    if step < 1:
+        raise SignatureError(f"${CHECKPOINT_ENV} is {every!r}; give a whole number of ledger "
+                             "lines >= 1, or unset it")
+    key = load_private_key()
+    out = Path(root) / "checkpoints"
+
+    def callback(n: int, head: str) -> None:
+        if n % step == 0:
+            cp = make_checkpoint(key, n, head, str(root))
+            out.mkdir(exist_ok=True)
+            (out / f"checkpoint-{n}.json").write_text(json.dumps(asdict(cp), indent=1) + "\n",
+                                                       encoding="utf-8")
+    return callback
 
 
 def read_checkpoint(path: str | os.PathLike[str]) -> Checkpoint:

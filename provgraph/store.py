@@ -981,6 +981,7 @@ class EmbeddedStore(ProvStore):
         self._ledger: LedgerWriter | None = None
         self.ledger_recovered: str | None = None
         self.ledger_note: str | None = None
+        self._checkpoint: Callable[[int, str], None] | None = None
         """Written as the ``note`` of each ledger line that has none of its own (the CLI
         sets it to the command, e.g. ``provgraph resolve``), so an auditor reads what
         wrote each line; ``None``: no note."""
@@ -1260,6 +1261,15 @@ class EmbeddedStore(ProvStore):
         except BaseException:
             self.close()
             raise
+        every = os.environ.get("PROVGRAPH_CHECKPOINT_EVERY")
+        if every:  # periodic signed checkpoints (provgraph.signing.periodic_checkpoints)
+            from .signing import periodic_checkpoints
+
+            try:
+                self._checkpoint = periodic_checkpoints(root, every)
+            except BaseException:
+                self.close()
+                raise
         if isinstance(blobs, Originals) or hasattr(blobs, "on_new"):
             blobs.on_new = led.blobs.append
         self.ledger_recovered = "; ".join(notes) or None
@@ -1314,6 +1324,8 @@ class EmbeddedStore(ProvStore):
             return  # nothing written (an empty undo block, an empty add)
         try:
             led.append(op, removed=rm, added=ad, note=note or self.ledger_note)
+            if self._checkpoint is not None:
+                self._checkpoint(led.n, led.head)
         except OSError as exc:
             raise StoreError(f"store {self.location}: cannot append to its ledger {led.path}: "
                              f"{exc}; nothing was written. Check the free disk space") from exc

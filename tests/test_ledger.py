@@ -548,3 +548,22 @@ def test_a_torn_line_after_lines_of_megabytes_is_cut_and_the_head_read(tmp_path)
     assert (again.n, again.head) == (n, head) and again.torn == 400_000
     again.close()
     assert [line.n for line in read_lines(tmp_path / LEDGER_NAME)] == [1, 2, 3]
+
+
+def test_a_writer_signs_a_checkpoint_every_n_lines(tmp_path, keys, monkeypatch):
+    monkeypatch.setenv("PROVGRAPH_SIGNING_KEY", str(keys[0]))
+    monkeypatch.setenv("PROVGRAPH_CHECKPOINT_EVERY", "2")
+    path = tmp_path / "store"
+    store = EmbeddedStore(path)
+    for i in range(5):
+        store.add([(IRI(f"urn:x:s{i}"), IRI("urn:x:p"), Literal(str(i)), None)])
+    store.close()
+    receipts = sorted(p.name for p in (path / "checkpoints").iterdir())
+    assert receipts == ["checkpoint-2.json", "checkpoint-4.json"]
+    for name in receipts:
+        assert verify_store(path, checkpoint=path / "checkpoints" / name, public_key=keys[1]).ok
+    monkeypatch.setenv("PROVGRAPH_CHECKPOINT_EVERY", "often")
+    with pytest.raises(Exception, match="whole number"):
+        EmbeddedStore(path)
+    monkeypatch.setenv("PROVGRAPH_CHECKPOINT_EVERY", "3")
+    EmbeddedStore(path).close()  # the lock was released by the failed open
