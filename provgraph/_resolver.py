@@ -112,6 +112,8 @@ class _Resolver(BatchedReads):
         self._exts: dict[str, _Ext | _Stop] = {}
         self._texts: dict[str, SourceText] = {}
         self._regions = RegionReads(store)
+        self.damaged: dict[str, str] = {}
+        """Retained originals that are missing or corrupt: digest -> the error (issue 20)."""
 
     def resolve_many(self, items: Sequence[tuple[Citation, ClaimRecord | None]]) -> list[Resolution]:
         """The resolutions of ``items`` in order, reading the store in batched rounds:
@@ -183,6 +185,8 @@ class _Resolver(BatchedReads):
         try:
             return self.store.originals.get(sha)
         except (OriginalMissingError, OriginalCorruptError, ValueError) as exc:
+            if not isinstance(exc, ValueError):
+                self.damaged[sha] = str(exc)
             raise _Stop("snapshot_mismatch", f"the retained original of {what} cannot be used: "
                         f"{exc}") from None
 

@@ -18,6 +18,7 @@ from typing import Any, cast
 import click
 
 from . import importers
+from .cli_trust import COMMANDS
 from .errors import ProvgraphError, StoreError
 from .output import ROW_FORMATS, output_options, staged_progress, write_lineage_tree, write_rows
 from .vocab import UNITS
@@ -35,7 +36,11 @@ altered bundle, a quote that does not match); 2 a usage or input error, printed 
 
 FOUND = {
     "validate": "a PROV-CONSTRAINTS or SHACL violation",
-    "verify-bundle": "the bundle was altered (its digest or its graphs differ)",
+    "verify-bundle": "the bundle was altered (its digest or its graphs differ), or with --key "
+                     "it is unsigned or not signed by that key",
+    "verify": "the ledger's chain is broken, the store or a retained original differs from it, "
+              "a checkpoint does not hold, or the store has no ledger",
+    "resolve": "a retained original is missing or corrupt (named; its citations are snapshot_mismatch)",
     "check-quote": "the quote does not match (any outcome but quote_match and normalized_match)",
     "gate": "a release gate failed (the report names each one and its numbers)",
     "fixture": "`fixture check` found a problem in the fixture (one line each)",
@@ -111,10 +116,17 @@ class _Ctx:
                     raise StoreError(f"{exc} (the path came from ${ENV_VAR})") from exc
                 raise
             self._writer = not read_only
+            if self._writer and hasattr(self._store, "ledger_note"):
+                command = click.get_current_context(silent=True)
+                if command is not None and command.info_name:
+                    self._store.ledger_note = f"provgraph {command.info_name}"
             undone = getattr(self._store, "recovered", None)
             if undone:
                 click.echo(f"note: undid {undone}, which a stopped process left unfinished in "
                            f"the store (all or nothing: none of it was kept)", err=True)
+            ledger_note = getattr(self._store, "ledger_recovered", None)
+            if ledger_note:
+                click.echo(f"note: {ledger_note}", err=True)
             running = getattr(self._store, "in_flight", None)
             if running:
                 click.echo(f"note: {running} has not committed (it is running, or its process "
@@ -223,6 +235,10 @@ def cli(ctx: click.Context, store_path: str | None, memory: bool, endpoint: str 
                           is click.core.ParameterSource.ENVIRONMENT)
     ctx.obj = obj
     ctx.call_on_close(obj.close)
+
+
+for _command in COMMANDS:  # verify, rebuild, checkpoint, keygen (issue 20)
+    cli.add_command(_command)
 
 
 @cli.command()
@@ -677,17 +693,23 @@ def _bulk_import(obj: _Ctx, file: Any, fmt: str, graph: str | None,
               help="Output format (default: from the -o extension).")
 @click.option("-o", "--output", default="-", metavar="FILE", show_default=True,
               help="Output file; '-' is standard output.")
+@click.option("--sign-key", type=click.Path(exists=True, dir_okay=False), metavar="FILE",
+              help="Sign the bundle's digest with this Ed25519 private key file.")
+@click.option("--sign", is_flag=True,
+              help="Sign with the key in $PROVGRAPH_SIGNING_KEY (a file name or PEM text).")
 @pass_ctx
 def export(obj: _Ctx, claim: str | None, run_iri: str | None, everything: bool, fmt: str | None,
-           output: str) -> None:
+           output: str, sign_key: str | None, sign: bool) -> None:
     """Export a claim bundle, a run bundle or the whole store.
 
     A claim bundle holds the claim's whole lineage and records the sha-256 of its
-    canonical content (check it with 'provgraph verify-bundle').
+    canonical content (check it with 'provgraph verify-bundle'); with --sign-key
+    (or --sign) it is also signed, so 'verify-bundle --key PUB' proves who exported it.
 
     \b
     Example:
         provgraph export --claim urn:uuid:0190... -o claim.json
+        provgraph export --claim urn:uuid:0190... --sign-key signing.pem -o claim.json
         provgraph export --all --format trig -o store.trig
     """
     from .io.bundle import export as do_export
@@ -695,6 +717,13 @@ def export(obj: _Ctx, claim: str | None, run_iri: str | None, everything: bool, 
 
     if sum((claim is not None, run_iri is not None, everything)) != 1:
         raise click.UsageError("give exactly one of --claim IRI, --run IRI, --all")
+    key = None
+    if sign_key is not None or sign:
+        if everything:
+            raise click.UsageError("--sign-key and --sign sign a bundle: give --claim or --run")
+        from .signing import load_private_key
+
+        key = load_private_key(sign_key)
     if output != "-":
         from .io.files import check_output_file
 
@@ -707,13 +736,18 @@ def export(obj: _Ctx, claim: str | None, run_iri: str | None, everything: bool, 
         fmt = format_for_path(output)
     if output == "-":
         result = do_export(obj.store(read_only=True), fmt, claim=claim, run=run_iri, everything=everything,
-                           out=sys.stdout.buffer)
+                           out=sys.stdout.buffer, signing_key=key)
         sys.stdout.buffer.flush()
     else:  # written beside the file and renamed into place: never a half-written file
         result = atomic_write(output, lambda fh: do_export(
-            obj.store(read_only=True), fmt, claim=claim, run=run_iri, everything=everything, out=fh))
+            obj.store(read_only=True), fmt, claim=claim, run=run_iri, everything=everything, out=fh,
+            signing_key=key))
     what = f"bundle <{result.bundle}>" if result.bundle else "store"
     digest = f", sha256 {result.digest}" if result.digest else ""
+    if key is not None and result.bundle:
+        from .signing import key_id
+
+        digest += f", signed by key {key_id(key)}"
     click.echo(f"exported {what}: {result.statements} statements as {fmt} to {output}{digest}",
                err=True)
 
@@ -722,12 +756,19 @@ def export(obj: _Ctx, claim: str | None, run_iri: str | None, everything: bool, 
 @click.argument("file", type=click.File("rb"))
 @click.option("--format", "fmt", type=_Choices(_document_formats), default="auto",
               show_default=True)
-def verify_bundle(file: Any, fmt: str) -> None:
+@click.option("--key", "public_key", type=click.Path(exists=True, dir_okay=False), metavar="PUB",
+              help="Also require a valid signature by this Ed25519 public key (a .pub file).")
+def verify_bundle(file: Any, fmt: str, public_key: str | None) -> None:
     """Check a bundle file's recorded sha-256 against its content (exit 1 on mismatch).
+
+    Without --key a signed bundle's signature is not checked and the output says
+    whether the bundle is signed; with --key an unsigned bundle, another key's
+    signature, or a bundle changed and re-digested after signing exits 1.
 
     \b
     Example:
         provgraph verify-bundle claim.json
+        provgraph verify-bundle claim.json --key signing.pem.pub
     """
     from .io.bundle import verify_bundle as check
 
@@ -743,9 +784,20 @@ def verify_bundle(file: Any, fmt: str) -> None:
             f"{name}: bundle <{result.bundle}> was altered: {len(result.misplaced)} statement(s) "
             "moved between graphs (the description belongs in the default graph, the rest in "
             "the bundle's graph): " + "; ".join(result.misplaced[:3]))
+    signed = (f"; signed by key {result.signing_key} (signature not checked: give --key PUB)"
+              if result.signed else "; unsigned (proves integrity, not who exported it)")
+    if public_key is not None:
+        from .signing import key_id, load_public_key
+
+        pub = load_public_key(public_key)
+        problem = result.signature_problem(pub)
+        if problem is not None:
+            raise Found(f"{name}: bundle <{result.bundle}> is not signed by key {key_id(pub)}: "
+                        f"{problem}")
+        signed = f"; signature by key {key_id(pub)} verified"
     click.echo(f"{name}: bundle <{result.bundle}> verified: sha256 {result.actual} over "
                f"{result.statements} statements and the bundle's description"
-               + (f" (lineage of <{result.subject}>)" if result.subject else ""))
+               + (f" (lineage of <{result.subject}>)" if result.subject else "") + signed)
 
 
 @cli.command()
@@ -847,6 +899,13 @@ def resolve_cmd(obj: _Ctx, run: str | None, policy: str, each: bool, fmt: str | 
     scope = f"run {run}" if run else "all runs"
     click.echo(f"resolved {len(result.items)} citations in {scope}: {result.added} statements "
                f"added, {result.removed} removed", err=True)
+    if result.damaged:
+        for error in result.damaged.values():
+            click.echo(f"damaged: {error}", err=True)
+        raise Found(f"{len(result.damaged)} retained original(s) are missing or corrupt, so "
+                    "the citations on them could not be checked (snapshot_mismatch); run "
+                    "'provgraph verify' to see what depends on them, and restore the originals "
+                    "from a backup")
 
 
 def _pdf_profiles() -> tuple[str, ...]:

@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import os
 from abc import ABC, abstractmethod
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 from .errors import OriginalCorruptError, OriginalMissingError, StoreError
@@ -75,6 +76,9 @@ class BlobStore(ABC):
     """
 
     location: str
+    on_new: "Callable[[str], None] | None" = None
+    """Called with the digest of each blob :meth:`put` writes that was not there before
+    (the store's ledger lists them: :mod:`provgraph.ledger`); ``None``: nobody listens."""
 
     @abstractmethod
     def put(self, data: bytes) -> str:
@@ -156,6 +160,8 @@ class Originals(BlobStore):
                 raise
         except OSError as exc:
             raise StoreError(f"cannot retain an original under {self.root}: {exc}") from exc
+        if self.on_new is not None:
+            self.on_new(digest)
         return digest
 
     def get(self, sha256: str) -> bytes:
@@ -176,6 +182,19 @@ class Originals(BlobStore):
             return isinstance(sha256, str) and self.path_for(sha256).exists()
         except ValueError:
             return False
+
+    def digests(self) -> Iterator[str]:
+        """The names of the blobs stored, sorted (files whose name is no digest, such as
+        a ``.tmp-*`` file a killed write left, are not blobs and are skipped)."""
+        base = self.root / "sha256"
+        if not base.is_dir():
+            return
+        for fan in sorted(base.iterdir()):
+            if fan.is_dir():
+                for f in sorted(fan.iterdir()):
+                    name = f.name
+                    if len(name) == 64 and _HEX.issuperset(name) and name[:2] == fan.name:
+                        yield name
 
     def __repr__(self) -> str:
         return f"Originals({self.location!r})"
@@ -204,6 +223,8 @@ class MemoryBlobStore(BlobStore):
             self.get(digest)  # verifies the existing blob
         else:
             self._blobs[digest] = data
+            if self.on_new is not None:
+                self.on_new(digest)
         return digest
 
     def get(self, sha256: str) -> bytes:

@@ -97,7 +97,7 @@ Annotation Data Model §4.2.4 and §4.2.5 (selectors).
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from . import ids
@@ -125,11 +125,15 @@ class RunResolution:
     Attributes:
         items: ``(citation, resolution)`` pairs, ordered by graph and citation IRI.
         added, removed: statements written and withdrawn (both 0 on a re-run).
+        damaged: retained originals found missing or corrupt (their citations are
+            ``snapshot_mismatch``): sha-256 digest -> the error, naming the blob (issue 20:
+            a corrupt original was only an outcome). ``provgraph resolve`` exits 1 on it.
     """
 
     items: tuple[tuple[Citation, Resolution], ...]
     added: int
     removed: int
+    damaged: dict[str, str] = field(default_factory=dict)
 
     def counts(self) -> dict[str, int]:
         """Citations per outcome, every outcome of :data:`~provgraph.vocab.OUTCOMES` listed."""
@@ -248,7 +252,7 @@ def resolve_run(store: ProvStore, run: str | None = None, *,
     pairs = [(c, claims.get(c.claim) if c.claim else None) for c in cits]
     items = tuple(zip(cits, resolver.resolve_many(pairs)))
     added, removed = write_back(store, items, pol)
-    return RunResolution(items, added, removed)
+    return RunResolution(items, added, removed, dict(sorted(resolver.damaged.items())))
 
 
 

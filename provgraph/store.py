@@ -31,6 +31,8 @@ On-disk layout of a store at ``PATH``::
     PATH/originals/   write-once blobs named by sha-256 (see provgraph.originals)
     PATH/journal.nq   only while a journaled write runs, or after one was killed
                       (EmbeddedStore.journaled; provgraph._undo_journal)
+    PATH/ledger.jsonl the hash-chained ledger of every write (provgraph.ledger, issue 20),
+    PATH/ledger.head  and its durable head; written ahead of each commit
 
 The default ``PATH`` is ``./.provgraph``; the environment variable
 ``PROVGRAPH_STORE`` and the CLI option ``--store PATH`` override it.
@@ -60,6 +62,7 @@ from ._sparql_messages import short_syntax_message
 from .originals import BlobStore, Originals
 from ._writer_lock import clear_note, lock_timeout as _lock_timeout, open_exclusive
 from ._undo_journal import JOURNAL_NAME, UndoJournal, discard as _discard_journal, journal_name, read_journal
+from .ledger import HEAD_NAME, LEDGER_NAME, LedgerLine, LedgerWriter, predicted
 from .terms import IRI, BNode, Literal, Quad, Term
 from ._lexical import LEXICAL, encode_datatype, engine_keeps
 
@@ -782,6 +785,18 @@ def _stored_parsed(q: ox.Quad, graph: Any = None) -> ox.Quad:
     return q if graph is None else ox.Quad(q.subject, q.predicate, o, graph)
 
 
+def _ledger_strs(quads: Iterable[Any]) -> list[str]:
+    """Store-form pyoxigraph quads as ledger statements: N-Quads without the final
+    `` .``, each literal in the form it was given (provgraph's encoding undone)."""
+    out = []
+    for q in quads:
+        o = q.object
+        if type(o) is ox.Literal and o.datatype.value.startswith(LEXICAL):
+            q = ox.Quad(q.subject, q.predicate, _to_ox(_from_ox(o)), q.graph_name)
+        out.append(str(q))
+    return out
+
+
 _TYPED_MARKS = (b"^^<http://www.w3.org/2001/XMLSchema#", b"^^<" + LEXICAL.encode())
 """Bytes every N-Quads/N-Triples line with a literal the engine may change contains: the
 datatypes :func:`provgraph._lexical.engine_keeps` can answer no for."""
@@ -936,6 +951,14 @@ class EmbeddedStore(ProvStore):
             to see newer statements. Every write raises :class:`StoreError`.
         lock_timeout: seconds a writer waits while another process holds the
             write lock (``None``: ``$PROVGRAPH_LOCK_TIMEOUT``, else 30).
+        ledger: keep the hash-chained ledger ``PATH/ledger.jsonl`` of every write
+            (:mod:`provgraph.ledger`; issue 20). A writer on disk appends one line per
+            write *before* the write commits, and on open reconciles the lines whose
+            write may not have committed (:attr:`ledger_recovered` says what it found).
+            A store that has statements but no ledger yet gets one that starts with
+            ``adopt`` lines holding those statements. ``False`` (rebuilds, benchmarks)
+            writes none; ``provgraph verify`` then reports the ledger out of step.
+            In memory and read-only there is none.
 
     Raises:
         StoreError: the directory cannot be created or the RocksDB files cannot
@@ -953,8 +976,15 @@ class EmbeddedStore(ProvStore):
 
     def __init__(self, path: str | os.PathLike[str] | None = None, *,
                  blobs: BlobStore | None = None, read_only: bool = False,
-                 lock_timeout: float | None = None) -> None:
+                 lock_timeout: float | None = None, ledger: bool = True) -> None:
         self._tmp: Any = None
+        self._ledger: LedgerWriter | None = None
+        self.ledger_recovered: str | None = None
+        self.ledger_note: str | None = None
+        self._checkpoint: Callable[[int, str], None] | None = None
+        """Written as the ``note`` of each ledger line that has none of its own (the CLI
+        sets it to the command, e.g. ``provgraph resolve``), so an auditor reads what
+        wrote each line; ``None``: no note."""
         self._names: dict[Any, Any] = {}  # pyoxigraph predicate/graph -> provgraph term
         self.read_only = read_only
         self._root: Path | None = None
@@ -998,10 +1028,12 @@ class EmbeddedStore(ProvStore):
                 self._store = open_exclusive(root, lambda: ox.Store(str(root / "rdf")),
                                              timeout=_lock_timeout(lock_timeout))
                 self._root = root
-                if (root / JOURNAL_NAME).exists():
-                    self._recover(root / JOURNAL_NAME)
                 if blobs is None:
                     blobs = Originals(root / "originals")
+                if ledger:
+                    self._open_ledger(root, blobs)
+                if (root / JOURNAL_NAME).exists():
+                    self._recover(root / JOURNAL_NAME)
             self.originals = blobs
         except RuntimeError as exc:  # RocksDB "Corruption: ..." on a write open (issue 15)
             raise StoreError(
@@ -1080,6 +1112,7 @@ class EmbeddedStore(ProvStore):
                 after is not None and self._unflushed and now - self._flushed_at >= after):
             with _map_errors(f"store {self.location}"):
                 self._store.flush()
+            self._mark_durable()
             self.flushes += 1
             self._unflushed = 0
             self._flushed_at = now
@@ -1152,6 +1185,7 @@ class EmbeddedStore(ProvStore):
         try:
             with _map_errors(f"store {self.location}"):
                 self._store.flush()  # the statements are on disk before the commit point
+            self._mark_durable()
             journal.commit()
         except BaseException:
             journal.close()  # not committed: the next writer open undoes it
@@ -1182,11 +1216,173 @@ class EmbeddedStore(ProvStore):
                         f"{what}: its journal holds a line that does not parse ({exc}); the "
                         "store may keep part of that write. Restore it from a backup, or "
                         "delete the run with 'provgraph delete-run'") from exc
+                self._log("undo", removed=quads, note=name)
                 for q in quads:
                     self._store.remove(q)
                 removed += len(quads)
                 self._wrote(len(quads))
             self._store.flush()
+        self._mark_durable()
+
+    # -- the ledger (provgraph.ledger; issue 20) -------------------------------
+    def _open_ledger(self, root: Path, blobs: BlobStore) -> None:
+        """Open the ledger, then make it agree with the store: adopt a store that has
+        statements but no ledger, or reconcile the lines whose write may not have
+        committed (the module docstring of :mod:`provgraph.ledger`)."""
+        fresh = not (root / LEDGER_NAME).exists()
+        try:
+            led = LedgerWriter(root)
+        except (OSError, ValueError) as exc:
+            self.close()
+            raise StoreError(f"store {root}: cannot open its ledger {root / LEDGER_NAME}: "
+                             f"{exc}. Run 'provgraph verify' to see what is wrong") from exc
+        self._ledger = led
+        notes = []
+        pending: list[LedgerLine] | None = []
+        if led.torn:
+            notes.append(f"removed a torn last ledger line ({led.torn} bytes; its write "
+                         "never started)")
+        try:
+            if fresh and len(self._store):
+                self._adopt(blobs)
+                notes.append("the store had no ledger: it starts with adopt lines holding "
+                             "the statements and originals found")
+            elif (pending := led.pending()) is None:
+                notes.append(f"{HEAD_NAME} names a line the ledger does not have (or has "
+                             "with another hash): the ledger was cut or rewritten, so nothing "
+                             "was reconciled; run 'provgraph verify'")
+            else:
+                found = self._reconcile(pending)
+                if found:
+                    notes.append(found)
+            self._store.flush()
+            if pending is not None:
+                led.mark_durable()
+        except BaseException:
+            self.close()
+            raise
+        every = os.environ.get("PROVGRAPH_CHECKPOINT_EVERY")
+        if every:  # periodic signed checkpoints (provgraph.signing.periodic_checkpoints)
+            from .signing import periodic_checkpoints
+
+            try:
+                self._checkpoint = periodic_checkpoints(root, every)
+            except BaseException:
+                self.close()
+                raise
+        if isinstance(blobs, Originals) or hasattr(blobs, "on_new"):
+            blobs.on_new = led.blobs.append
+        self.ledger_recovered = "; ".join(notes) or None
+
+    def _adopt(self, blobs: BlobStore) -> None:
+        led = self._ledger
+        assert led is not None
+        if isinstance(blobs, Originals):
+            led.blobs.extend(blobs.digests())
+        it = iter(self._store.quads_for_pattern(None, None, None, None))
+        first = True
+        while (chunk := list(itertools.islice(it, 100_000))) or first:
+            self._log("adopt", added=chunk)
+            first = False
+
+    def _reconcile(self, pending: list[LedgerLine]) -> str | None:
+        """Append a ``recover`` line for what ``pending`` lines say and the store lacks
+        (or holds against them); the text for :attr:`ledger_recovered`, or ``None``."""
+        if not pending:
+            return None
+        said = predicted(pending)
+        keys = list(said)
+        with _map_errors(f"store {self.location}: its ledger"):
+            parsed = list(ox.parse("".join(k + " .\n" for k in keys).encode("utf-8"),
+                                   ox.RdfFormat.N_QUADS))
+        if len(parsed) != len(keys):  # pragma: no cover - each key is one statement
+            raise StoreError(f"store {self.location}: its ledger lines "
+                             f"{pending[0].n}-{pending[-1].n} do not parse one by one")
+        held: list[str] = []
+        lacked: list[str] = []
+        for k, q in zip(keys, parsed):
+            there = _stored_parsed(q) in self._store
+            if there != said[k]:
+                (held if there else lacked).append(k)
+        if not held and not lacked:
+            return None
+        note = (f"lines {pending[0].n}-{pending[-1].n} were written ahead of writes a crash "
+                f"interrupted: {len(lacked)} of their statements are not in the store"
+                + (f", {len(held)} they remove are" if held else ""))
+        assert self._ledger is not None
+        self._ledger.append("recover", removed=lacked, added=held, note=note)
+        return f"ledger: {note} (recorded as line {self._ledger.n})"
+
+    def _log(self, op: str, *, removed: Iterable[Any] = (), added: Iterable[Any] = (),
+             note: str | None = None) -> None:
+        """Append the ledger line of a write (store-form pyoxigraph quads) before it runs."""
+        led = self._ledger
+        if led is None:
+            return
+        rm, ad = _ledger_strs(removed), _ledger_strs(added)
+        if not rm and not ad and not led.blobs:
+            return  # nothing written (an empty undo block, an empty add)
+        try:
+            led.append(op, removed=rm, added=ad, note=note or self.ledger_note)
+            if self._checkpoint is not None:
+                self._checkpoint(led.n, led.head)
+        except OSError as exc:
+            raise StoreError(f"store {self.location}: cannot append to its ledger {led.path}: "
+                             f"{exc}; nothing was written. Check the free disk space") from exc
+
+    def _mark_durable(self) -> None:
+        if self._ledger is not None:
+            try:
+                self._ledger.mark_durable()
+            except OSError as exc:
+                raise StoreError(f"store {self.location}: cannot write {HEAD_NAME}: {exc}") from exc
+
+    @property
+    def ledger_path(self) -> Path | None:
+        """The ledger file (``PATH/ledger.jsonl``) of a writer with one, else ``None``."""
+        return None if self._ledger is None else self._ledger.path
+
+    def apply_ledger_line(self, line: LedgerLine) -> None:
+        """Apply one ledger line to this store (its removals, then its additions), writing
+        no ledger line of its own: how :func:`provgraph.verify.rebuild_store` and
+        :func:`provgraph.verify.verify_store` replay a ledger.
+
+        Raises:
+            StoreError: this store keeps a ledger, or a statement does not parse.
+        """
+        if self._ledger is not None:
+            raise StoreError(f"store {self.location} keeps a ledger; replay into a store "
+                             "opened with ledger=False")
+        with _map_errors(f"ledger line {line.n}"):
+            for part, write in ((line.removed, self._store.remove), (line.added, None)):
+                if not part:
+                    continue
+                quads = [_stored_parsed(q) for q in ox.parse(
+                    "".join(t + " .\n" for t in part).encode("utf-8"), ox.RdfFormat.N_QUADS)]
+                if write is None:
+                    self._store.extend(quads)
+                else:
+                    for q in quads:
+                        write(q)
+
+    def differences(self, other: "EmbeddedStore", limit: int = 100) -> tuple[list[Quad], list[Quad]]:
+        """The statements only this store holds and those only ``other`` holds (at most
+        ``limit`` of each), compared as the engine holds them (exact terms and blank
+        node labels; literals in provgraph's encoding, :mod:`provgraph._lexical`).
+
+        Returns:
+            ``(only here, only in other)``, each sorted by N-Quads text.
+        """
+        def only(a: Any, b: Any) -> list[Quad]:
+            out = []
+            with _map_errors(f"store {self.location}"):
+                for q in a.quads_for_pattern(None, None, None, None):
+                    if q not in b:
+                        out.append(q)
+                        if len(out) >= limit:
+                            break
+            return [_quad_from_ox(q) for q in sorted(out, key=str)]
+        return only(self._store, other._store), only(other._store, self._store)
 
     def _refuse_in_journal(self, operation: str) -> None:
         if self._undo is not None:
@@ -1206,6 +1402,7 @@ class EmbeddedStore(ProvStore):
         except OSError as exc:
             raise StoreError(f"store {self.location}: cannot write the journal: {exc}. "
                              "Check the free disk space") from exc
+        self._log("add", added=new, note=journal.name)
         with _map_errors(f"store {self.location}"):
             self._store.extend(batch)
         self._wrote(len(batch))
@@ -1216,20 +1413,44 @@ class EmbeddedStore(ProvStore):
         if self._undo is not None:
             self._add_journaled(self._undo, (_quad_to_store(q) for q in quads))
             return
+        if self._ledger is not None:
+            with _map_errors(f"store {self.location}"):
+                stored = [_quad_to_store(q) for q in quads]
+            self._log("add", added=stored)
+            with _map_errors(f"store {self.location}"):
+                self._store.extend(stored)
+            self._wrote(len(stored))
+            return
         with _map_errors(f"store {self.location}"):
             self._store.extend(_quad_to_store(q) for q in quads)  # one transaction; no list
         self._wrote(len(quads) if isinstance(quads, Sized) else _FLUSH_STATEMENTS // 10)
 
     def bulk_add(self, quads: Iterable[Quad]) -> None:
         self._refuse_in_journal("bulk_add()")
+        if self._ledger is not None:
+            with _map_errors(f"store {self.location}"):
+                self._bulk_logged(_quad_to_store(q) for q in quads)
+            return
         with _map_errors(f"store {self.location}"):
             self._store.bulk_extend(_quad_to_store(q) for q in quads)
 
     def add_native(self, quads: Iterable[Any], *, bulk: bool = False) -> None:
         """Insert already-built pyoxigraph quads (for benchmarks comparing the raw engine)."""
         self._refuse_in_journal("add_native()")
+        if self._ledger is not None:
+            quads = list(quads)
+            self._log("bulk" if bulk else "add", added=quads)
         with _map_errors(f"store {self.location}"):
             (self._store.bulk_extend if bulk else self._store.extend)(quads)
+
+    def _bulk_logged(self, quads: Iterable[Any], size: int = 100_000) -> None:
+        """Stream store-form quads into the engine's bulk writer, one ledger line ahead
+        of each ``size`` of them (no transaction: a crash part-way leaves part of a line
+        stored, which the next open's reconciliation records)."""
+        it = iter(quads)
+        while chunk := list(itertools.islice(it, size)):
+            self._log("bulk", added=chunk)
+            self._store.bulk_extend(chunk)
 
     def remove(self, quads: Iterable[Quad]) -> None:
         self._refuse_in_journal("remove()")
@@ -1237,6 +1458,7 @@ class EmbeddedStore(ProvStore):
             oxq = [_quad_to_store(q) for q in quads]
         if not oxq:
             return
+        self._log("remove", removed=oxq)
         with _map_errors(f"store {self.location}"):
             self._store.update(
                 "DELETE DATA { " + " ".join(_ntriples_quad(q) for q in oxq) + " }"
@@ -1249,6 +1471,8 @@ class EmbeddedStore(ProvStore):
         with _map_errors(f"store {self.location}"):  # an invalid term is a StoreError too
             rm = [_quad_to_store(q) for q in remove]
             ad = [_quad_to_store(q) for q in add]
+        if rm or ad:
+            self._log("replace", removed=rm, added=ad)
         if not rm:
             if ad:
                 with _map_errors(f"store {self.location}"):
@@ -1283,6 +1507,15 @@ class EmbeddedStore(ProvStore):
             with _map_errors(f"{format} input"):
                 stored = [_quad_to_store(q) for q in quads]
             return self._add_journaled(self._undo, stored)
+        if self._ledger is not None:
+            with _map_errors(f"{format} input"):
+                stored = [_quad_to_store(q) for q in quads]
+            self._log("load", added=stored)
+            with _map_errors(f"{format} input"):
+                self._store.extend(stored)
+            added = len(self._store) - before
+            self._wrote(added)
+            return added
         with _map_errors(f"{format} input"):
             self._store.extend(_quad_to_store(q) for q in quads)
         added = len(self._store) - before
@@ -1335,6 +1568,22 @@ class EmbeddedStore(ProvStore):
         kwargs: dict[str, Any] = {"format": fmt}
         if fmt not in (ox.RdfFormat.TRIG, ox.RdfFormat.N_QUADS):
             kwargs["to_graph"] = _graph_to_ox(graph)
+        windowed = fmt in (ox.RdfFormat.N_QUADS, ox.RdfFormat.N_TRIPLES)
+        if self._ledger is not None and windowed:
+            with _map_errors(f"{format} input {path}"):
+                windowed = not may_have_blank_nodes(path)
+        if self._ledger is not None and not windowed:
+            # every statement goes through the ledger: parsed here (blank nodes renamed
+            # once, so the ledger names the nodes the store holds), not by the engine's
+            # loader, which would give them labels the ledger cannot know
+            target = kwargs.get("to_graph")
+            with _map_errors(f"{format} input {path}"):
+                parsed = ox.parse(path=str(path), format=fmt, rename_blank_nodes=True)
+                self._bulk_logged(_stored_parsed(q, target) for q in parsed)
+            if progress is not None:
+                size = os.path.getsize(path)
+                progress(size, size)
+            return
         if fmt in (ox.RdfFormat.N_QUADS, ox.RdfFormat.N_TRIPLES):
             self._bulk_load_windows(path, format, kwargs, progress)
             return
@@ -1345,6 +1594,16 @@ class EmbeddedStore(ProvStore):
         if progress is not None:
             size = os.path.getsize(path)
             progress(size, size)
+
+    def _log_window(self, data: bytes, kwargs: dict[str, Any], lock: Any) -> None:
+        """Append the ledger line of one bulk-load window (lines without blank nodes,
+        literals already in the store's encoding), one worker at a time."""
+        graph = kwargs.get("to_graph")
+        quads = list(ox.parse(data, kwargs["format"]))
+        if graph is not None:
+            quads = [ox.Quad(q.subject, q.predicate, q.object, graph) for q in quads]
+        with lock:
+            self._log("bulk", added=quads)
 
     def _bulk_load_windows(self, path: str | os.PathLike[str], format: str,
                            kwargs: dict[str, Any],
@@ -1395,7 +1654,10 @@ class EmbeddedStore(ProvStore):
                         return
                     try:
                         with _map_errors(what):
-                            self._store.bulk_load(rewrite(read_window(raw, *window)), **kwargs)
+                            data = rewrite(read_window(raw, *window))
+                            if self._ledger is not None:  # written ahead of the window
+                                self._log_window(data, kwargs, lock)
+                            self._store.bulk_load(data, **kwargs)
                     except BaseException as exc:  # re-raised below, from the calling thread
                         with lock:
                             failures.append((window[0], exc))
@@ -1610,9 +1872,47 @@ class EmbeddedStore(ProvStore):
                     body = " ".join(_ntriples_quad(_quad_to_store(q)) for q in quads)
                     parts.append(f"{kind} DATA {{ {body} }}")
             sparql = " ;\n".join(parts)
+        if self._ledger is not None:
+            self._logged_update(sparql, request.data, source)
+            return
         with _map_errors("update", query=True, source=source):
             self._store.update(sparql)
         self._wrote(_FLUSH_STATEMENTS // 10)
+
+    def _logged_update(self, sparql: str, data: Any, source: str) -> None:
+        """Run an update on a store with a ledger: its effect is logged ahead of it. Data
+        operations (``INSERT DATA``/``DELETE DATA`` without blank nodes) are logged as their
+        net effect and run as one transaction; anything else is first run on an in-memory
+        copy of the store (time and memory grow with the store: an administrator's
+        operation, not a recording path), and the difference is logged and applied."""
+        if data is not None and not any(isinstance(t, BNode) for _, qs in data for q in qs
+                                        for t in q):
+            net: dict[Any, bool] = {}
+            with _map_errors(f"store {self.location}"):
+                for kind, qs in data:
+                    for q in qs:
+                        net[_quad_to_store(q)] = kind == "INSERT"
+            self._log("update", removed=[q for q, v in net.items() if not v],
+                      added=[q for q, v in net.items() if v])
+            with _map_errors("update", query=True, source=source):
+                self._store.update(sparql)
+            self._wrote(len(net))
+            return
+        with _map_errors("update", query=True, source=source):
+            copy = ox.Store()
+            copy.bulk_extend(self._store.quads_for_pattern(None, None, None, None))
+            copy.update(sparql)
+        with _map_errors(f"store {self.location}"):
+            removed = [q for q in self._store.quads_for_pattern(None, None, None, None)
+                       if q not in copy]
+            added = [q for q in copy.quads_for_pattern(None, None, None, None)
+                     if q not in self._store]
+        self._log("update", removed=removed, added=added)
+        with _map_errors(f"store {self.location}"):
+            for q in removed:
+                self._store.remove(q)
+            self._store.extend(added)
+        self._wrote(len(removed) + len(added))
 
     def serialize(self, format: str, *, graph: Any = ANY_GRAPH,
                   output: IO[bytes] | None = None,
@@ -1678,6 +1978,9 @@ class EmbeddedStore(ProvStore):
         self._refuse_in_journal("remove_graph()")
         with _map_errors(f"store {self.location}"):
             if self._store.contains_named_graph(_to_ox(graph)):
+                if self._ledger is not None:
+                    self._log("remove-graph", removed=list(
+                        self._store.quads_for_pattern(None, None, None, _to_ox(graph))))
                 self._store.remove_graph(_to_ox(graph))
                 self._wrote(_FLUSH_STATEMENTS // 10)
 
@@ -1733,9 +2036,22 @@ class EmbeddedStore(ProvStore):
 
     def close(self) -> None:
         store = getattr(self, "_store", None)
+        led = getattr(self, "_ledger", None)
+        if led is not None:
+            with contextlib.suppress(OSError):
+                if led.blobs:
+                    led.append("blobs")
         if store is not None and getattr(self, "_root", None) is not None:
             with contextlib.suppress(OSError):
                 store.flush()
+                if led is not None:
+                    led.mark_durable()
+        if led is not None:
+            led.close()
+            self._ledger = None
+            blobs = getattr(self, "originals", None)
+            if getattr(blobs, "on_new", None) is not None:
+                blobs.on_new = None  # type: ignore[union-attr]
         self._store = None  # type: ignore[assignment]
         del store  # release the engine (and its write lock) before the note goes
         if getattr(self, "_root", None) is not None:
@@ -1924,7 +2240,8 @@ def open_store(path: str | os.PathLike[str] | None = None, *, memory: bool = Fal
 
 _OXIGRAPH_FAMILIES = ('[CFOptions "id2str"]', '[CFOptions "spog"]')
 """RocksDB column families every Oxigraph store has (named in its ``OPTIONS-*`` files)."""
-_STORE_ENTRIES = frozenset({"rdf", "originals", "writer.json", "exports", JOURNAL_NAME})
+_STORE_ENTRIES = frozenset({"rdf", "originals", "writer.json", "exports", JOURNAL_NAME,
+                            LEDGER_NAME, HEAD_NAME, HEAD_NAME + ".tmp", "checkpoints"})
 """What a provgraph store directory holds (``exports``: the demo's bundle files)."""
 
 

@@ -181,9 +181,13 @@ class ValidationReport:
             without a meaning (:class:`AttributeWarning`: PROV-DM attribute warnings,
             and zone-less ``xsd:dateTime`` values, read as UTC), in graph order, each
             with its statement and graph; they do not affect :attr:`conforms`.
+        originals: one message per retained original (``pg:sha256`` of a snapshot or an
+            extracted text in the graphs checked) whose bytes no longer hash to its
+            digest (issue 20: validate did not look); each is a violation.
     """
 
     violations: list[ConstraintViolation] = field(default_factory=list)
+    originals: list[str] = field(default_factory=list)
     shacl: Any = None
     shacl_note: str = ""
     graphs: list[IRI | None] = field(default_factory=list)
@@ -193,11 +197,12 @@ class ValidationReport:
     def conforms(self) -> bool:
         """``True`` when no constraint is violated and the shapes (if checked) conform;
         warnings do not count."""
-        return not self.violations and (self.shacl is None or bool(self.shacl.conforms))
+        return not self.violations and not self.originals and (
+            self.shacl is None or bool(self.shacl.conforms))
 
     def messages(self) -> list[str]:
-        """One message per violation (PROV-CONSTRAINTS first, then SHACL)."""
-        out = [str(v) for v in self.violations]
+        """One message per violation (PROV-CONSTRAINTS, then retained originals, then SHACL)."""
+        out = [str(v) for v in self.violations] + list(self.originals)
         if self.shacl is not None:
             for v in self.shacl.violations:
                 msg = getattr(v, "message", str(v))
@@ -265,6 +270,7 @@ def validate(store: ProvStore, run: IRI | str | None = None, *, shapes: bool = T
         report.violations.extend(violations)
         report.warnings.extend(warnings)
         report.warnings.extend(zone_less_times(triples, g))
+        report.originals.extend(_corrupt_originals(store, triples, g))
         if shapes_data is not None:
             shapes_data.add(triples)
         if progress is not None:
@@ -276,6 +282,28 @@ def validate(store: ProvStore, run: IRI | str | None = None, *, shapes: bool = T
         if progress is not None:
             progress("shapes", 1, 1)
     return report
+
+
+def _corrupt_originals(store: ProvStore, triples: list[tuple[Any, Any, Any]],
+                       graph: IRI | None) -> list[str]:
+    """Messages for the retained originals of one graph's snapshots and extracted texts
+    whose bytes do not hash to their recorded ``pg:sha256`` (a missing one is not
+    reported here: a snapshot may be recorded without its bytes; ``provgraph verify``
+    checks those against the ledger)."""
+    from .errors import OriginalCorruptError, OriginalMissingError
+
+    kinds = {s for s, p, o in triples if p == RDF.type and o in (PG.SourceSnapshot, PG.ExtractedText)}
+    out = []
+    for s, p, o in triples:
+        if p == PG.sha256 and s in kinds and isinstance(o, Literal):
+            try:
+                store.originals.get(str(o.value))
+            except OriginalCorruptError as exc:
+                where = f"graph <{graph}>" if graph is not None else "the default graph"
+                out.append(f"retained original of <{s}> ({where}) is corrupt: {exc}")
+            except (OriginalMissingError, ValueError):
+                pass
+    return out
 
 
 def zone_less_times(triples: Iterable[tuple[Any, Any, Any]], graph: IRI | None = None

@@ -113,6 +113,7 @@ class PG(ClosedNamespace):
         "pageNumber", "tableIndex", "bbox", "rowCount", "columnCount", "headerRows", "rowIndex",
         "columnIndex", "cellText", "isHeader", "headerPath", "pageMap", "boxMap", "precision",
         "contextGap",
+        "signature", "signingKey",
         # --- object properties
         "document", "answer", "citation", "target", "resolvedSnapshot", "segment",
         "segmentSource", "omitted", "aidUsed", "extractedText", "run", "reviewOf", "sawSnapshot",

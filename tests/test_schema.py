@@ -222,6 +222,8 @@ ONTOLOGY = Path(__file__).resolve().parents[1] / "ontologies" / "rag-prov.ttl"
 NOT_IN_TABLES = {
     PG.imprecise: "io/provo.py: PROV-N import marks an imprecise qualified node",
     PG.document: "declared in the ontology, written by no module (reserved)",
+    PG.signature: "io/bundle.py: an exported bundle's signature (provgraph.signing, issue 20)",
+    PG.signingKey: "io/bundle.py: the key id of an exported bundle's signature (issue 20)",
 }
 
 

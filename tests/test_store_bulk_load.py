@@ -60,7 +60,9 @@ def test_windowed_bulk_load_equals_one_load(tmp_path, small_windows):
 def test_a_file_with_blank_nodes_is_loaded_whole(tmp_path, small_windows):
     path = tmp_path / "data.nq"
     path.write_text("".join(LINES), encoding="utf-8")
-    s = EmbeddedStore(tmp_path / "a")
+    # the engine's own loader (a store with a ledger parses such a file itself, so that the
+    # ledger names the blank nodes the store holds: tests/test_ledger.py)
+    s = EmbeddedStore(tmp_path / "a", ledger=False)
     s._store = CountingStore(s._store)
     s.bulk_load(path, "nquads")
     assert s._store.bulk_loads == 1

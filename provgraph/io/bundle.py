@@ -155,6 +155,8 @@ class BundleCheck:
         statements: the bundle's content statements (as :attr:`ExportResult.statements`);
             the digest also covers its description.
         subject: the claim or run the bundle describes (``rdfs:seeAlso``), if given.
+        signing_key, signature: the bundle's ``pg:signingKey`` and ``pg:signature``
+            (:mod:`provgraph.signing`), or ``None`` for an unsigned bundle.
         misplaced: statements in the wrong graph (formats with named graphs): the
             bundle's description belongs in the default graph, everything else in
             the bundle's graph. Moving a statement between them changes no digest.
@@ -166,11 +168,26 @@ class BundleCheck:
     statements: int
     subject: str | None = None
     misplaced: list[str] = field(default_factory=list)
+    signing_key: str | None = None
+    signature: str | None = None
 
     @property
     def ok(self) -> bool:
         """Whether the recorded digest matches the content and nothing is misplaced."""
         return self.recorded == self.actual and not self.misplaced
+
+    @property
+    def signed(self) -> bool:
+        """Whether the bundle carries a signature (checked only by :meth:`signature_problem`)."""
+        return self.signature is not None
+
+    def signature_problem(self, public_key: Any) -> str | None:
+        """Why the bundle is not signed by ``public_key`` over its recorded digest
+        (:func:`provgraph.signing.check_bundle`), or ``None`` when it is."""
+        from ..signing import check_bundle
+
+        return check_bundle(public_key, str(self.bundle), self.recorded, self.signing_key,
+                            self.signature)
 
 
 def lineage_closure(store: ProvStore, seeds: Iterable[IRI | BNode]) -> list[Quad]:
@@ -243,25 +260,44 @@ def _walk(store: ProvStore, seeds: list[Any]) -> list[Quad]:
     return out
 
 
+UNDIGESTED = frozenset({PG.sha256, PG.signature, PG.signingKey})
+"""Properties of the bundle itself its digest does not cover: the digest, and the
+signature over the digest (:mod:`provgraph.signing`; issue 20), added after it."""
+
+
+def _signed(describe: list[Quad], bundle: IRI, digest: str, signing_key: Any) -> list[Quad]:
+    """``describe`` with the digest, and the signature statements when a key is given."""
+    out = [*describe, (bundle, PG.sha256, Literal(digest), None)]
+    if signing_key is not None:
+        from ..signing import sign_bundle
+
+        kid, sig = sign_bundle(signing_key, str(bundle), digest)
+        out += [(bundle, PG.signingKey, Literal(kid), None),
+                (bundle, PG.signature, Literal(sig), None)]
+    return out
+
+
 def bundle_digest(quads: Iterable[Quad], bundle: IRI) -> tuple[str, int]:
     """The digest a bundle records (module docstring), and how many statements it covers.
 
     Args:
         quads: every statement of the bundle file, as :func:`provgraph.io.read` gives them.
-        bundle: the bundle IRI; its ``pg:sha256`` statements are the only ones left out.
+        bundle: the bundle IRI; its ``pg:sha256`` statements are left out, and so are its
+            signature statements (``pg:signature``, ``pg:signingKey``: :data:`UNDIGESTED`).
 
     Returns:
         ``(hex digest, statements)``: SHA-256 of the RDFC-1.0 canonical N-Quads of
         the statements with graph names dropped and literals in canonical form.
     """
     triples = {(s, p, canonical(o) if isinstance(o, Literal) else o, None)
-               for s, p, o, _ in quads if not (s == bundle and p == PG.sha256)}
+               for s, p, o, _ in quads if not (s == bundle and p in UNDIGESTED)}
     text = rdfc_canonical_nquads(triples)
     return hashlib.sha256(text.encode("utf-8")).hexdigest(), len(triples)
 
 
 def export(store: ProvStore, format: str, *, claim: str | None = None, run: str | None = None,
-           everything: bool = False, out: BinaryIO | None = None) -> ExportResult:
+           everything: bool = False, out: BinaryIO | None = None,
+           signing_key: Any = None) -> ExportResult:
     """Export a claim bundle, a run bundle, or the whole store.
 
     Args:
@@ -274,6 +310,9 @@ def export(store: ProvStore, format: str, *, claim: str | None = None, run: str 
             is empty. PROV-JSON claim and run bundles are written to it in bounded
             memory (:mod:`provgraph.io.provjson_stream`); the other formats, and
             statements outside that module's shapes, are built in memory first.
+        signing_key: an Ed25519 private key (:func:`provgraph.signing.load_private_key`):
+            a claim or run bundle is then signed (``pg:signingKey``, ``pg:signature`` over
+            its digest); ``None``: unsigned. Ignored for ``everything`` and drawings.
 
     Exactly one of ``claim``, ``run``, ``everything`` must be given.
 
@@ -328,7 +367,7 @@ def export(store: ProvStore, format: str, *, claim: str | None = None, run: str 
         (bundle, RDFS.seeAlso, seed, None)]
     if format == "prov-json":
         try:
-            return _stream_provjson(store, kind, seed, bundle, describe, out)
+            return _stream_provjson(store, kind, seed, bundle, describe, out, signing_key)
         except NotStreamable:
             pass  # the general mapping below handles every shape
     seeds: list[Any] = [seed] if kind == "claim" else _run_subjects(store, seed)
@@ -341,7 +380,7 @@ def export(store: ProvStore, format: str, *, claim: str | None = None, run: str 
     readback = read(write(content + describe, format), format, name="(export)")
     digest, _ = bundle_digest(readback.quads, bundle)
     n = len({(s, p, o) for s, p, o, _ in readback.quads if s != bundle})
-    describe.append((bundle, PG.sha256, Literal(digest), None))
+    describe = _signed(describe, bundle, digest, signing_key)
     data = write(content + describe, format)
     return _deliver(ExportResult(data, format, n, bundle, digest), out)
 
@@ -545,7 +584,8 @@ class _Digest:
 
 
 def _stream_provjson(store: ProvStore, kind: str, seed: IRI, bundle: IRI,
-                     describe: list[Quad], out: BinaryIO | None) -> ExportResult:
+                     describe: list[Quad], out: BinaryIO | None,
+                     signing_key: Any = None) -> ExportResult:
     digest = _Digest(bundle)
     stream = PROVJSONStream(bundle, digest.add)
     try:
@@ -556,8 +596,8 @@ def _stream_provjson(store: ProvStore, kind: str, seed: IRI, bundle: IRI,
         for _, p, o, _ in describe:
             digest.add((bundle, p, o))
         hexdigest, n = digest.finish()
-        stream.describe(bundle, [(p, o) for _, p, o, _ in describe]
-                        + [(PG.sha256, Literal(hexdigest))], emit=False)
+        stream.describe(bundle, [(p, o) for _, p, o, _ in
+                                 _signed(describe, bundle, hexdigest, signing_key)], emit=False)
         if out is not None:
             stream.write(out)
             return ExportResult(b"", "prov-json", n, bundle, hexdigest)
@@ -618,4 +658,15 @@ def verify_bundle(data: bytes, format: str = "auto", *, name: str = "<input>") -
                                                         " (default graph)")
                      for s, p, o, g in quads
                      if not (g is None if s == bundle else g == bundle)]
-    return BundleCheck(bundle, recorded[0].value, actual, n, subject, sorted(misplaced))
+
+    def one(prop: IRI) -> str | None:
+        values = sorted(o.value if isinstance(o, Literal) else str(o)
+                        for s, p, o, _ in quads if s == bundle and p == prop)
+        if len(values) > 1:
+            raise SerializationError(f"{name}: bundle <{bundle}> records {len(values)} "
+                                     f"{prop} values; a signed bundle records one: the file "
+                                     "was altered")
+        return values[0] if values else None
+
+    return BundleCheck(bundle, recorded[0].value, actual, n, subject, sorted(misplaced),
+                       one(PG.signingKey), one(PG.signature))

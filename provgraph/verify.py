@@ -1,0 +1,392 @@
+"""Verify a store against its ledger, and rebuild a store from a ledger (issue 20).
+
+:func:`verify_store` is what ``provgraph verify`` runs. It proves three things about an
+embedded store at ``PATH`` and says where the first failure of each is:
+
+1. **The chain.** ``PATH/ledger.jsonl`` is an unbroken hash chain
+   (:func:`provgraph.ledger.check_chain`): a line edited, deleted, inserted or moved is
+   named by its number, and ``PATH/ledger.head`` names a line of it.
+2. **The store holds exactly what the ledger says.** The lines are replayed, in order,
+   into a fresh store in a temporary directory, and its statements are compared with the
+   store's, term for term (blank nodes by label: the ledger names the nodes the store
+   holds). A statement only the store holds, or only the ledger, is named with the ledger
+   line that last wrote it.
+3. **Every retained original is intact.** Each blob the ledger lists is present and its
+   bytes hash to its name; so is every other blob in ``PATH/originals``.
+
+Each failure names the snapshots and claims that depend on what failed: the resources
+of the statement (or with the blob's ``pg:sha256``), and everything downstream of them
+along :data:`provgraph.relations.UPSTREAM` (:meth:`provgraph.store.ProvStore.closure`),
+in the store and in the replay. With a checkpoint (:mod:`provgraph.signing`) it also
+proves that the ledger extends the checkpointed prefix.
+
+What it does not prove: that the recorded content is true (a source can lie, a
+recorder can be wrong), nor, without a checkpoint held by someone else, that a writer
+who rewrote the whole ledger and store consistently did not do so (README "Trust").
+
+:func:`rebuild_store` replays a ledger into a new store, copying the retained originals
+it lists (verified) from the old store's ``originals/``.
+"""
+
+from __future__ import annotations
+
+import shutil
+import tempfile
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from .errors import OriginalCorruptError, OriginalMissingError, StoreBusyError, StoreError
+from .ledger import HEAD_NAME, LEDGER_NAME, ChainProblem, LedgerLine, check_chain, read_head
+from .originals import Originals
+from .relations import UPSTREAM
+from .store import EmbeddedStore, check_store_directory
+from .terms import IRI, Literal, Quad
+from .vocab import PG, RDF
+
+__all__ = ["Finding", "VerifyReport", "RebuildResult", "verify_store", "rebuild_store",
+           "REPLAY_IN_MEMORY"]
+
+REPLAY_IN_MEMORY = 256 << 20
+"""Bytes of statements (in the ledger) up to which :func:`verify_store` replays into a
+store in memory; a larger ledger is replayed into a temporary store on disk."""
+
+
+@dataclass(frozen=True, kw_only=True)
+class Finding:
+    """One thing :func:`verify_store` found wrong.
+
+    Attributes:
+        kind: ``no-ledger``, ``chain``, ``head``, ``statement-missing`` (the ledger says
+            the store holds it; it does not), ``statement-extra`` (the store holds it; the
+            ledger never wrote it), ``blob-missing``, ``blob-corrupt``, ``checkpoint``.
+        where: what failed: ``ledger.jsonl line N``, an N-Quads statement, ``blob <sha-256>``.
+        detail: what is wrong, for a person.
+        line: the ledger line concerned (the bad line; the line that last wrote the
+            statement; the line that listed the blob), or ``None``.
+        snapshots, claims: IRIs of the source snapshots and claims that depend on it.
+    """
+
+    kind: str
+    where: str
+    detail: str
+    line: int | None = None
+    snapshots: tuple[str, ...] = ()
+    claims: tuple[str, ...] = ()
+
+
+@dataclass(kw_only=True)
+class VerifyReport:
+    """What :func:`verify_store` checked and found.
+
+    Attributes:
+        store: the store directory.
+        lines: ledger lines read (up to the first chain problem).
+        head: SHA-256 (hex) of the last line read, or ``None``.
+        statements: statements in the store.
+        blobs: retained originals checked.
+        findings: what is wrong, first failure of each check first; empty when all holds.
+        notes: what a person should know that is not a failure (a crash reconciled on
+            open, originals the ledger does not list).
+    """
+
+    store: str
+    lines: int = 0
+    head: str | None = None
+    statements: int = 0
+    blobs: int = 0
+    findings: list[Finding] = field(default_factory=list)
+    notes: list[str] = field(default_factory=list)
+
+    @property
+    def ok(self) -> bool:
+        """Whether everything checked holds (no finding)."""
+        return not self.findings
+
+
+def _dependents(stores: Iterable[EmbeddedStore], nodes: set[IRI]) -> tuple[tuple[str, ...], tuple[str, ...]]:
+    """Snapshots and claims among ``nodes`` and downstream of them, in any of ``stores``."""
+    snaps: set[str] = set()
+    claims: set[str] = set()
+    for store in stores:
+        if not nodes:
+            break
+        reach = set(nodes) | store.closure(nodes, UPSTREAM, inverse=True)
+        upstream_of = {n for n in nodes if not _is(store, n, PG.SourceSnapshot)}
+        near = store.closure(upstream_of, UPSTREAM, max_depth=2) if upstream_of else set()
+        for n in reach | near:
+            if _is(store, n, PG.SourceSnapshot):
+                snaps.add(str(n))
+        for n in reach:
+            if _is(store, n, PG.Claim):
+                claims.add(str(n))
+    return tuple(sorted(snaps)), tuple(sorted(claims))
+
+
+def _is(store: EmbeddedStore, node: IRI, cls: IRI) -> bool:
+    return next(iter(store.quads(node, RDF.type, cls)), None) is not None
+
+
+def _nodes(quads: Iterable[Quad]) -> set[IRI]:
+    return {t for q in quads for t in (q[0], q[2]) if isinstance(t, IRI)}
+
+
+def _nquad(q: Quad) -> str:
+    from .store import serialize_quads
+
+    return serialize_quads([q], "nquads").decode("utf-8").strip().removesuffix(" .")
+
+
+def verify_store(path: str | Path, *, checkpoint: str | Path | None = None,
+                 public_key: str | Path | None = None, limit: int = 20,
+                 lock_timeout: float | None = None) -> VerifyReport:
+    """Check an embedded store against its ledger (the module docstring).
+
+    The store is opened for writing (it waits for another writer, as every write
+    command does), so that a ledger line a crash left uncommitted is reconciled first
+    (reported in :attr:`VerifyReport.notes`); when the chain is broken, or another
+    process kept the write lock for ``lock_timeout`` seconds (``None``: as every writer,
+    ``$PROVGRAPH_LOCK_TIMEOUT`` else 30; a ``provgraph serve`` holds it), it is opened
+    read-only, nothing is written, and the notes say so.
+
+    Args:
+        path: the store directory.
+        checkpoint: a checkpoint receipt (:func:`provgraph.signing.write_checkpoint`)
+            the ledger must extend; ``None``: no checkpoint check.
+        public_key: the PEM public key the checkpoint must be signed with (required
+            with ``checkpoint``).
+        limit: at most this many statements of each kind are listed.
+
+    Returns:
+        :class:`VerifyReport`; its ``ok`` is true when everything holds. A store with
+        no ledger gives one ``no-ledger`` finding.
+
+    Raises:
+        StoreError: ``path`` is not a provgraph store on disk, or cannot be opened.
+        SignatureError: ``checkpoint`` or ``public_key`` cannot be read.
+    """
+    root = Path(path)
+    report = VerifyReport(store=str(root))
+    if not (root / "rdf").is_dir():
+        raise StoreError(f"no provgraph store at {root}; check --store / $PROVGRAPH_STORE")
+    check_store_directory(root)
+    if not (root / LEDGER_NAME).exists():
+        report.findings.append(Finding(
+            kind="no-ledger", where=str(root / LEDGER_NAME),
+            detail="the store has no ledger, so nothing about its history can be proven "
+                   "(a store written before issue 20, or by a remote engine); the next "
+                   "write command starts one with the statements it holds then"))
+        return report
+    lines, problem = check_chain(root / LEDGER_NAME)
+    if problem is None:
+        before = (root / LEDGER_NAME).stat().st_size
+        writer: EmbeddedStore | None = None
+        try:  # a writer open reconciles what a crash left and undoes a journal
+            writer = EmbeddedStore(root, lock_timeout=lock_timeout)
+        except StoreBusyError as exc:
+            report.notes.append(f"{exc}; verified what was committed when it opened, without "
+                                "the writer's lock: a write in flight can show as a difference")
+        if writer is not None:
+            for note in (writer.ledger_recovered,
+                         writer.recovered and f"undid {writer.recovered}, which a stopped "
+                         "process left unfinished (what it had stored is removed by undo lines)"):
+                if note:
+                    report.notes.append(note)
+            writer.close()
+        if (root / LEDGER_NAME).stat().st_size != before:  # lines appended or a torn one cut
+            lines, problem = check_chain(root / LEDGER_NAME)
+    store = EmbeddedStore(root, read_only=True)
+    try:
+        _verify(store, root, lines, problem, report, limit)
+        if checkpoint is not None:
+            from .signing import check_checkpoint
+
+            why = check_checkpoint(checkpoint, public_key, lines)
+            if why is not None:
+                report.findings.append(Finding(kind="checkpoint", where=str(checkpoint),
+                                               detail=why))
+    finally:
+        store.close()
+    return report
+
+
+def _verify(store: EmbeddedStore, root: Path, lines: list[LedgerLine], problem: ChainProblem | None,
+            report: VerifyReport, limit: int) -> None:
+    report.lines = len(lines)
+    report.head = lines[-1].hash if lines else None
+    report.statements = len(store)
+    if problem is not None:
+        bad = problem.line
+        quads: list[Quad] = []
+        snaps: tuple[str, ...] = ()
+        claims: tuple[str, ...] = ()
+        try:
+            from .ledger import read_lines
+
+            for line in read_lines(root / LEDGER_NAME):
+                if line.n == bad:
+                    from .store import parse_rdf
+
+                    text = "".join(t + " .\n" for t in (*line.removed, *line.added))
+                    quads = parse_rdf(text, "nquads") if text else []
+                    break
+        except (ValueError, OSError, StoreError):
+            pass
+        if quads:
+            snaps, claims = _dependents([store], _nodes(quads))
+        report.findings.append(Finding(
+            kind="chain", where=f"{LEDGER_NAME} line {bad}",
+            detail=problem.reason, line=bad,
+            snapshots=snaps, claims=claims))
+    n, h = read_head(root)
+    if n and (n > len(lines) or lines[n - 1].hash != h) and problem is None:
+        report.findings.append(Finding(
+            kind="head", where=str(root / HEAD_NAME), line=n,
+            detail=f"{HEAD_NAME} names line {n} with hash {h[:16]}..., which the ledger "
+                   + ("does not have" if n > len(lines) else
+                      f"has with hash {lines[n - 1].hash[:16]}...: the ledger was rewritten")))
+    _compare(store, lines, report, limit, complete=problem is None)
+    _check_blobs(store, root, lines, report)
+
+
+def _compare(store: EmbeddedStore, lines: list[LedgerLine], report: VerifyReport,
+             limit: int, *, complete: bool) -> None:
+    """Replay ``lines`` into a fresh store and compare it with ``store``."""
+    tmp = tempfile.mkdtemp(prefix="provgraph-verify-")
+    try:
+        # in memory up to REPLAY_IN_MEMORY ledger bytes (3x faster), else on disk
+        size = sum(len(t) for line in lines for t in (*line.added, *line.removed))
+        replay = EmbeddedStore(None if size <= REPLAY_IN_MEMORY else Path(tmp) / "replay",
+                               ledger=False)
+        try:
+            writer: dict[str, int] = {}
+            for line in lines:
+                replay.apply_ledger_line(line)
+            only_store, only_ledger = store.differences(replay, limit=limit)
+            if only_store or only_ledger:
+                wanted = {_nquad(q) for q in only_ledger}
+                for line in lines:
+                    for t in line.added:
+                        if t in wanted:
+                            writer[t] = line.n
+            if not complete and (only_store or only_ledger):
+                report.notes.append("the chain is broken, so the statements after it were "
+                                    "not replayed: the differences below may stem from that")
+            for kind, quads in (("statement-missing", only_ledger), ("statement-extra", only_store)):
+                for q in quads:
+                    text = _nquad(q)
+                    snaps, claims = _dependents([store, replay], _nodes([q]))
+                    at = writer.get(text)
+                    report.findings.append(Finding(
+                        kind=kind, where=text, line=at, snapshots=snaps, claims=claims,
+                        detail=(f"ledger line {at} wrote this statement; the store does not "
+                                "hold it: it was removed or changed outside provgraph"
+                                if kind == "statement-missing" else
+                                "the store holds this statement; no ledger line wrote it: it "
+                                "was added or changed outside provgraph")))
+        finally:
+            replay.close()
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
+
+
+def _check_blobs(store: EmbeddedStore, root: Path, lines: list[LedgerLine],
+                 report: VerifyReport) -> None:
+    blobs = Originals(root / "originals")
+    listed: dict[str, int] = {}
+    for line in lines:
+        for d in line.blobs:
+            listed.setdefault(d, line.n)
+    on_disk = set(blobs.digests())
+    unlisted = sorted(on_disk - set(listed))
+    report.blobs = len(on_disk | set(listed))
+    for digest in [*listed, *unlisted]:
+        try:
+            blobs.get(digest)
+            continue
+        except OriginalMissingError:
+            kind, detail = "blob-missing", "the ledger lists this retained original; it is gone"
+        except OriginalCorruptError as exc:
+            kind, detail = "blob-corrupt", f"its bytes hash to {exc.actual}, not to its name"
+        subjects = {q[0] for q in store.quads(None, PG.sha256, Literal(digest))
+                    if isinstance(q[0], IRI)}
+        snaps, claims = _dependents([store], subjects)
+        report.findings.append(Finding(kind=kind, where=f"blob {digest}", detail=detail,
+                                       line=listed.get(digest), snapshots=snaps, claims=claims))
+    if unlisted:
+        report.notes.append(f"{len(unlisted)} retained original(s) are not listed in the "
+                            "ledger (written by a write that failed or was killed before its "
+                            "statements); their bytes were checked")
+
+
+@dataclass(frozen=True, kw_only=True)
+class RebuildResult:
+    """What :func:`rebuild_store` made.
+
+    Attributes:
+        store: the new store directory.
+        lines: ledger lines replayed.
+        statements: statements in the new store.
+        blobs: retained originals copied.
+    """
+
+    store: str
+    lines: int
+    statements: int
+    blobs: int
+
+
+def rebuild_store(ledger: str | Path, target: str | Path, *,
+                  originals: str | Path | None = None) -> RebuildResult:
+    """Make a new store at ``target`` from a ledger: its lines replayed in order, the
+    retained originals they list copied (each verified against its digest) from
+    ``originals``, and the ledger (and its head) copied, so the new store goes on with the
+    same chain. The result holds the same statements as the store the ledger came from
+    (``tests/test_ledger.py`` compares them canonically) and the same listed originals.
+
+    Args:
+        ledger: a ``ledger.jsonl`` file.
+        target: the new store directory; it must not exist or be empty.
+        originals: the directory of retained originals to copy from (``None``: the
+            ``originals/`` beside ``ledger``).
+
+    Raises:
+        StoreError: ``target`` exists and is not empty; the ledger's chain is broken (the
+            message names the line); a listed original is missing or corrupt.
+    """
+    src = Path(ledger)
+    dst = Path(target)
+    if dst.exists() and (not dst.is_dir() or any(dst.iterdir())):
+        raise StoreError(f"{dst} exists and is not empty; rebuild makes a new store: give a "
+                         "new directory")
+    if not src.is_file():
+        raise StoreError(f"{src}: no ledger file there (a store's ledger is PATH/{LEDGER_NAME})")
+    lines, problem = check_chain(src)
+    if problem is not None:
+        raise StoreError(f"{src}: {problem.reason}; a broken ledger is "
+                         "not replayed (run 'provgraph verify' on its store)")
+    blob_dir = Originals(Path(originals) if originals is not None else src.parent / "originals")
+    store = EmbeddedStore(dst, ledger=False)
+    copied = 0
+    try:
+        for line in lines:
+            store.apply_ledger_line(line)
+            for digest in line.blobs:
+                try:
+                    store.originals.put(blob_dir.get(digest))
+                except (OriginalMissingError, OriginalCorruptError) as exc:
+                    raise StoreError(f"ledger line {line.n} lists retained original {digest}: "
+                                     f"{exc}") from exc
+                copied += 1
+        statements = len(store)
+    except BaseException:
+        store.discard_if_new()
+        raise
+    store.close()
+    shutil.copyfile(src, dst / LEDGER_NAME)
+    if lines:
+        import json
+
+        (dst / HEAD_NAME).write_text(json.dumps({"n": lines[-1].n, "hash": lines[-1].hash}))
+    return RebuildResult(store=str(dst), lines=len(lines), statements=statements, blobs=copied)
+

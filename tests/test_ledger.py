@@ -1,0 +1,569 @@
+"""The hash-chained ledger, verify, rebuild and signatures (issue 20).
+
+Each test records the fixture pipeline (tests/pipeline.py) into a store on disk, then
+alters one thing (a ledger line, a blob byte, a statement) the way an attacker or a
+broken disk would, and checks that ``verify`` finds and names it."""
+
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+
+import pytest
+
+from provgraph.cli import cli
+from provgraph.io.bundle import bundle_digest, export, verify_bundle
+from provgraph.io import read, write
+from provgraph.io.load import import_document
+from provgraph.ledger import LEDGER_NAME, GENESIS, LedgerWriter, check_chain, line_hash, read_lines
+from provgraph.originals import Originals
+from provgraph.recorder import Recorder
+from provgraph.resolve import resolve_run
+from provgraph.runs import delete_run
+from provgraph.signing import generate_key, load_private_key, load_public_key, write_checkpoint
+from provgraph.store import EmbeddedStore
+from provgraph.terms import IRI, Literal
+from provgraph.verify import rebuild_store, verify_store
+from provgraph.vocab import PG, PROV, RDF
+
+from . import pipeline
+
+
+def _record(path: Path) -> dict:
+    """The fixture pipeline, resolved (write-back), an imported PROV-N document and a
+    deleted run: a ledger with Recorder, resolve, load, replace and removal lines."""
+    store = EmbeddedStore(path)
+    rec = Recorder(store, label="fixture", packages=[], run_iri=pipeline.RUN,
+                   started_at=pipeline.t(0))
+    records = pipeline.record(rec)
+    resolve_run(store)
+    import_document(store, b"document prefix ex <http://example.org/> entity(ex:b) "
+                           b"entity(ex:a) wasDerivedFrom(ex:b, ex:a) endDocument")
+    other = Recorder(store, label="other", packages=[])
+    other.query("What is deleted?")
+    delete_run(store, str(other.iri))
+    store.close()
+    return records
+
+
+@pytest.fixture
+def recorded(tmp_path: Path) -> tuple[Path, dict]:
+    path = tmp_path / "store"
+    return path, _record(path)
+
+
+def _lines(path: Path) -> list[bytes]:
+    return (path / LEDGER_NAME).read_bytes().splitlines(keepends=True)
+
+
+def _write_lines(path: Path, lines: list[bytes]) -> None:
+    (path / LEDGER_NAME).write_bytes(b"".join(lines))
+
+
+def _claim_line(path: Path) -> int:
+    """The number of a line in the middle of the ledger that adds a claim statement."""
+    for line in read_lines(path / LEDGER_NAME):
+        if line.n > 1 and any(str(PG.claimKind) in t for t in line.added):
+            return line.n
+    raise AssertionError("no line adds a claim")
+
+
+def _only(report, kind):  # type: ignore[no-untyped-def]
+    found = [f for f in report.findings if f.kind == kind]
+    assert found, report.findings
+    return found
+
+
+def test_a_recorded_store_verifies_and_its_ledger_covers_every_write(recorded):
+    path, _ = recorded
+    report = verify_store(path)
+    assert report.ok, report.findings
+    lines = list(read_lines(path / LEDGER_NAME))
+    assert report.lines == len(lines) and report.head == lines[-1].hash
+    ops = {line.op for line in lines}
+    assert {"add", "replace"} <= ops, ops  # record and import add; resolve and delete replace
+    listed = {d for line in lines for d in line.blobs}
+    assert listed == set(Originals(path / "originals").digests()) and listed
+    assert report.statements == len(EmbeddedStore(path, read_only=True))
+
+
+def test_an_edited_ledger_line_is_named_with_its_claims(recorded):
+    path, records = recorded
+    k = _claim_line(path)
+    lines = _lines(path)
+    obj = json.loads(lines[k - 1])
+    obj["added"][0] = obj["added"][0].replace("urn:", "urn:x-", 1)
+    lines[k - 1] = json.dumps(obj, ensure_ascii=False, separators=(",", ":")).encode() + b"\n"
+    _write_lines(path, lines)
+    report = verify_store(path)
+    chain = _only(report, "chain")[0]
+    assert chain.line == k and f"line {k} was edited" in chain.detail
+    assert chain.claims, chain  # the claims whose statements the line wrote
+
+
+def test_a_deleted_ledger_line_is_named(recorded):
+    path, _ = recorded
+    lines = _lines(path)
+    del lines[4]
+    _write_lines(path, lines)
+    chain = _only(verify_store(path), "chain")[0]
+    assert chain.line == 5 and "numbered 6" in chain.detail and "deleted" in chain.detail
+
+
+def test_an_inserted_ledger_line_is_named(recorded):
+    path, _ = recorded
+    lines = _lines(path)
+    lines.insert(6, lines[2])
+    _write_lines(path, lines)
+    chain = _only(verify_store(path), "chain")[0]
+    assert chain.line == 7 and "numbered 3" in chain.detail and "inserted" in chain.detail
+
+
+def test_reordered_ledger_lines_are_named(recorded):
+    path, _ = recorded
+    lines = _lines(path)
+    lines[3], lines[4] = lines[4], lines[3]
+    _write_lines(path, lines)
+    chain = _only(verify_store(path), "chain")[0]
+    assert chain.line == 4 and "numbered 5" in chain.detail
+
+
+def test_a_deleted_last_line_is_found_by_the_head_and_the_store(recorded):
+    path, _ = recorded
+    lines = _lines(path)
+    last = json.loads(lines[-1])
+    _write_lines(path, lines[:-1])
+    report = verify_store(path)
+    assert _only(report, "head")[0].line == last["n"]
+    assert {f.kind for f in report.findings} >= {"head"}
+
+
+def _cited_blob(path: Path, records: dict) -> tuple[str, str]:
+    """A retained original's digest and the snapshot a claim cites through it."""
+    store = EmbeddedStore(path, read_only=True)
+    try:
+        snap = records["faq"].iri
+        digest = next(iter(store.quads(snap, PG.sha256)))[2].value
+    finally:
+        store.close()
+    return digest, str(snap)
+
+
+def test_a_changed_blob_byte_is_named_with_its_snapshot_and_claims(recorded):
+    path, records = recorded
+    digest, snap = _cited_blob(path, records)
+    blob = Originals(path / "originals").path_for(digest)
+    os.chmod(blob, 0o644)
+    data = bytearray(blob.read_bytes())
+    data[3] ^= 0x20
+    blob.write_bytes(bytes(data))
+    found = _only(verify_store(path), "blob-corrupt")
+    assert found[0].where == f"blob {digest}" and snap in found[0].snapshots
+    assert found[0].claims and found[0].line is not None
+
+
+def test_a_deleted_blob_is_named(recorded):
+    path, records = recorded
+    digest, snap = _cited_blob(path, records)
+    Originals(path / "originals").path_for(digest).unlink()
+    found = _only(verify_store(path), "blob-missing")
+    assert found[0].where == f"blob {digest}" and snap in found[0].snapshots
+
+
+def _raw(path: Path) -> EmbeddedStore:
+    """The store opened past its ledger, as an editor of its files would write it."""
+    return EmbeddedStore(path, ledger=False)
+
+
+def test_a_statement_removed_from_the_store_is_named_with_its_line_and_claims(recorded):
+    path, records = recorded
+    claim = records["claim_quote"].iri
+    store = _raw(path)
+    victim = next(iter(store.quads(claim, PG.claimKind)))
+    store.remove([victim])
+    store.close()
+    found = _only(verify_store(path), "statement-missing")
+    assert len(found) == 1 and str(claim) in found[0].where and "claimKind" in found[0].where
+    assert found[0].line is not None and str(claim) in found[0].claims
+
+
+def test_a_statement_inserted_into_the_store_is_named(recorded):
+    path, records = recorded
+    snap = records["faq"].iri
+    store = _raw(path)
+    store.add([(snap, PG.mediaType, Literal("application/pdf"), None)])
+    store.close()
+    found = _only(verify_store(path), "statement-extra")
+    assert len(found) == 1 and "application/pdf" in found[0].where
+    assert str(snap) in found[0].snapshots and found[0].claims
+
+
+def test_a_statement_changed_in_the_store_is_named_both_ways(recorded):
+    path, records = recorded
+    claim = records["claim_quote"].iri
+    store = _raw(path)
+    old = next(iter(store.quads(claim, PG.claimKind)))
+    store.replace([old], [(old[0], old[1], Literal("paraphrase"), old[3])])
+    store.close()
+    report = verify_store(path)
+    assert {f.kind for f in report.findings} == {"statement-missing", "statement-extra"}
+    assert all(str(claim) in f.claims for f in report.findings)
+
+
+def test_rebuild_gives_a_canonically_identical_store(recorded, tmp_path):
+    path, _ = recorded
+    result = rebuild_store(path / LEDGER_NAME, tmp_path / "new")
+    a, b = EmbeddedStore(path, read_only=True), EmbeddedStore(tmp_path / "new", read_only=True)
+    try:
+        assert a.canonical_nquads() == b.canonical_nquads() and len(a) == result.statements
+    finally:
+        a.close()
+        b.close()
+    assert (sorted(Originals(path / "originals").digests())
+            == sorted(Originals(tmp_path / "new" / "originals").digests()))
+    assert verify_store(tmp_path / "new").ok
+    with pytest.raises(Exception, match="not empty"):
+        rebuild_store(path / LEDGER_NAME, tmp_path / "new")
+
+
+def test_rebuild_refuses_a_broken_ledger(recorded, tmp_path):
+    path, _ = recorded
+    lines = _lines(path)
+    del lines[2]
+    _write_lines(path, lines)
+    with pytest.raises(Exception, match="line 3 is numbered 4"):
+        rebuild_store(path / LEDGER_NAME, tmp_path / "new")
+    assert not (tmp_path / "new").exists()
+
+
+def test_a_line_written_ahead_of_a_commit_that_never_happened_is_reconciled(recorded):
+    path, _ = recorded
+    before = len(_lines(path))
+    # the state a SIGKILL between the ledger append and the engine's commit leaves
+    led = LedgerWriter(path)
+    led.append("add", added=["<urn:x:never> <urn:x:p> <urn:x:o>"])
+    led.close()
+    with open(path / LEDGER_NAME, "ab") as f:
+        f.write(b'{"v":1,"n":')  # and a torn line after it
+    report = verify_store(path)
+    assert report.ok, report.findings
+    assert any("not in the store" in n for n in report.notes), report.notes
+    lines = list(read_lines(path / LEDGER_NAME))
+    assert len(lines) == before + 2 and lines[-1].op == "recover"
+    assert lines[-1].removed == ("<urn:x:never> <urn:x:p> <urn:x:o>",)
+
+
+def test_a_committed_write_whose_head_was_not_recorded_is_kept(recorded):
+    path, _ = recorded
+    second = list(read_lines(path / LEDGER_NAME))[1]
+    (path / "ledger.head").write_text(json.dumps({"n": 2, "hash": second.hash}))
+    n = len(_lines(path))
+    report = verify_store(path)
+    assert report.ok and not report.notes and len(_lines(path)) == n  # nothing to recover
+    assert json.loads((path / "ledger.head").read_text())["n"] == n
+
+
+def test_a_head_the_ledger_does_not_hold_is_kept_as_evidence(recorded):
+    path, _ = recorded
+    (path / "ledger.head").write_text(json.dumps({"n": 2, "hash": "0" * 64}))
+    store = EmbeddedStore(path)
+    assert "cut or rewritten" in (store.ledger_recovered or "")
+    store.add([(IRI("urn:x:a"), IRI("urn:x:p"), Literal("1"), None)])
+    store.close()
+    assert _only(verify_store(path), "head")[0].line == 2
+
+
+def test_a_store_without_a_ledger_says_so(tmp_path, runner):
+    path = tmp_path / "store"
+    EmbeddedStore(path, ledger=False).close()
+    result = runner.invoke(cli, ["--store", str(path), "verify"])
+    assert result.exit_code == 1 and "no-ledger" in result.output
+    assert "has no ledger" in result.output
+
+
+def test_an_existing_store_is_adopted(tmp_path):
+    path = tmp_path / "store"
+    store = EmbeddedStore(path, ledger=False)
+    store.originals.put(b"kept before the ledger")
+    store.add([(IRI("urn:x:a"), IRI("urn:x:p"), Literal("007", datatype=IRI(
+        "http://www.w3.org/2001/XMLSchema#int")), None)])
+    store.close()
+    EmbeddedStore(path).close()
+    lines = list(read_lines(path / LEDGER_NAME))
+    assert [line.op for line in lines] == ["adopt"] and len(lines[0].blobs) == 1
+    assert lines[0].added == ('<urn:x:a> <urn:x:p> "007"^^<http://www.w3.org/2001/XMLSchema#int>',)
+    assert verify_store(path).ok
+
+
+def test_updates_graph_removals_bulk_loads_and_undone_writes_are_ledgered(tmp_path):
+    path = tmp_path / "store"
+    store = EmbeddedStore(path)
+    g = IRI("urn:x:g")
+    store.add([(IRI("urn:x:a"), IRI("urn:x:p"), Literal("1"), g)])
+    store.update("DELETE { GRAPH ?g { ?s <urn:x:p> ?o } } INSERT { GRAPH ?g { ?s <urn:x:q> ?o } } "
+                 "WHERE { GRAPH ?g { ?s <urn:x:p> ?o } }")
+    store.update("INSERT DATA { <urn:x:b> <urn:x:p> _:n . }")
+    nq = tmp_path / "data.nq"
+    nq.write_text('_:b <urn:x:p> "x" <urn:x:h> .\n<urn:x:c> <urn:x:p> "2.0"^^'
+                  '<http://www.w3.org/2001/XMLSchema#decimal> .\n')
+    store.bulk_load(nq, "nquads")
+    store.remove_graph(IRI("urn:x:h"))
+    with pytest.raises(RuntimeError), store.journaled("test write"):
+        store.add([(IRI("urn:x:undone"), IRI("urn:x:p"), Literal("u"), None)])
+        raise RuntimeError("stop")
+    store.close()
+    report = verify_store(path)
+    assert report.ok, report.findings
+    ops = [line.op for line in read_lines(path / LEDGER_NAME)]
+    assert ops == ["add", "update", "update", "bulk", "remove-graph", "add", "undo"], ops
+
+
+def test_record_from_the_command_line_is_ledgered_and_verifies(tmp_path, runner):
+    path = tmp_path / "store"
+    got = runner.invoke(cli, ["--store", str(path), "record", "examples/events.jsonl"])
+    assert got.exit_code == 0, got.output
+    result = runner.invoke(cli, ["--store", str(path), "verify"], catch_exceptions=False)
+    assert result.exit_code == 0 and "verified:" in result.output
+    got = runner.invoke(cli, ["--store", str(path), "resolve"], catch_exceptions=False)
+    assert got.exit_code == 0, got.output
+    notes = [line.note for line in read_lines(path / LEDGER_NAME)]
+    assert notes[0] in ("provgraph record", ) or notes[0].startswith("record "), notes
+    assert notes[-1] == "provgraph resolve", notes
+
+
+# ---------------------------------------------------------------- signatures
+
+
+@pytest.fixture
+def keys(tmp_path: Path) -> tuple[Path, Path]:
+    return generate_key(tmp_path / "signing.pem")
+
+
+def test_keygen_writes_a_private_key_only_its_owner_reads(keys):
+    priv, pub = keys
+    assert priv.stat().st_mode & 0o777 == 0o600 and pub.read_text().startswith("-----BEGIN PUBLIC")
+    with pytest.raises(Exception, match="never overwritten"):
+        generate_key(priv)
+
+
+def _bundle(recorded, keys, fmt="nquads"):  # type: ignore[no-untyped-def]
+    path, records = recorded
+    store = EmbeddedStore(path, read_only=True)
+    try:
+        return export(store, fmt, claim=str(records["claim_quote"].iri),
+                      signing_key=load_private_key(keys[0]) if keys else None)
+    finally:
+        store.close()
+
+
+@pytest.mark.parametrize("fmt", ["prov-json", "nquads", "turtle"])
+def test_a_signed_bundle_verifies_with_its_key(recorded, keys, fmt, runner, tmp_path):
+    result = _bundle(recorded, keys, fmt)
+    check = verify_bundle(result.data, fmt)
+    assert check.ok and check.signed and check.signature_problem(load_public_key(keys[1])) is None
+    assert _bundle(recorded, None, fmt).digest == result.digest  # the signature is outside it
+    f = tmp_path / f"bundle.{ {'prov-json': 'json', 'nquads': 'nq', 'turtle': 'ttl'}[fmt] }"
+    f.write_bytes(result.data)
+    got = runner.invoke(cli, ["verify-bundle", str(f), "--key", str(keys[1])],
+                        catch_exceptions=False)
+    assert got.exit_code == 0 and "signature by key" in got.output and "verified" in got.output
+
+
+def _redigested(data: bytes, change: bool = True) -> bytes:
+    """The bundle with one value changed and its digest recomputed, as a forger would."""
+    doc = read(data, "nquads")
+    bundle = next(s for s, p, o, _ in doc.quads if p == RDF.type and o == PROV.Bundle)
+    quads = [(s, p, Literal("paraphrase") if change and p == PG.claimKind else o, g)
+             for s, p, o, g in doc.quads if not (s == bundle and p == PG.sha256)]
+    digest, _ = bundle_digest(quads, bundle)
+    return write(quads + [(bundle, PG.sha256, Literal(digest), None)], "nquads")
+
+
+def test_a_redigested_bundle_with_a_changed_value_fails_with_the_key(recorded, keys, tmp_path,
+                                                                    runner):
+    forged = _redigested(_bundle(recorded, keys).data)
+    assert verify_bundle(forged, "nquads").ok  # the digest alone is fooled
+    f = tmp_path / "forged.nq"
+    f.write_bytes(forged)
+    got = runner.invoke(cli, ["verify-bundle", str(f), "--key", str(keys[1])])
+    assert got.exit_code == 1 and "re-digested" in got.output
+
+
+def test_a_bundle_resigned_with_another_key_fails(recorded, keys, tmp_path, runner):
+    data = _redigested(_bundle(recorded, keys).data)
+    doc = read(data, "nquads")
+    bundle = next(s for s, p, o, _ in doc.quads if p == RDF.type and o == PROV.Bundle)
+    digest = next(o.value for s, p, o, _ in doc.quads if s == bundle and p == PG.sha256)
+    other, _ = generate_key(tmp_path / "other.pem")
+    from provgraph.signing import sign_bundle
+
+    kid, sig = sign_bundle(load_private_key(other), str(bundle), digest)
+    quads = [q for q in doc.quads if q[1] not in (PG.signature, PG.signingKey)]
+    quads += [(bundle, PG.signingKey, Literal(kid), None), (bundle, PG.signature, Literal(sig), None)]
+    f = tmp_path / "resigned.nq"
+    f.write_bytes(write(quads, "nquads"))
+    got = runner.invoke(cli, ["verify-bundle", str(f), "--key", str(keys[1])])
+    assert got.exit_code == 1 and f"signed by key {kid}" in got.output
+
+
+def test_an_unsigned_bundle_verifies_as_before_and_says_so(recorded, keys, tmp_path, runner):
+    f = tmp_path / "plain.nq"
+    f.write_bytes(_bundle(recorded, None).data)
+    got = runner.invoke(cli, ["verify-bundle", str(f)], catch_exceptions=False)
+    assert got.exit_code == 0 and "unsigned" in got.output
+    got = runner.invoke(cli, ["verify-bundle", str(f), "--key", str(keys[1])])
+    assert got.exit_code == 1 and "unsigned" in got.output
+
+
+def test_export_signs_with_the_key_named_by_the_environment(recorded, keys, tmp_path, runner,
+                                                            monkeypatch):
+    path, records = recorded
+    monkeypatch.setenv("PROVGRAPH_SIGNING_KEY", keys[0].read_text())
+    out = tmp_path / "claim.json"
+    got = runner.invoke(cli, ["--store", str(path), "export", "--claim",
+                              str(records["claim_quote"].iri), "--sign", "-o", str(out)],
+                        catch_exceptions=False)
+    assert got.exit_code == 0, got.output
+    assert verify_bundle(out.read_bytes()).signature_problem(load_public_key(keys[1])) is None
+
+
+def test_a_checkpoint_proves_the_ledger_was_not_rewritten_before_it(recorded, keys, tmp_path,
+                                                                    runner):
+    path, _ = recorded
+    cp, receipt = write_checkpoint(path, load_private_key(keys[0]), tmp_path / "receipt.json")
+    store = EmbeddedStore(path)
+    store.add([(IRI("urn:x:later"), IRI("urn:x:p"), Literal("appended"), None)])
+    store.close()
+    args = ["--store", str(path), "verify", "--checkpoint", str(receipt), "--key", str(keys[1])]
+    got = runner.invoke(cli, args, catch_exceptions=False)
+    assert got.exit_code == 0 and "checkpoint held" in got.output
+    # a writer rewrites line 2 and re-chains everything after it: the chain holds again,
+    # the store still matches, but the checkpoint (and the head file) do not
+    lines = list(_lines(path))
+    prev = GENESIS
+    out = []
+    for raw in lines:
+        obj = json.loads(raw)
+        obj["prev"] = prev
+        if obj["n"] == 2:
+            obj["time"] = "2020-01-01T00:00:00.000000Z"
+        b = json.dumps(obj, ensure_ascii=False, separators=(",", ":")).encode()
+        prev = line_hash(b)
+        out.append(b + b"\n")
+    _write_lines(path, out)
+    assert check_chain(path / LEDGER_NAME)[1] is None
+    got = runner.invoke(cli, args)
+    assert got.exit_code == 1 and "checkpoint" in got.output
+    assert f"rewritten up to line {cp.n}" in got.output
+
+
+def test_resolve_and_validate_name_a_corrupt_retained_original(recorded, runner):
+    path, records = recorded
+    digest, _ = _cited_blob(path, records)
+    blob = Originals(path / "originals").path_for(digest)
+    os.chmod(blob, 0o644)
+    blob.write_bytes(blob.read_bytes() + b"!")
+    got = runner.invoke(cli, ["--store", str(path), "resolve"])
+    assert got.exit_code == 1 and digest in got.output and "corrupt" in got.output
+    got = runner.invoke(cli, ["--store", str(path), "validate"])
+    assert got.exit_code == 1 and digest in got.output
+
+
+def test_a_windowed_bulk_load_is_ledgered_window_by_window(tmp_path, monkeypatch):
+    import provgraph.store as store_mod
+
+    monkeypatch.setattr(store_mod, "_BULK_WINDOW_BYTES", 300)
+    nt = tmp_path / "data.nt"
+    nt.write_text("".join(f'<urn:x:s{i}> <urn:x:p> "{i}"^^<http://www.w3.org/2001/XMLSchema#int> .\n'
+                          for i in range(40)), encoding="utf-8")
+    path = tmp_path / "store"
+    store = EmbeddedStore(path)
+    store.bulk_load(nt, "ntriples", graph=IRI("urn:x:g"))
+    store.close()
+    lines = list(read_lines(path / LEDGER_NAME))
+    assert len(lines) > 1 and {line.op for line in lines} == {"bulk"}
+    assert sum(len(line.added) for line in lines) == 40
+    assert verify_store(path).ok
+
+
+def test_every_line_agrees_with_the_schema_read_whole(recorded):
+    """The reader checks statement arrays itself and gives the schema their first item
+    (provgraph.ledger._decode); read whole by jsonschema, every line is valid too, and a
+    line both refuse is refused by both."""
+    from provgraph.resources import schema_validator
+
+    path, _ = recorded
+    validator = schema_validator("ledger-line-v1.schema.json")
+    raws = _lines(path)
+    for raw in raws:
+        assert not list(validator.iter_errors(json.loads(raw)))
+    obj = json.loads(next(r for r in raws if len(json.loads(r).get("added", [])) > 2))
+    obj["added"][2] = 7
+    assert list(validator.iter_errors(obj))
+    bad = json.dumps(obj, separators=(",", ":")).encode()
+    _write_lines(path, [*raws, bad + b"\n"])
+    problem = check_chain(path / LEDGER_NAME)[1]
+    assert problem is not None and problem.line == len(raws) + 1 and "not a string" in problem.reason
+
+
+def test_a_journaled_write_killed_before_its_first_transaction_verifies(recorded):
+    """A record killed after it retained originals and opened its journal, before any
+    statement (found with SIGKILLs): the undo has nothing to log, the report is current."""
+    from provgraph._undo_journal import JOURNAL_NAME, UndoJournal
+
+    path, _ = recorded
+    n = len(_lines(path))
+    Originals(path / "originals").put(b"retained by the killed write")
+    UndoJournal(path / JOURNAL_NAME, "record killed.jsonl").close()  # left, as by SIGKILL
+    report = verify_store(path)
+    assert report.ok, report.findings
+    assert any("undid record killed.jsonl" in note for note in report.notes)
+    assert any("not listed in the ledger" in note for note in report.notes)
+    assert len(_lines(path)) == n and report.lines == n
+
+
+def test_verify_beside_a_writer_reads_what_was_committed(recorded):
+    path, _ = recorded
+    writer = EmbeddedStore(path)
+    try:
+        report = verify_store(path, lock_timeout=0.2)
+    finally:
+        writer.close()
+    assert report.ok, report.findings
+    assert any("without the writer's lock" in n for n in report.notes)
+
+
+def test_a_torn_line_after_lines_of_megabytes_is_cut_and_the_head_read(tmp_path):
+    led = LedgerWriter(tmp_path)
+    big = [f"<urn:x:s{i}> <urn:x:p> \"{'x' * 200}\"" for i in range(3000)]  # ~650 KB a line
+    led.append("add", added=big)
+    led.append("add", added=big[:10])
+    led.append("add", added=big)
+    n, head = led.n, led.head
+    led.close()
+    with open(tmp_path / LEDGER_NAME, "ab") as f:
+        f.write(json.dumps({"v": 1, "n": 4, "added": big}).encode()[:400_000])  # no newline
+    again = LedgerWriter(tmp_path)
+    assert (again.n, again.head) == (n, head) and again.torn == 400_000
+    again.close()
+    assert [line.n for line in read_lines(tmp_path / LEDGER_NAME)] == [1, 2, 3]
+
+
+def test_a_writer_signs_a_checkpoint_every_n_lines(tmp_path, keys, monkeypatch):
+    monkeypatch.setenv("PROVGRAPH_SIGNING_KEY", str(keys[0]))
+    monkeypatch.setenv("PROVGRAPH_CHECKPOINT_EVERY", "2")
+    path = tmp_path / "store"
+    store = EmbeddedStore(path)
+    for i in range(5):
+        store.add([(IRI(f"urn:x:s{i}"), IRI("urn:x:p"), Literal(str(i)), None)])
+    store.close()
+    receipts = sorted(p.name for p in (path / "checkpoints").iterdir())
+    assert receipts == ["checkpoint-2.json", "checkpoint-4.json"]
+    for name in receipts:
+        assert verify_store(path, checkpoint=path / "checkpoints" / name, public_key=keys[1]).ok
+    monkeypatch.setenv("PROVGRAPH_CHECKPOINT_EVERY", "often")
+    with pytest.raises(Exception, match="whole number"):
+        EmbeddedStore(path)
+    monkeypatch.setenv("PROVGRAPH_CHECKPOINT_EVERY", "3")
+    EmbeddedStore(path).close()  # the lock was released by the failed open
