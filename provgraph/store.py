@@ -28,7 +28,8 @@ same encoding, and so does :meth:`EmbeddedStore.update` to ``INSERT DATA``/``DEL
 On-disk layout of a store at ``PATH``::
 
     PATH/rdf/         RocksDB files of the pyoxigraph store
-    PATH/originals/   write-once blobs named by sha-256 (see provgraph.originals)
+    PATH/originals/   write-once blobs named by sha-256 (see provgraph.originals); a
+                      writer open removes the .tmp-* files a killed writer left there
     PATH/journal.nq   only while a journaled write runs, or after one was killed
                       (EmbeddedStore.journaled; provgraph._undo_journal)
 
@@ -1002,6 +1003,8 @@ class EmbeddedStore(ProvStore):
                     self._recover(root / JOURNAL_NAME)
                 if blobs is None:
                     blobs = Originals(root / "originals")
+                    # what a killed writer left half-written; this process holds the lock
+                    blobs.remove_stale_temporaries()
             self.originals = blobs
         except RuntimeError as exc:  # RocksDB "Corruption: ..." on a write open (issue 15)
             raise StoreError(
