@@ -4,7 +4,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: demo test test-servers test-slow test-frameworks bench bench-full clean
+.PHONY: demo test test-servers test-slow test-frameworks soak bench bench-full clean
 
 $(STAMP): pyproject.toml
 	@test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
@@ -22,7 +22,7 @@ demo: $(STAMP)
 
 test: $(STAMP)
 	$(BIN)/python -m mypy
-	$(BIN)/python -m pytest -q -m "not servers and not slow and not frameworks"
+	$(BIN)/python -m pytest -q -m "not servers and not slow and not frameworks and not soak"
 
 # The store contract and the query library on real SPARQL engines (issue 13): the Oxigraph
 # server (pip install oxigraph) and Virtuoso (apt-get install virtuoso-opensource), started
@@ -39,6 +39,12 @@ test-slow: $(STAMP)
 test-frameworks: $(STAMP)
 	$(BIN)/python -m pip install --quiet -e '.[test,llamaindex,haystack,langchain]'
 	$(BIN)/python -m pytest -q -m frameworks
+
+# Crash safety and fuzzing at length (issue 20): the crash harness's 100 SIGKILLs
+# (tests/crash_harness.py; make test runs 20) and the fuzz tests with 20 times the examples
+# of make test, drawn afresh each run (tests/fuzz_support.py).
+soak: $(STAMP)
+	PROVGRAPH_FUZZ=soak $(BIN)/python -m pytest -q -m "soak or fuzz"
 
 bench: $(STAMP)
 	$(BIN)/python -m bench --quick

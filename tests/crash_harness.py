@@ -61,6 +61,8 @@ from provgraph.store import EmbeddedStore
 from provgraph.terms import Quad
 from provgraph.vocab import PG
 
+from .conftest import store_contents
+
 ROOT = Path(__file__).resolve().parents[1]
 SCENARIOS = ("recorder", "record", "import", "resolve", "export")
 RECORDER_RUNS = 40
@@ -183,11 +185,7 @@ def prov_json(entities: int = IMPORT_ENTITIES) -> str:
 def contents(path: Path) -> list[str]:
     """The store's statements as sorted ``repr`` lines, blank-node labels blanked (the
     engine names an imported document's blank nodes afresh on each import)."""
-    store = EmbeddedStore(path, read_only=True)
-    try:
-        return sorted(_lines(store.quads()))
-    finally:
-        store.close()
+    return sorted(_BNODE.sub("BNode()", line) for line in store_contents(path))
 
 
 def _lines(quads: Iterable[Quad]) -> Iterable[str]:
@@ -357,6 +355,9 @@ class Workbench:
             proc.wait(timeout=60)
         acked = len((d / "acks").read_text().splitlines())
         outcome = self.check_after_kill(name, d, acked)
+        if not killed:  # it exited 0 before the kill: its whole write is acknowledged
+            assert outcome.state == ("before" if name == "export" else "after"), outcome
+            assert scenario.output is None or (d / scenario.output).exists()
         outcome.seed, outcome.delay, outcome.killed = seed, delay, killed
         shutil.rmtree(d)
         return outcome
@@ -367,6 +368,8 @@ class Workbench:
         store = d / "store"
         output = d / SCENARIO[name].output if SCENARIO[name].output else None
         left = leftovers(store, output)
+        if output is not None and output.exists():  # absent, or the whole export
+            assert output.read_bytes() == self._export, "a half-written export file"
         contents(store)  # the store opens for reading as the kill left it
         EmbeddedStore(store).close()  # the next open (a writer)
         if output is not None:  # the next export to the same file
