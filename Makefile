@@ -41,7 +41,7 @@ test-frameworks: $(STAMP)
 	$(BIN)/python -m pytest -q -m frameworks
 
 # Crash safety and fuzzing at length (issue 20): the crash harness's 100 SIGKILLs
-# (tests/crash_harness.py; make test runs 20) and the fuzz tests with 20 times the examples
+# (tests/crash_harness.py; make test runs 20) and the fuzz tests with 10 times the examples
 # of make test, drawn afresh each run (tests/fuzz_support.py).
 soak: $(STAMP)
 	PROVGRAPH_FUZZ=soak $(BIN)/python -m pytest -q -m "soak or fuzz"

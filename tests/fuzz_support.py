@@ -17,7 +17,7 @@ from hypothesis import HealthCheck, settings
 from hypothesis import strategies as st
 
 SOAK = os.environ.get("PROVGRAPH_FUZZ") == "soak"
-SOAK_FACTOR = 20
+SOAK_FACTOR = 10
 """How many times more examples ``make soak`` runs than ``make test``."""
 
 

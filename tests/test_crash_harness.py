@@ -34,9 +34,9 @@ def bench(tmp_path_factory: pytest.TempPathFactory,
           request: pytest.FixtureRequest) -> Iterator[tuple[Workbench, list[Outcome]]]:
     outcomes: list[Outcome] = []
     yield Workbench(tmp_path_factory.mktemp("crash")), outcomes
-    reporter = request.config.pluginmanager.get_plugin("terminalreporter")
-    if outcomes and reporter is not None:
-        reporter.write_line(f"\ncrash harness, {len(outcomes)} kills:\n{summary(outcomes)}")
+    if outcomes:  # the table of what the kills did, printed past pytest's capture
+        with request.config.pluginmanager.getplugin("capturemanager").global_and_fixture_disabled():
+            print(f"\ncrash harness, {len(outcomes)} kills:\n{summary(outcomes)}")
 
 
 @pytest.mark.parametrize(("scenario", "seed"),

@@ -4,7 +4,7 @@ and mangled valid documents at ``import`` (each PROV and RDF format, each RAG im
 ``Error:`` line (never a traceback) when it fails, within 10 seconds, and a failed run
 must leave the store's statement count as it was.
 
-A modest number of examples in-process (Hypothesis, derandomized; 20 times more, drawn
+A modest number of examples in-process (Hypothesis, derandomized; 10 times more, drawn
 afresh, in ``make soak``: tests/fuzz_support.py) keeps it inside ``make test``'s budget;
 the subprocess test checks the real interpreter's exit on the deepest input.
 tests/test_fuzz_parsers.py fuzzes the library calls behind these entry points with

@@ -15,7 +15,7 @@ failure when CI=true). The command line is checked on a sample: exit 0, 1 or 2, 
 one-line ``Error:``, no traceback (tests/test_fuzz_entry_points.py fuzzes every file
 entry point of the command line the same way).
 
-The example counts are bounded and derandomized in ``make test`` and 20 times larger
+The example counts are bounded and derandomized in ``make test`` and 10 times larger
 in ``make soak`` (tests/fuzz_support.py).
 """
 
