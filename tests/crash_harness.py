@@ -42,7 +42,6 @@ from __future__ import annotations
 import dataclasses
 import datetime as dt
 import json
-import os
 import random
 import re
 import shutil
@@ -234,8 +233,9 @@ def verify_passes(path: Path) -> None:
 
 @dataclasses.dataclass
 class Scenario:
-    """One kind of process to kill: its prepared directory (``store``, inputs), the command,
-    the file or line that says it started writing, and the store states allowed after it."""
+    """One kind of process to kill: its command (given the trial directory, which holds
+    ``store`` and the inputs), the sign that it started writing, and the file it writes
+    (an export's)."""
 
     name: str
     command: Callable[[Path], list[str]]
@@ -338,7 +338,7 @@ class Workbench:
     def trial(self, name: str, seed: int) -> Outcome:
         """Copy the template, start the process, SIGKILL it at the seeded moment, and
         check the directory (:func:`check_after_kill`)."""
-        template, phase = self.prepare(name)
+        _, phase = self.prepare(name)
         d = self._copy(name, self.base / f"trial-{name}-{seed}")
         scenario = SCENARIO[name]
         delay = random.Random(f"{name}:{seed}").uniform(0, phase * 1.1)
