@@ -4,7 +4,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: demo test test-servers test-slow test-frameworks test-browser bench bench-full clean
+.PHONY: demo test test-servers test-slow test-frameworks test-browser soak bench bench-full clean
 
 $(STAMP): pyproject.toml
 	@test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
@@ -22,7 +22,7 @@ demo: $(STAMP)
 
 test: $(STAMP)
 	$(BIN)/python -m mypy
-	$(BIN)/python -m pytest -q -m "not servers and not slow and not frameworks and not browser"
+	$(BIN)/python -m pytest -q -m "not servers and not slow and not frameworks and not browser and not soak"
 
 # The store contract and the query library on real SPARQL engines (issue 13): the Oxigraph
 # server (pip install oxigraph) and Virtuoso (apt-get install virtuoso-opensource), started
@@ -47,6 +47,12 @@ test-frameworks: $(STAMP)
 test-browser: $(STAMP)
 	$(BIN)/python -m pip install --quiet -e '.[test,browser]'
 	$(BIN)/python -m pytest -q -m browser
+
+# Crash safety and fuzzing at length (issue 20): the crash harness's 100 SIGKILLs
+# (tests/crash_harness.py; make test runs 20) and the fuzz tests with 10 times the examples
+# of make test, drawn afresh each run (tests/fuzz_support.py).
+soak: $(STAMP)
+	PROVGRAPH_FUZZ=soak $(BIN)/python -m pytest -q -m "soak or fuzz"
 
 bench: $(STAMP)
 	$(BIN)/python -m bench --quick

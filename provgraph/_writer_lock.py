@@ -100,7 +100,10 @@ def open_exclusive(root: Path, opener: Callable[[], T], *, timeout: float) -> T:
 
 
 def write_note(root: Path) -> None:
-    """Leave ``root/writer.json`` naming this process (best effort: never fails the open)."""
+    """Leave ``root/writer.json`` naming this process (best effort: never fails the open).
+
+    Called while holding the write lock, so the temporary notes ``.writer.json.PID`` that
+    writers killed part-way through this function left are removed too (issue 20)."""
     import socket  # here: only writers need it (start-up of readers, issue 16)
 
     note = {"pid": os.getpid(), "host": socket.gethostname(),
@@ -110,6 +113,8 @@ def write_note(root: Path) -> None:
     try:
         tmp.write_text(json.dumps(note), encoding="utf-8")
         os.replace(tmp, root / NOTE)
+        for stale in root.glob(f".{NOTE}.*"):
+            stale.unlink(missing_ok=True)
     except OSError:
         pass
 

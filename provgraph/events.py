@@ -100,10 +100,6 @@ def _parsed(lines: Iterable[str], source: str
         if not isinstance(obj, dict):
             yield n, EventLogError(source, n, None, "each line must be a JSON object")
             continue
-        if "\\u" in line and _has_lone_surrogate(obj):
-            yield n, EventLogError(source, n, None, "contains a lone UTF-16 surrogate escape "
-                                   "(such as \\ud800), which is not Unicode text")
-            continue
         errors = sorted(validator.iter_errors(obj), key=lambda e: (len(e.path), e.path))
         if errors:
             err = errors[-1]
@@ -202,14 +198,6 @@ def _check(parsed: Iterable[tuple[int, dict[str, Any] | EventLogError]], name: s
     if not pipeline:
         raise EventLogError(name, max(1, last if good else 1), None,
                             "the log holds no pipeline events; nothing to record")
-
-
-def _has_lone_surrogate(obj: Any) -> bool:
-    try:
-        json.dumps(obj, ensure_ascii=False).encode("utf-8")
-    except UnicodeEncodeError:
-        return True
-    return False
 
 
 def _missing_field(message: str) -> str | None:

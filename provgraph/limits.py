@@ -27,8 +27,8 @@ import json
 import re
 from typing import Any
 
-__all__ = ["MAX_JSON_DEPTH", "MAX_XML_DEPTH", "JSONTooDeep", "json_depth_error", "loads_json",
-           "json_error_text",
+__all__ = ["MAX_JSON_DEPTH", "MAX_XML_DEPTH", "JSONTooDeep", "LoneSurrogate", "json_depth_error",
+           "lone_surrogate_error", "loads_json", "json_error_text",
            "check_xml_depth"]
 
 MAX_JSON_DEPTH = 100
@@ -70,6 +70,39 @@ def json_depth_error(text: str | bytes, limit: int = MAX_JSON_DEPTH) -> JSONTooD
     return None
 
 
+class LoneSurrogate(json.JSONDecodeError):
+    """A JSON string with a lone UTF-16 surrogate escape (``"\\ud800"`` with no partner): valid
+    JSON syntax (RFC 8259 §8.2 leaves its meaning open), but not Unicode text, so it could
+    be neither stored nor written as UTF-8; refused as I-JSON (RFC 7493 §2.1) refuses it.
+    A ``json.JSONDecodeError``, so every reader's "not JSON" handling names it with its
+    line and column."""
+
+
+def lone_surrogate_error(text: str | bytes, value: Any) -> LoneSurrogate | None:
+    """The error for the first string of ``value`` (keys included; nested lists and
+    dicts) holding a lone surrogate, placed at its escape in ``text``, the document
+    ``value`` was parsed from (JSON, or YAML, whose ``"\\ud83c\\udf09"`` is two lone
+    surrogates, not one character); ``None`` when there is none."""
+    stack = [value]
+    while stack:
+        v = stack.pop()
+        if isinstance(v, dict):
+            stack.extend(v.keys())
+            stack.extend(v.values())
+        elif isinstance(v, list):
+            stack.extend(v)
+        elif isinstance(v, str):
+            try:
+                v.encode("utf-8")
+            except UnicodeEncodeError as exc:
+                ch = v[exc.start]
+                s = text.decode("utf-8", "replace") if isinstance(text, (bytes, bytearray)) else text
+                pos = max(s.find(f"\\u{ord(ch):04x}"), s.find(f"\\u{ord(ch):04X}"), 0)
+                return LoneSurrogate(f"a lone UTF-16 surrogate escape (\\u{ord(ch):04x}), which "
+                                     "is not Unicode text", s, pos)
+    return None
+
+
 def json_error_text(exc: json.JSONDecodeError) -> str:
     """``exc``'s message without the trailing "at" of Python's "Unterminated string
     starting at", for a caller that follows it with its own "at line N column M"."""
@@ -87,6 +120,8 @@ def loads_json(text: str | bytes) -> Any:
 
     Raises:
         JSONTooDeep: nested deeper than :data:`MAX_JSON_DEPTH` (a ``json.JSONDecodeError``).
+        LoneSurrogate: a string holds a lone UTF-16 surrogate escape (a
+            ``json.JSONDecodeError``; issue 20: importers failed with UnicodeEncodeError).
         json.JSONDecodeError: not JSON.
 
     Example:
@@ -100,7 +135,17 @@ def loads_json(text: str | bytes) -> Any:
     err = json_depth_error(text)
     if err is not None:
         raise err
-    return json.loads(text)
+    value = json.loads(text)
+    if (_SURROGATE_ESCAPE.search(text) if isinstance(text, str)
+            else _SURROGATE_ESCAPE_BYTES.search(text)):
+        lone = lone_surrogate_error(text, value)  # a walk, only where one may be
+        if lone is not None:
+            raise lone
+    return value
+
+
+_SURROGATE_ESCAPE = re.compile(r"\\u[dD][89a-fA-F]")
+_SURROGATE_ESCAPE_BYTES = re.compile(rb"\\u[dD][89a-fA-F]")
 
 
 _XML_TOKEN = re.compile(r"<!--.*?-->|<!\[CDATA\[.*?\]\]>|<[?!][^>]*>"

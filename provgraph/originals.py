@@ -11,7 +11,10 @@ Implementations:
 
 * :class:`Originals`: a directory on disk, the default beside an embedded store.
   Layout: ``ROOT/sha256/ab/abcdef...`` (two-character fan-out directories); each
-  blob is written atomically (temporary file, fsync, rename) and made read-only.
+  blob is written atomically (temporary file ``.tmp-*`` beside it, fsync, rename) and
+  made read-only. A process killed between the write and the rename leaves its
+  temporary file behind; :meth:`Originals.remove_stale_temporaries` removes such files,
+  and the embedded store calls it when a writer opens it (issue 20).
 * :class:`MemoryBlobStore`: a dictionary, for tests and throw-away stores.
 
 The RDF store reaches its blob store as ``store.originals`` (see
@@ -31,6 +34,8 @@ from .errors import OriginalCorruptError, OriginalMissingError, StoreError
 __all__ = ["BlobStore", "MemoryBlobStore", "Originals", "check_digest", "sha256_hex"]
 
 _HEX = frozenset("0123456789abcdef")
+_TMP_PREFIX = ".tmp-"
+"""Name prefix of a blob being written (:meth:`Originals.put`), until its rename."""
 
 
 def sha256_hex(data: bytes) -> str:
@@ -146,7 +151,7 @@ class Originals(BlobStore):
             target.parent.mkdir(parents=True, exist_ok=True)
             import tempfile  # here: only writers need it (start-up of readers, issue 16)
 
-            fd, tmp = tempfile.mkstemp(dir=target.parent, prefix=".tmp-")
+            fd, tmp = tempfile.mkstemp(dir=target.parent, prefix=_TMP_PREFIX)
             try:
                 with os.fdopen(fd, "wb") as fh:
                     fh.write(data)
@@ -163,6 +168,32 @@ class Originals(BlobStore):
         if self.on_new is not None:
             self.on_new(digest)
         return digest
+
+    def remove_stale_temporaries(self) -> int:
+        """Delete the temporary files (``ROOT/sha256/ab/.tmp-*``) that :meth:`put`s killed
+        before their rename left behind; return how many were deleted.
+
+        A temporary file is never a blob (blobs are named by their digest and appear only
+        by the rename), so nothing retained is lost. Call it only while no other process
+        can be in :meth:`put` on this directory: :class:`provgraph.store.EmbeddedStore`
+        calls it right after it takes the store's write lock, for its own ``originals/``
+        (a writer holds that lock for as long as it is open, and only a writer retains
+        originals), never from a read-only open.
+
+        Raises:
+            StoreError: a temporary file is there but cannot be deleted (permissions).
+        """
+        removed = 0
+        for tmp in self.root.glob(f"sha256/??/{_TMP_PREFIX}*"):
+            try:
+                tmp.unlink()
+            except FileNotFoundError:
+                continue
+            except OSError as exc:
+                raise StoreError(f"cannot remove {tmp}, a temporary file a killed writer left "
+                                 f"among the retained originals: {exc}") from exc
+            removed += 1
+        return removed
 
     def get(self, sha256: str) -> bytes:
         path = self.path_for(sha256)

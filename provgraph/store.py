@@ -28,7 +28,8 @@ same encoding, and so does :meth:`EmbeddedStore.update` to ``INSERT DATA``/``DEL
 On-disk layout of a store at ``PATH``::
 
     PATH/rdf/         RocksDB files of the pyoxigraph store
-    PATH/originals/   write-once blobs named by sha-256 (see provgraph.originals)
+    PATH/originals/   write-once blobs named by sha-256 (see provgraph.originals); a
+                      writer open removes the .tmp-* files a killed writer left there
     PATH/journal.nq   only while a journaled write runs, or after one was killed
                       (EmbeddedStore.journaled; provgraph._undo_journal)
     PATH/ledger.jsonl the hash-chained ledger of every write (provgraph.ledger, issue 20),
@@ -1030,6 +1031,8 @@ class EmbeddedStore(ProvStore):
                 self._root = root
                 if blobs is None:
                     blobs = Originals(root / "originals")
+                    # what a killed writer left half-written; this process holds the lock
+                    blobs.remove_stale_temporaries()
                 if ledger:
                     self._open_ledger(root, blobs)
                 if (root / JOURNAL_NAME).exists():

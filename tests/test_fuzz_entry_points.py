@@ -4,26 +4,31 @@ and mangled valid documents at ``import`` (each PROV and RDF format, each RAG im
 ``Error:`` line (never a traceback) when it fails, within 10 seconds, and a failed run
 must leave the store's statement count as it was.
 
-A modest number of examples in-process (Hypothesis, derandomized in CI as the other
-property tests are) keeps it inside ``make test``'s budget; the subprocess test checks
-the real interpreter's exit on the deepest input.
+A modest number of examples in-process (Hypothesis, derandomized; 10 times more, drawn
+afresh, in ``make soak``: tests/fuzz_support.py) keeps it inside ``make test``'s budget;
+the subprocess test checks the real interpreter's exit on the deepest input.
+tests/test_fuzz_parsers.py fuzzes the library calls behind these entry points with
+mutations of real files.
 """
 
 from __future__ import annotations
 
 import json
-import os
 import subprocess
 import sys
 import time
 from pathlib import Path
 
 import pytest
-from hypothesis import HealthCheck, given, settings
+from hypothesis import given
 from hypothesis import strategies as st
 
 from provgraph.cli import cli
 from provgraph.store import open_store
+
+from .fuzz_support import fuzz_settings
+
+pytestmark = pytest.mark.fuzz
 
 ENTRY_POINTS = [
     ["import"], *[["import", "--format", f] for f in (
@@ -79,9 +84,7 @@ def test_no_traceback_no_hang_nothing_stored_on_error(runner, tmp_path, args):
     store = tmp_path / "store"
     src = tmp_path / "input"
 
-    @settings(max_examples=8, deadline=None, derandomize=os.environ.get("CI") == "true",
-              suppress_health_check=[HealthCheck.function_scoped_fixture,
-                                     HealthCheck.too_slow])
+    @fuzz_settings(8)
     @given(data=hostile())
     def check(data: bytes) -> None:
         src.write_bytes(data)

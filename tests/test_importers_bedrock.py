@@ -128,3 +128,37 @@ def test_failed_http_interaction_is_an_item_error():
     [err] = info.value.report.errors
     assert (err.path, err.message) == ("$.interactions[0].response.status.code",
                                        "HTTP status 500: the recorded call failed, there is no answer")
+
+
+# -- found by fuzzing (tests/test_fuzz_parsers.py, issue 20) --------------------------------
+
+@pytest.mark.parametrize("config, where", [
+    ({"type": "KNOWLEDGE_BASE", "knowledgeBaseConfiguration": 1.0},
+     "$.request.retrieveAndGenerateConfiguration.knowledgeBaseConfiguration: must be an object, "
+     "got a number"),
+    ([{"type": "KNOWLEDGE_BASE"}], "$.request.retrieveAndGenerateConfiguration: must be an object, "
+                                   "got an array"),
+])
+def test_a_configuration_that_is_not_an_object_is_an_item_error(config, where):
+    # was AttributeError: 'float' object has no attribute 'get' (and 'list' ...)
+    doc = json.loads(fixture("bedrock_rag.json"))
+    payload = {"request": {"retrieveAndGenerateConfiguration": config},
+               "response": doc.get("response", doc)}
+    store = EmbeddedStore()
+    with pytest.raises(ImportFailed) as exc:
+        import_file(store, "bedrock", json.dumps(payload).encode(), "cfg.json")
+    assert where in str(exc.value), str(exc.value)
+    assert len(store) == 0
+
+
+def test_yaml_surrogate_pair_escapes_are_refused_not_a_traceback():
+    # '{request": ...' is not JSON (a quote is missing), so it is read as YAML, which turns
+    # "\ud83c\udf09" into two lone surrogates: was UnicodeEncodeError in the offset helpers
+    data = (b'{request": {"input": {"text": "Q ?"}}, "response": {"output": {"text": '
+            b'"Le pont \\ud83c\\udf09 a 1917."}, "citations": []}}')
+    store = EmbeddedStore()
+    with pytest.raises(ImportFailed, match=r"is not YAML text \(a lone UTF-16 surrogate escape "
+                                           r"\(\\ud83c\), which is not Unicode text at line 1 "
+                                           r"column 81\)"):
+        import_file(store, "bedrock", data, "pont.json")
+    assert len(store) == 0

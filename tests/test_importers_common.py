@@ -188,3 +188,17 @@ def test_an_empty_file_is_empty_not_a_json_syntax_error(data, fmt):
         import_file(EmbeddedStore(), fmt, data, "x.json")
     [err] = info.value.report.errors
     assert err.message == "is empty: there is nothing to import", err.message
+
+
+def test_a_lone_surrogate_escape_is_a_payload_error_not_a_traceback():
+    # found by fuzzing (tests/test_fuzz_parsers.py, issue 20): a Cohere document titled
+    # "Horaires\ud800" was UnicodeEncodeError when its text was retained; every JSON reader
+    # now refuses it in provgraph.limits.loads_json, with its line and column
+    doc = fixture_json("cohere_v2.json")
+    data = json.dumps(doc).replace('"title": "Horaires"', '"title": "Horaires\\ud800"').encode()
+    assert b"\\ud800" in data
+    store = EmbeddedStore()
+    with pytest.raises(ImportFailed, match=r"is not JSON \(a lone UTF-16 surrogate escape "
+                                           r"\(\\ud800\), which is not Unicode text at line 1"):
+        import_file(store, "cohere", data, "horaires.json")
+    assert len(store) == 0

@@ -347,3 +347,18 @@ def test_only_trace_runs_are_recorded(store):
     r = import_file(store, "otlp", _case(), NAME)
     rows = store.select("SELECT ?run WHERE { GRAPH ?run { ?run a <https://w3id.org/provgraph/ns#Run> } }")
     assert sorted(IRI(str(x["run"])) for x in rows) == list(r.runs)
+
+
+@pytest.mark.parametrize("where, value, message", [
+    ("resource", [{"attributes": []}], "$.resourceSpans[0].resource: must be a Resource object"),
+    ("scopeSpans", {"spans": []}, "$.resourceSpans[0].scopeSpans: must be an array of ScopeSpans"),
+])
+def test_a_level_of_the_wrong_type_is_an_item_error(where, value, message):
+    # found by fuzzing (tests/test_fuzz_parsers.py, issue 20): a "resource" given as an
+    # array was AttributeError: 'list' object has no attribute 'get'
+    data = json.dumps({"resourceSpans": [{where: value}]}).encode()
+    store = EmbeddedStore()
+    with pytest.raises(ImportFailed) as exc:
+        import_file(store, "otlp", data, "traces.jsonl")
+    assert message in str(exc.value), str(exc.value)
+    assert len(store) == 0

@@ -98,3 +98,14 @@ def test_bad_segments_are_item_errors(change, path, message):
     [err] = info.value.report.errors
     assert (err.path, err.message) == (path, message)
     assert len(store) == 0
+
+
+def test_a_response_without_candidates_is_an_item_error():
+    # found by fuzzing (tests/test_fuzz_parsers.py, issue 20): "candidates": [] was IndexError
+    doc = fixture_json("vertex_grounding.json")
+    doc["response"]["candidates"] = []
+    store = EmbeddedStore()
+    with pytest.raises(ImportFailed, match=r"\$\.response\.candidates: is empty: the response "
+                                           "has no candidate"):
+        import_file(store, "vertex", json.dumps(doc).encode(), "empty.json")
+    assert len(store) == 0

@@ -203,3 +203,33 @@ def test_xinclude_in_rdf_xml_is_refused_too():
                        r"'more\.rdf'\)"):
         import_document(store, rdf, "rdf-xml", name="x.rdf")
     assert len(store) == 0
+
+
+# -- found by fuzzing (tests/test_fuzz_parsers.py, issue 20) --------------------------------
+
+def test_prov_json_prefixes_that_are_not_an_object_are_an_error_not_a_traceback():
+    # "prefix": [null] beside bundles was TypeError: 'list' object is not a mapping
+    from provgraph.errors import SerializationError
+    from provgraph.io.load import import_document
+    from provgraph.store import EmbeddedStore
+
+    data = (b'{"prefix": [null], "bundle": {"ex:b1": {"prefix": {"ex": "http://e.org/"}, '
+            b'"entity": {"ex:e": {}}}}}')
+    store = EmbeddedStore()
+    with pytest.raises(SerializationError, match='prefix.json: not a PROV-JSON document .*The '
+                                                 '"prefix" value must be a JSON object; found list'):
+        import_document(store, data, "prov-json", name="prefix.json")
+    assert len(store) == 0
+
+
+def test_an_xml_declaration_naming_an_unknown_encoding_is_an_error_line():
+    # encoding="ATF-8" was LookupError: unknown encoding
+    from provgraph.errors import SerializationError
+    from provgraph.io.load import import_document
+    from provgraph.store import EmbeddedStore
+
+    data = (b'<?xml version="1.0" encoding="ATF-8"?>\n<rdf:RDF xmlns:rdf='
+            b'"http://www.w3.org/1999/02/22-rdf-syntax-ns#"/>')
+    for fmt in ("rdf-xml", "prov-xml"):
+        with pytest.raises(SerializationError, match="names an encoding Python does not know"):
+            import_document(EmbeddedStore(), data, fmt, name="atf.xml")

@@ -180,6 +180,13 @@ def _int(obj: dict[str, Any], key: str, path: str) -> int:
         raise ItemFailed(jpath(path, key), f"{raw!r} is not an integer") from None
 
 
+def _typed(value: Any, kind: type, path: str, what: str) -> Any:
+    """``value`` when it is a ``kind``, else :class:`ItemFailed` saying it must be ``what``."""
+    if not isinstance(value, kind):
+        raise ItemFailed(path, f"must be {what}")
+    return value
+
+
 def read_spans(data: bytes, name: str) -> tuple[list[Span], list[ItemError]]:
     """Every span of the OTLP JSON Lines ``data`` (one pretty-printed request is read as
     one line), with the errors of the lines and spans that could not be read
@@ -230,15 +237,20 @@ def _request_spans(obj: Any, at: str, errors: list[ItemError]) -> list[Span]:
         try:
             if not isinstance(rs, dict):
                 raise ItemFailed(rpath, "must be a ResourceSpans object")
-            resource = _attributes((rs.get("resource") or {}).get("attributes") or [],
-                                   f"{rpath}.resource.attributes")
-            for s, ss in enumerate(rs.get("scopeSpans") or []):
+            # each level's type checked (a list where an object belongs was AttributeError,
+            # found by fuzzing, issue 20)
+            res = _typed(rs.get("resource") or {}, dict, f"{rpath}.resource", "a Resource object")
+            resource = _attributes(res.get("attributes") or [], f"{rpath}.resource.attributes")
+            for s, ss in enumerate(_typed(rs.get("scopeSpans") or [], list,
+                                          f"{rpath}.scopeSpans", "an array of ScopeSpans")):
                 spath = f"{rpath}.scopeSpans[{s}]"
                 if not isinstance(ss, dict):
                     raise ItemFailed(spath, "must be a ScopeSpans object")
-                scope = ss.get("scope") or {}
+                scope = _typed(ss.get("scope") or {}, dict, f"{spath}.scope",
+                               "an InstrumentationScope object")
                 sc = (str(scope.get("name", "")), str(scope.get("version", "")))
-                for k, sp in enumerate(ss.get("spans") or []):
+                for k, sp in enumerate(_typed(ss.get("spans") or [], list, f"{spath}.spans",
+                                              "an array of Span objects")):
                     out.append(_span(sp, f"{spath}.spans[{k}]", at, resource, sc))
         except ItemFailed as exc:
             errors.append(ItemError(None, f"{at} {exc.path}", exc.message))

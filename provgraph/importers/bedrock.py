@@ -50,7 +50,7 @@ from typing import Any
 
 import yaml
 
-from ..limits import json_depth_error, json_error_text, loads_json
+from ..limits import json_depth_error, json_error_text, loads_json, lone_surrogate_error
 from ._common import (
     cite, ClaimSpec, DOCUMENTS_INPUT, Doc, ItemFailed, ItemSpec, Parsed, PayloadError,
     exchanges, get, jpath, load_json, parse_items, passage_uri, text_doc,
@@ -81,10 +81,15 @@ def parse(data: bytes, name: str, sources: Sequence[Path] = ()) -> Parsed:
             raise PayloadError("$", f"is not JSON ({json_error_text(deep)} at line {deep.lineno} column "
                                     f"{deep.colno})") from None
         try:
-            value, lines = yaml.safe_load(data.decode("utf-8-sig")), False
+            text = data.decode("utf-8-sig")
+            value, lines = yaml.safe_load(text), False
         except (UnicodeDecodeError, yaml.YAMLError) as exc:
             raise PayloadError("$", f"is neither JSON nor YAML ({exc}); the bedrock format "
                                     "expects a cassette or response JSON") from None
+        lone = lone_surrogate_error(text, value)  # YAML reads "\ud83c\udf09" as two halves
+        if lone is not None:
+            raise PayloadError("$", f"is not YAML text ({json_error_text(lone)} at line "
+                                    f"{lone.lineno} column {lone.colno})")
     if isinstance(value, dict) and "interactions" in value:
         inter = value["interactions"]
         if not isinstance(inter, list):
@@ -143,9 +148,10 @@ def _parse(req: dict[str, Any], resp: Any, rpath: str, spath: str, name: str,
         keys = sorted(resp)[:8] if isinstance(resp, dict) else type(resp).__name__
         raise ItemFailed(spath, f"is not {_WHAT}: expected {_HINT}; found {keys}")
     answer = get(get(resp, "output", spath, dict), "text", jpath(spath, "output"), str)
-    config = req.get("retrieveAndGenerateConfiguration") or {}
-    kbc = config.get("knowledgeBaseConfiguration") or {}
-    ext = config.get("externalSourcesConfiguration") or {}
+    config = get(req, "retrieveAndGenerateConfiguration", rpath, dict, required=False, default={})
+    cpath = jpath(rpath, "retrieveAndGenerateConfiguration")
+    kbc = get(config, "knowledgeBaseConfiguration", cpath, dict, required=False, default={})
+    ext = get(config, "externalSourcesConfiguration", cpath, dict, required=False, default={})
     model = kbc.get("modelArn") or ext.get("modelArn") or "unknown"
     if kbc:
         retriever = ("bedrock-knowledge-base", str(kbc.get("knowledgeBaseId", "")))

@@ -84,6 +84,9 @@ def _item(obj: Any, path: str, name: str) -> ItemSpec:
         raise ItemFailed(spath, f"is not {_WHAT}: expected {_HINT}; found {keys}")
     if not isinstance(request, dict):
         raise ItemFailed(jpath(path, "request"), "must be an object")
+    if not response["candidates"]:  # was IndexError (found by fuzzing, issue 20)
+        raise ItemFailed(jpath(spath, "candidates"), "is empty: the response has no candidate, "
+                                                     "so there is no answer to import")
     specs = [_candidate(c, jpath(jpath(spath, "candidates"), i), request, response, name)
              for i, c in enumerate(response["candidates"])]
     specs[0].siblings = specs[1:]  # several candidates: more answers of the same item

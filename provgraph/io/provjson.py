@@ -115,7 +115,8 @@ def _bundle_names(doc: Any) -> dict[str, str]:
     whose name uses a prefix (or ``"default"``) the bundle redeclares."""
     if not isinstance(doc, dict) or not isinstance(doc.get("bundle"), dict):
         return {}
-    outer = {**_PREDECLARED, **(doc.get("prefix") or {})}
+    declared = doc.get("prefix")  # not an object: the reader reports it (issue 20: TypeError)
+    outer = {**_PREDECLARED, **(declared if isinstance(declared, dict) else {})}
     names: dict[str, str] = {}
     for key, body in doc["bundle"].items():
         inner = body.get("prefix") if isinstance(body, dict) else None

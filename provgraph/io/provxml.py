@@ -63,6 +63,10 @@ def screen(data: bytes, name: str = "<input>") -> Any:
             "nothing was stored") from exc
     except SafeET.ParseError as exc:
         raise SerializationError(f"{name}: not well-formed XML: {exc}; nothing was stored") from exc
+    except LookupError as exc:  # <?xml ... encoding="ATF-8"?> (found by fuzzing, issue 20)
+        raise SerializationError(f"{name}: the XML declaration names an encoding Python does not "
+                                 f"know ({exc}); write the file as UTF-8 and declare "
+                                 "encoding=\"UTF-8\"; nothing was stored") from exc
     for el in root.iter():
         tag = el.tag if isinstance(el.tag, str) else ""
         if tag.startswith(_XINCLUDE):
