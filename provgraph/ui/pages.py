@@ -257,19 +257,24 @@ def region_svg(n: int, rv: RegionView) -> str:
                 cls = "cell header" if c.header else "cell"
                 parts.append(_rect(c.bbox, height, cls,
                                    f' data-row="{c.row}" data-column="{c.col}"'))
-    x, y, w, hh = svg_rect(r.bbox, height)
-    parts.append(f'<rect class="cited-region" id="region-rect-{n}" x="{x}" y="{y}" width="{w}" '
-                 f'height="{hh}" data-bbox="{",".join(_n(v) for v in r.bbox)}" '
-                 f'data-page-height="{_n(height)}" data-precision="{h(r.precision)}"/>')
+    words = []
     for text, (x0, y0, x1, y1) in rv.page_words:
         size = max(1.0, (y1 - y0) * 0.9)
-        parts.append(f'<text x="{_n(x0)}" y="{_n(height - y0 - (y1 - y0) * 0.2)}" '
+        words.append(f'<text x="{_n(x0)}" y="{_n(height - y0 - (y1 - y0) * 0.2)}" '
                      f'font-size="{_n(size)}" textLength="{_n(x1 - x0)}" '
                      f'lengthAdjust="spacingAndGlyphs">{h(text)}</text>')
     if not rv.page_words:
-        parts.append(f'<text class="note" x="8" y="16" font-size="11">no word boxes recorded: '
-                     f"boxes only</text>")
-    inner = "".join(parts)
+        words.append('<text class="note" x="8" y="16" font-size="11">no word boxes recorded: '
+                     "boxes only</text>")
+    x, y, w, hh = svg_rect(r.bbox, height)
+
+    def cited(ident: str) -> str:
+        return (f'<rect class="cited-region" id="{ident}" x="{x}" y="{y}" width="{w}" '
+                f'height="{hh}" data-bbox="{",".join(_n(v) for v in r.bbox)}" '
+                f'data-page-height="{_n(height)}" data-precision="{h(r.precision)}"/>')
+    grid, text = "".join(parts), "".join(words)
+    inner_whole = grid + cited(f"region-rect-{n}") + text
+    inner_zoom = grid + cited(f"region-zoom-rect-{n}") + text
     focus = rv.table.bbox if rv.table is not None else r.bbox
     m = 24.0
     fx, fy = max(0.0, focus[0] - m), max(0.0, height - focus[3] - m)
@@ -277,10 +282,10 @@ def region_svg(n: int, rv: RegionView) -> str:
     label = h(f"page {r.page} of {rv.document}")
     whole = (f'<svg xmlns="http://www.w3.org/2000/svg" class="pdf-page" id="region-page-{n}" '
              f'viewBox="0 0 {_n(width)} {_n(height)}" width="{_n(width / 2)}" '
-             f'height="{_n(height / 2)}" role="img" aria-label="{label}">{inner}</svg>')
+             f'height="{_n(height / 2)}" role="img" aria-label="{label}">{inner_whole}</svg>')
     zoom = (f'<svg xmlns="http://www.w3.org/2000/svg" class="pdf-page zoom" id="region-zoom-{n}" '
             f'viewBox="{_n(fx)} {_n(fy)} {_n(fw)} {_n(fh)}" width="{_n(min(560.0, fw * 1.4))}" '
-            f'role="img" aria-label="{label}, the region enlarged">{inner}</svg>')
+            f'role="img" aria-label="{label}, the region enlarged">{inner_zoom}</svg>')
     return f'<div class="pdf-drawing">{zoom}{whole}</div>'
 
 
@@ -328,7 +333,7 @@ def _region_html(n: int, rv: RegionView) -> str:
             ("box", f'<span class="region-box">[{h(box.replace(",", ", "))}]</span> PDF points (1/72 inch), origin '
              "bottom-left of the page (x0, y0, x1, y1)"),
             ("precision", f'<span class="region-precision">{h(r.precision or "not resolved")}</span>'),
-            ("outcome", outcome_badge(r.outcome)
+            ("outcome", f'<span class="region-outcome">{outcome_badge(r.outcome)}</span>'
              + (" " + " ".join(f'<span class="gap" data-gap="{h(g)}">{h(g)}</span>'
                                for g in r.context_gaps))),
             ("in words", f'<span class="region-words">{h(rv.words)}</span>'),
@@ -340,7 +345,8 @@ def _region_html(n: int, rv: RegionView) -> str:
              "(RFC 8118)")]
     out = [f'<div class="pdf-region" id="region-{n}" data-page="{r.page}" data-bbox="{h(box)}" '
            f'data-precision="{h(r.precision)}" data-outcome="{h(r.outcome)}" '
-           f'data-gaps="{h(" ".join(r.context_gaps))}">',
+           f'data-gaps="{h(" ".join(r.context_gaps))}" data-table="{h(r.table)}" '
+           f'data-row="{h(r.row)}" data-column="{h(r.column)}">',
            f"<h4>Cited region of the PDF: page {r.page}</h4>", _table(("", ""), rows, "facts region-facts")]
     if rv.page_size is not None:
         out.append(region_svg(n, rv))
