@@ -10,6 +10,11 @@ reads the browser's Navigation Timing (W3C Navigation Timing Level 2) of each lo
   its stylesheet and its layout are done (what the 500 ms target is about);
 * ``server``: ``responseStart - requestStart``: the handler's time as the browser sees it.
 
+The drawer of a claim citing a PDF table cell (issue 21: the page drawn as SVG, the table)
+is measured on a second store holding the migration-window case
+(examples/migration_window.py's ``record_case``), for the header-kept and the header-lost
+citation.
+
 Each page is loaded ``--runs`` times (default 9) in turn with a floor page (the 404
 page: the same server, headers and stylesheet, no store read), A B A B, so a change in
 the machine's load hits both; the report gives the median and the maximum of each, and
@@ -62,10 +67,28 @@ def _pages(store: Any) -> list[tuple[str, str]]:
     ]
 
 
-def measure(store_path: Path, runs: int) -> list[dict[str, Any]]:
-    """Load each page ``runs`` times, paired with the floor page; return one row per page."""
+def pdf_store(path: Path) -> list[tuple[str, str]]:
+    """Record the migration-window case in a new store at ``path``; its drawer pages."""
     sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
-    from tests.ui_support import browser_missing, chromium, served
+    from tests.ui_support import record_migration_window
+
+    from provgraph.store import EmbeddedStore
+
+    store = EmbeddedStore(path)
+    cits = record_migration_window(store)
+    store.optimize()
+    store.close()
+    q = lambda s: quote(str(s), safe="")  # noqa: E731
+    return [("drawer (PDF cell, header kept)", f"/ui/claim?iri={q(cits['kept'].claim)}"),
+            ("drawer (PDF cell, header lost)", f"/ui/claim?iri={q(cits['lost'].claim)}")]
+
+
+def measure(store_path: Path, runs: int, pdf: tuple[Path, list[tuple[str, str]]] | None = None
+            ) -> list[dict[str, Any]]:
+    """Load each page ``runs`` times, paired with the floor page; return one row per page.
+    ``pdf``: a second store and its pages (:func:`pdf_store`)."""
+    sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+    from tests.ui_support import browser_missing
 
     from provgraph.store import EmbeddedStore
 
@@ -73,6 +96,18 @@ def measure(store_path: Path, runs: int) -> list[dict[str, Any]]:
     if missing:
         raise SystemExit(f"bench_ui: {missing}")
     store = EmbeddedStore(store_path, read_only=True)
+    rows = _measure(store, _pages(store), runs)
+    store.close()
+    if pdf is not None:
+        second = EmbeddedStore(pdf[0], read_only=True)
+        rows += _measure(second, pdf[1], runs)
+        second.close()
+    return rows
+
+
+def _measure(store: Any, pages: list[tuple[str, str]], runs: int) -> list[dict[str, Any]]:
+    from tests.ui_support import chromium, served
+
     rows = []
     with tempfile.TemporaryDirectory() as downloads, served(store) as server, \
             chromium(Path(downloads)) as driver:
@@ -83,7 +118,7 @@ def measure(store_path: Path, runs: int) -> list[dict[str, Any]]:
             got = driver.execute_script(_TIMING)
             return float(got[0]), float(got[1])
 
-        for name, path in _pages(store):
+        for name, path in pages:
             load(path)  # warm: the first load of a page also fills the engine's caches
             page, floor = [], []
             for _ in range(runs):
@@ -98,7 +133,6 @@ def measure(store_path: Path, runs: int) -> list[dict[str, Any]]:
                          "page_minus_floor_ms_median": round(statistics.median(
                              p[0] - f[0] for p, f in zip(page, floor)), 1),
                          "ok": statistics.median(loads) < TARGET_MS})
-    store.close()
     return rows
 
 
@@ -115,7 +149,8 @@ def main(argv: list[str] | None = None) -> int:
 
             print("bench_ui: building the demo store ...", file=sys.stderr)
             path = run_demo(Path(tmp) / "demo", quiet=True).store_path
-        rows = measure(path, args.runs)
+        pdf_path = Path(tmp) / "migration-window"
+        rows = measure(path, args.runs, (pdf_path, pdf_store(pdf_path)))
     if args.json:
         print(json.dumps(rows, indent=1))
     else:

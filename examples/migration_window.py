@@ -53,18 +53,31 @@ def ask(store: EmbeddedStore, snapshot: object, profile: str, minute: int) -> tu
     return rec, cits
 
 
+def record_case(store: EmbeddedStore) -> list[tuple[object, list[object], object]]:
+    """Record the case into ``store``: the guide's snapshot, its two ingestions
+    (``lines-strict``, then ``lines``) with one answer each, resolved. Returns one
+    ``(recorder, citations, resolution)`` per parser version, in that order; the first
+    citation of each cites the "Four hours" cell (tests and bench/bench_ui.py reuse this)."""
+    ingest = Recorder(store, label="ingest", packages=[], clock=lambda: T0)
+    snap = ingest.snapshot(PDF.read_bytes(), uri="https://example.org/ops-guide.pdf",
+                           media_type="application/pdf")
+    out = []
+    for minute, profile in ((1, "lines-strict"), (2, "lines")):
+        rec, cits = ask(store, snap, profile, minute)
+        out.append((rec, cits, resolve_run(store, rec.iri)))  # type: ignore[attr-defined]
+    return out
+
+
 def main() -> None:
     store = EmbeddedStore()
     data = PDF.read_bytes()
-    ingest = Recorder(store, label="ingest", packages=[], clock=lambda: T0)
-    snap = ingest.snapshot(data, uri="https://example.org/ops-guide.pdf",
-                           media_type="application/pdf")
-    print(f"ops-guide.pdf: {len(data)} bytes, snapshot {snap.iri}")
-    for minute, profile in ((1, "lines-strict"), (2, "lines")):
-        rec, cits = ask(store, snap, profile, minute)
-        res = resolve_run(store, rec.iri)  # type: ignore[attr-defined]
+    cases = record_case(store)
+    first = cases[0][1][0]
+    print(f"ops-guide.pdf: {len(data)} bytes, snapshot "
+          f"{region_for_citation(store, str(first.iri)).snapshot}")  # type: ignore[attr-defined]
+    for (rec, cits, res), profile in zip(cases, ("lines-strict", "lines")):
         print(f"\n== parser pdfplumber {parser_version(profile)}")
-        for cit, r in res.items[:1]:
+        for cit, r in res.items[:1]:  # type: ignore[attr-defined]
             reg = region_for_citation(store, str(cit.iri))
             print(f"claim: {ANSWER[:35]!r} cites {cit.quote!r}")
             print(f"  outcome:     {r.outcome}" + (f" ({', '.join(r.context_gaps)})"

@@ -2,7 +2,9 @@
 
 On the demo store: open a run, open a quoted claim and check that the highlighted text
 is the cited bytes, open a stale claim and see the revision, open the lineage, download
-the bundle and verify it; a hostile retained source renders inert. Each view's
+the bundle and verify it; a hostile retained source renders inert. On the
+migration-window case (issue 21): the drawer of a claim citing a PDF table cell
+highlights the recorded box on the drawn page and the cited cell in the table. Each view's
 screenshot is written to a temporary directory, or to ``$PROVGRAPH_SCREENSHOTS`` (the
 README's images: ``PROVGRAPH_SCREENSHOTS=docs/screenshots make test-browser``).
 Chromium, chromedriver and Selenium missing: skipped with the reason, failed with CI=true.
@@ -22,7 +24,8 @@ from provgraph.store import EmbeddedStore
 from provgraph.terms import IRI
 from provgraph.vocab import PG
 
-from .ui_support import HOSTILE, QUOTE, chromium, hostile_store, require_browser, served
+from .ui_support import (HOSTILE, QUOTE, chromium, hostile_store, record_migration_window,
+                         require_browser, served)
 
 pytestmark = pytest.mark.browser
 
@@ -188,5 +191,55 @@ def test_a_hostile_source_renders_inert(browser, shots, tmp_path):
             assert d.find_elements(*_by("main script, main img")) == []
             assert _text(d.find_element(*_by("#claim-text"))) == QUOTE
             _shot(d, shots, "hostile")
+    finally:
+        store.close()
+
+
+def test_a_cited_pdf_cell_is_highlighted_on_the_page_and_in_the_table(browser, shots, tmp_path):
+    from provgraph.regions import region_for_citation
+
+    store = EmbeddedStore(tmp_path / "mw")
+    cits = record_migration_window(store)
+    cit = cits["kept"]
+    reg = region_for_citation(store, str(cit.iri))
+    try:
+        with served(store) as server:
+            d = browser
+            d.get(server.url.replace("/ui/", "/ui/claim?iri=") + quote(str(cit.claim), safe=""))
+            region = d.find_element(*_by("#region-1"))
+            assert region.get_attribute("data-outcome") == "quote_match"
+            height = 792.0  # the guide's pages are US Letter, as recorded
+            x0, y0, x1, y1 = reg.bbox
+            for rect_id in ("region-rect-1", "region-zoom-rect-1"):
+                rect = region.find_element(*_by(f"svg rect#{rect_id}"))
+                got = {k: float(rect.get_attribute(k)) for k in ("x", "y", "width", "height")}
+                assert got == {"x": x0, "y": height - y1, "width": x1 - x0, "height": y1 - y0}
+                assert float(rect.get_attribute("data-page-height")) == height
+                assert rect.is_displayed()
+            # the browser's own geometry of the drawn rectangle, in SVG user units (points)
+            box = d.execute_script("const b = arguments[0].getBBox(); return [b.x, b.y, b.width, b.height];",
+                                   region.find_element(*_by("rect#region-rect-1")))
+            assert [round(v, 3) for v in box] == [x0, height - y1, x1 - x0, y1 - y0]
+            cell = region.find_element(*_by("table.pdf-table .cited-cell"))
+            assert _text(cell) == reg.text == "Four hours"
+            assert [_text(th) for th in region.find_elements(*_by("table.pdf-table th"))] == [
+                "Migration", "Window"]
+            assert _text(region.find_element(*_by(".header-path"))) == "Window"
+            assert d.execute_script("return typeof window.pwned") == "undefined"
+            d.execute_script("arguments[0].scrollIntoView()", region)
+            _shot(d, shots, "pdf-region")
+
+            # the same claim on the extraction that lost the header: said, and shown
+            lost = cits["lost"]
+            d.get(server.url.replace("/ui/", "/ui/claim?iri=") + quote(str(lost.claim), safe=""))
+            region = d.find_element(*_by("#region-1"))
+            missing = region.find_element(*_by("table.pdf-table tr.header-missing"))
+            assert missing.is_displayed() and _text(missing).startswith("header not extracted")
+            assert _text(region.find_element(*_by(".region-words"))) == (
+                "supported by the table, but the header was not extracted")
+            assert _text(region.find_element(*_by("table.pdf-table .cited-cell"))) == (
+                region_for_citation(store, str(lost.iri)).text)
+            d.execute_script("arguments[0].scrollIntoView()", region)
+            _shot(d, shots, "pdf-region-header-lost")
     finally:
         store.close()

@@ -1,9 +1,12 @@
 """For the page's tests (issue 19): a store whose retained source is hostile HTML, the
-page served in a thread, and headless Chromium driven by Selenium."""
+migration-window case of PDF regions (issue 21, recorded by examples/migration_window.py's
+own record_case) and a PDF whose table cell is a script, the page served in a thread, and
+headless Chromium driven by Selenium."""
 
 from __future__ import annotations
 
 import datetime as dt
+import importlib.util
 import os
 import shutil
 import tempfile
@@ -16,6 +19,7 @@ from typing import Any
 import pytest
 
 from provgraph import Recorder, Segment
+from provgraph.pdf import record_pdf
 from provgraph.resolve import resolve_run
 from provgraph.store import EmbeddedStore, ProvStore
 from provgraph.ui.app import UIServer
@@ -47,6 +51,45 @@ def record_hostile(store: ProvStore) -> dict[str, Any]:
                  quote=QUOTE)
     resolve_run(store, str(rec.iri))
     return {"run": rec.iri, "claim": claim.iri, "snapshot": snap.iri, "byte_start": b0}
+
+
+ROOT = Path(__file__).resolve().parents[1]
+PDF_HOSTILE = "<script>window.pwned=1</script>"
+
+
+def _example(name: str) -> Any:
+    """The module examples/NAME.py (examples/ is not a package)."""
+    spec = importlib.util.spec_from_file_location(name, ROOT / "examples" / f"{name}.py")
+    assert spec is not None and spec.loader is not None
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    return mod
+
+
+def record_migration_window(store: ProvStore) -> dict[str, Any]:
+    """The migration-window case (examples/migration_window.py's ``record_case``): the
+    "Four hours" citation of the header-lost (``lost``, lines-strict) and the header-kept
+    (``kept``, lines) extraction."""
+    (_, lost, _), (_, kept, _) = _example("migration_window").record_case(store)
+    return {"lost": lost[0], "kept": kept[0]}
+
+
+def record_hostile_pdf(store: ProvStore) -> dict[str, Any]:
+    """The ops guide written again by fpdf2 (examples/ops_guide.py) with a migration table
+    whose cells hold a script and markup; one claim cites the script cell, resolved."""
+    data = _example("ops_guide").build([("Migration", "Window"), (PDF_HOSTILE, "Four hours"),
+                                        ("<b>x</b>", "Eight hours")])
+    rec = Recorder(store, label="hostile pdf", packages=[], started_at=T0, clock=lambda: T0)
+    snap = rec.snapshot(data, uri="https://evil.example/<i>guide</i>.pdf",
+                        media_type="application/pdf", observed_at=T0)
+    _, tables = record_pdf(rec, snap, profile="lines")
+    cell = next(c for c in tables[0].cells if c.text == PDF_HOSTILE)
+    gi = rec.context_packing(text=cell.text, segments=[])
+    answer = rec.generation(gi, model=("reader", "1"), text=f"It says {PDF_HOSTILE}.")
+    claim = rec.claim(answer, start=8, end=8 + len(PDF_HOSTILE), kind="quotation")
+    cit = rec.citation(claim, target=cell.iri, quote=PDF_HOSTILE)
+    resolve_run(store, str(rec.iri))
+    return {"claim": claim.iri, "citation": cit.iri}
 
 
 @contextmanager

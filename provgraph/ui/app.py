@@ -16,7 +16,8 @@ Routes (``GET`` and ``HEAD`` only; anything else is ``405``):
 ``/ui/stale[.csv]``        stale claims, grouped (``run=`` to restrict); CSV as
                            ``provgraph stale --csv``
 ``/ui/impact[.csv]``       ``agent=`` and ``version=``: as ``provgraph impact --csv``
-``/ui/api/claim?iri=``     the drawer's facts as JSON (what the page highlights)
+``/ui/api/claim?iri=``     the drawer's facts as JSON (what the page highlights; for a
+                           PDF region, ``provgraph region``'s object)
 ``/ui/static/NAME``        the stylesheet (package data)
 =========================  ============================================================
 
@@ -141,7 +142,8 @@ def _claim_json(d: views.ClaimDrawer) -> dict[str, Any]:
             "span_codepoints": list(s.span) if s and s.span else None,
             "span_bytes": list(s.span_bytes) if s and s.span_bytes else None,
             "highlighted": s.text[s.span[0]:s.span[1]] if s and s.text is not None and s.span else None,
-            "newer": [n.iri for n in s.newer] if s else [], "deleted": s.deleted if s else False})
+            "newer": [n.iri for n in s.newer] if s else [], "deleted": s.deleted if s else False,
+            "region": v.region.region.to_dict() if v.region is not None else None})
     return {"claim": d.claim.iri, "text": d.claim.text, "kind": d.claim.kind,
             "status": d.claim.status, "display": d.display, "citations": cits,
             "stale": [r.to_dict() for r in d.stale], "reviewed": bool(d.reviews)}

@@ -5,6 +5,12 @@ through :func:`html.escape` and nowhere else: the page is built as text, never f
 store value as markup, so a retained source holding ``<script>`` shows those characters.
 The pages carry no script at all; links and GET forms are the only interaction. The
 lineage graph is inline SVG laid out here (no Graphviz).
+
+A cited PDF region (issue 21) is drawn as inline SVG in the page's own coordinates: one
+SVG user unit is one PDF point, and a box ``(x0, y0, x1, y1)`` of PDF user space (origin
+bottom-left) becomes the rectangle ``x = x0, y = H - y1, width = x1 - x0, height = y1 - y0``
+on a page of height ``H`` (SVG's origin is top-left): :func:`svg_rect` is that one
+conversion. The PDF's words are SVG ``<text>`` holding escaped text, never markup.
 """
 
 from __future__ import annotations
@@ -19,11 +25,13 @@ from .._rows import curie
 from ..runs import RunRow
 from ..schema.citation import Citation
 from ..schema.claim import ClaimRecord
-from .views import (FILTERS, ClaimDrawer, CitationView, LineageView, RunAnswers, SnapshotView,
-                    outcome_class)
+from ..schema.table import Box, TableRecord
+from .views import (FILTERS, ClaimDrawer, CitationView, LineageView, RegionView, RunAnswers,
+                    SnapshotView, outcome_class)
 
 __all__ = ["page", "runs_page", "run_page", "claim_page", "lineage_page", "node_page",
-           "stale_page", "impact_page", "error_page", "link"]
+           "stale_page", "impact_page", "error_page", "link", "svg_rect", "region_svg",
+           "region_table"]
 
 STATUS_LABELS = {"supported": "supported", "partial": "partially supported",
                  "unsupported": "uncertain / unsupported"}
@@ -209,6 +217,148 @@ def _snapshot_html(n: int, s: SnapshotView) -> str:
     return "".join(out)
 
 
+# --------------------------------------------------------------- PDF region
+
+def _n(v: float) -> str:
+    """A coordinate as the page writes it: up to 3 decimals (the recorded precision)."""
+    return f"{v:.3f}".rstrip("0").rstrip(".") or "0"
+
+
+def svg_rect(box: Box, height: float) -> tuple[str, str, str, str]:
+    """``(x, y, width, height)`` of the SVG rectangle of ``box`` (PDF user space points,
+    origin bottom-left) on a page ``height`` points high (SVG origin top-left), as the
+    page writes them.
+
+    >>> svg_rect((252.0, 622.0, 372.0, 642.0), 792.0)
+    ('252', '150', '120', '20')
+    """
+    x0, y0, x1, y1 = box
+    return _n(x0), _n(height - y1), _n(x1 - x0), _n(y1 - y0)
+
+
+def _rect(box: Box, height: float, cls: str, extra: str = "") -> str:
+    x, y, w, hh = svg_rect(box, height)
+    return f'<rect class="{cls}" x="{x}" y="{y}" width="{w}" height="{hh}"{extra}/>'
+
+
+def region_svg(n: int, rv: RegionView) -> str:
+    """The region's page as inline SVG (one unit = one point): the page, its recorded words
+    at their boxes (``<text>`` fitted to the box with ``textLength``; boxes only when the
+    layout has no word boxes), the table's cell grid and the cited region's box. Drawn
+    twice: the whole page, and zoomed to the table (or the region) with a margin."""
+    r = rv.region
+    assert rv.page_size is not None
+    width, height = rv.page_size
+    parts = [f'<rect class="page" x="0" y="0" width="{_n(width)}" height="{_n(height)}"/>']
+    if rv.table is not None:
+        parts.append(_rect(rv.table.bbox, height, "table-box"))
+        for c in rv.table.cells:
+            if c.bbox is not None:
+                cls = "cell header" if c.header else "cell"
+                parts.append(_rect(c.bbox, height, cls,
+                                   f' data-row="{c.row}" data-column="{c.col}"'))
+    words = []
+    for text, (x0, y0, x1, y1) in rv.page_words:
+        size = max(1.0, (y1 - y0) * 0.9)
+        words.append(f'<text x="{_n(x0)}" y="{_n(height - y0 - (y1 - y0) * 0.2)}" '
+                     f'font-size="{_n(size)}" textLength="{_n(x1 - x0)}" '
+                     f'lengthAdjust="spacingAndGlyphs">{h(text)}</text>')
+    if not rv.page_words:
+        words.append('<text class="note" x="8" y="16" font-size="11">no word boxes recorded: '
+                     "boxes only</text>")
+    x, y, w, hh = svg_rect(r.bbox, height)
+
+    def cited(ident: str) -> str:
+        return (f'<rect class="cited-region" id="{ident}" x="{x}" y="{y}" width="{w}" '
+                f'height="{hh}" data-bbox="{",".join(_n(v) for v in r.bbox)}" '
+                f'data-page-height="{_n(height)}" data-precision="{h(r.precision)}"/>')
+    grid, text = "".join(parts), "".join(words)
+    inner_whole = grid + cited(f"region-rect-{n}") + text
+    inner_zoom = grid + cited(f"region-zoom-rect-{n}") + text
+    focus = rv.table.bbox if rv.table is not None else r.bbox
+    m = 24.0
+    fx, fy = max(0.0, focus[0] - m), max(0.0, height - focus[3] - m)
+    fw, fh = min(width, focus[2] + m) - fx, min(height, height - focus[1] + m) - fy
+    label = h(f"page {r.page} of {rv.document}")
+    whole = (f'<svg xmlns="http://www.w3.org/2000/svg" class="pdf-page" id="region-page-{n}" '
+             f'viewBox="0 0 {_n(width)} {_n(height)}" width="{_n(width / 2)}" '
+             f'height="{_n(height / 2)}" role="img" aria-label="{label}">{inner_whole}</svg>')
+    zoom = (f'<svg xmlns="http://www.w3.org/2000/svg" class="pdf-page zoom" id="region-zoom-{n}" '
+            f'viewBox="{_n(fx)} {_n(fy)} {_n(fw)} {_n(fh)}" width="{_n(min(560.0, fw * 1.4))}" '
+            f'role="img" aria-label="{label}, the region enlarged">{inner_zoom}</svg>')
+    return f'<div class="pdf-drawing">{zoom}{whole}</div>'
+
+
+def region_table(n: int, rv: RegionView) -> str:
+    """The region's table as an HTML table (escaped text): its header rows as extracted,
+    or a visible "header not extracted" row; the cited cell marked, its row and column
+    shaded."""
+    t: TableRecord | None = rv.table
+    if t is None:
+        return ""
+    r = rv.region
+    rows = []
+    if t.header_rows == 0:
+        rows.append(f'<tr class="header-missing"><td colspan="{t.cols}">header not extracted '
+                    "(no header row of this table was extracted)</td></tr>")
+    for i in range(t.rows):
+        cells = []
+        for j in range(t.cols):
+            c = t.cell(i, j)
+            if c is None:
+                cells.append('<td class="merged"></td>')
+                continue
+            cited = r.row == i and r.column == j
+            cls = " ".join(x for x in (
+                "cited-cell" if cited else "", "cited-row" if r.row == i else "",
+                "cited-column" if r.column == j else "",
+                "cited-table" if r.precision == "table" else "") if x)
+            tag = "th" if c.header else "td"
+            ident = f' id="cited-cell-{n}"' if cited else ""
+            cells.append(f'<{tag}{ident} class="{cls}" data-row="{i}" data-column="{j}">'
+                         f"{h(c.text)}</{tag}>")
+        rows.append(f'<tr class="{"header" if i < t.header_rows else ""}">{"".join(cells)}</tr>')
+    return f'<table class="pdf-table" id="region-table-{n}"><tbody>{"".join(rows)}</tbody></table>'
+
+
+def _region_html(n: int, rv: RegionView) -> str:
+    """The cited PDF region: page, box and units, precision, outcome and gaps in words, the
+    drawing of the page, the table, the header path and the RFC 8118 fragment as text."""
+    r = rv.region
+    box = ",".join(_n(v) for v in r.bbox)
+    where = [f"page {r.page}"]
+    if r.row is not None and r.column is not None:
+        where.append(f"row {r.row}, column {r.column}, counted from 0")
+    rows = [("page", f'<span class="region-page">{r.page}</span>'),
+            ("box", f'<span class="region-box">[{h(box.replace(",", ", "))}]</span> PDF points (1/72 inch), origin '
+             "bottom-left of the page (x0, y0, x1, y1)"),
+            ("precision", f'<span class="region-precision">{h(r.precision or "not resolved")}</span>'),
+            ("outcome", f'<span class="region-outcome">{outcome_badge(r.outcome)}</span>'
+             + (" " + " ".join(f'<span class="gap" data-gap="{h(g)}">{h(g)}</span>'
+                               for g in r.context_gaps))),
+            ("in words", f'<span class="region-words">{h(rv.words)}</span>'),
+            ("header path", f'<span class="header-path">{h(" > ".join(r.header_path))}</span>'
+             if r.header_path else '<span class="header-path none">(none extracted)</span>'),
+            ("cell", f'<q class="region-text">{h(r.text)}</q> ({h(", ".join(where))})'
+             if r.text is not None else h(", ".join(where))),
+            ("fragment", f'<code class="fragment">{h(rv.document)}#{h(rv.fragment)}</code> '
+             "(RFC 8118)")]
+    out = [f'<div class="pdf-region" id="region-{n}" data-page="{r.page}" data-bbox="{h(box)}" '
+           f'data-precision="{h(r.precision)}" data-outcome="{h(r.outcome)}" '
+           f'data-gaps="{h(" ".join(r.context_gaps))}" data-table="{h(r.table)}" '
+           f'data-row="{h(r.row)}" data-column="{h(r.column)}">',
+           f"<h4>Cited region of the PDF: page {r.page}</h4>", _table(("", ""), rows, "facts region-facts")]
+    if rv.page_size is not None:
+        out.append(region_svg(n, rv))
+    else:
+        out.append('<p class="note">The extraction recorded no page layout: no drawing.</p>')
+    if rv.table is not None:
+        out.append(f"<h4>The table as extracted ({rv.table.rows} rows × {rv.table.cols} columns, "
+                   f"{rv.table.header_rows} header row(s))</h4>" + region_table(n, rv))
+    out.append("</div>")
+    return "".join(out)
+
+
 def _citation_html(n: int, v: CitationView) -> str:
     c = v.citation
     rng = (f"[{c.start}, {c.end}{']' if c.end_inclusive else ')'} {c.unit}" if c.has_range else "none")
@@ -218,6 +368,8 @@ def _citation_html(n: int, v: CitationView) -> str:
         rows.append(("quote", f'<q class="quote">{h(c.quote)}</q>'))
     out = [f'<section class="citation" data-citation="{h(c.iri)}" data-outcome="{h(c.outcome)}">'
            f"<h3>Citation {n}</h3>", _table(("", ""), rows, "facts")]
+    if v.region is not None:
+        out.append(_region_html(n, v.region))
     if v.generated_text is not None:
         out.append('<h4>Generated text it pointed at (not an original)</h4>'
                    f'<pre class="generated">{h(v.generated_text)}</pre>')

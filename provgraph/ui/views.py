@@ -15,6 +15,9 @@ Views:
   checked here against ``pg:resolvedByteStart/End`` in the retained bytes), the diff of
   the cited lines when a newer revision exists, the prompt the model saw split into
   original and generated segments, and the review status.
+  For a citation of a PDF table, cell or page box, the drawer also has a
+  :class:`RegionView` (:func:`region_view`): :func:`provgraph.regions.region_for_citation`
+  with the recorded page layout (page size, word boxes) and table (its cells) to draw.
 * :func:`lineage_view`: the claim's upstream graph (:func:`provgraph.analytics.lineage`
   and :func:`~provgraph.analytics.lineage_subgraph`) laid out in layers by depth.
 * :func:`bundle_of`: the claim's sealed PROV-JSON bundle
@@ -39,24 +42,28 @@ from ..errors import NotFound, OriginalMissingError, SourceDecodeError
 from ..kinds import require_run
 from ..io.bundle import BundleCheck, ExportResult, export, verify_bundle
 from ..offsets import SourceText
+from ..regions import Region, region_for_citation
 from ..schema import agent as agent_schema
 from ..schema import aid as aid_schema
 from ..schema import chunk as chunk_schema
 from ..schema import citation as citation_schema
 from ..schema import claim as claim_schema
+from ..schema import extraction as extraction_schema
 from ..schema import generation as generation_schema
 from ..schema import prompt as prompt_schema
 from ..schema import review as review_schema
 from ..schema import snapshot as snapshot_schema
+from ..schema import table as table_schema
 from ..schema.citation import Citation
 from ..schema.claim import ClaimRecord
 from ..schema.snapshot import SnapshotRecord
+from ..schema.table import Box, TableRecord
 from ..store import ProvStore
 from ..terms import IRI, term_value
 from ..vocab import PROV, RDFS, VERIFIED_OUTCOMES
 
 __all__ = ["FILTERS", "AnswerView", "RunAnswers", "SnapshotView", "CitationView", "PromptPart",
-           "ClaimDrawer", "LineageNode", "LineageView", "run_list", "run_answers",
+           "ClaimDrawer", "RegionView", "region_view", "region_words", "LineageNode", "LineageView", "run_list", "run_answers",
            "ANSWERS_PER_PAGE", "claim_drawer", "lineage_view", "bundle_of", "outcome_class", "snapshot_labels",
            "stale_label"]
 
@@ -226,14 +233,116 @@ class SnapshotView:
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
+class RegionView:
+    """The cited region of a PDF as the drawer draws it (issue 21 meets issue 19).
+
+    Everything comes from :func:`provgraph.regions.region_for_citation` and the records
+    it reads (:mod:`provgraph.schema.table`); nothing is located again here.
+
+    Attributes:
+        region: :func:`~provgraph.regions.region_for_citation` of the citation.
+        words: :func:`region_words` of the region: its outcome, precision and gaps in
+            plain words.
+        page_size: ``(width, height)`` of the region's page in points, from the recorded
+            page layout (``None``: the extraction recorded no layout).
+        page_words: the words of that page as recorded: ``(text, box)``, in text order,
+            each box :data:`~provgraph.schema.table.Box` (PDF points, origin bottom-left);
+            empty when the layout has no word boxes.
+        table: the region's table with its cells (``None`` at page precision).
+        fragment: the RFC 8118 fragment (``page=N&viewrect=...``) of the region, the value
+            of its ``FragmentSelector``.
+        document: the PDF's file name, from its snapshot's source URI (for
+            ``document#fragment``).
+    """
+
+    region: Region
+    words: str
+    page_size: tuple[float, float] | None
+    page_words: list[tuple[str, Box]]
+    table: TableRecord | None
+    fragment: str
+    document: str
+
+
+_PRECISION_WORDS = {"cell": "the table cell", "row": "the table row", "table": "the table",
+                    "page": "the page"}
+_GAP_WORDS = {"header_not_extracted": "the header was not extracted",
+              "row_context_not_extracted": ("part of the row was not extracted (words level with "
+                                            "the cell lie outside the extracted table)")}
+
+
+def region_words(region: Region) -> str:
+    """The resolver's outcome, precision and context gaps of ``region`` in plain words.
+
+    >>> import dataclasses
+    >>> r = Region(citation="urn:x:c", outcome="context_not_extracted", precision="cell",
+    ...            context_gaps=("header_not_extracted",), snapshot="urn:x:s",
+    ...            extraction="urn:x:e", page=18, bbox=(0.0, 0.0, 1.0, 1.0), table="urn:x:t",
+    ...            row=0, column=1, header_path=(), row_cells=(), text="Four hours",
+    ...            page_text_start=None, page_text_end=None, selectors=())
+    >>> region_words(r)
+    'supported by the table, but the header was not extracted'
+    >>> region_words(dataclasses.replace(r, outcome="quote_match", context_gaps=(),
+    ...                                  header_path=("Window",)))
+    'supported by the table cell, under the header Window'
+    """
+    what = _PRECISION_WORDS.get(region.precision or "", "the cited region")
+    if region.outcome is None:
+        return "not resolved yet: the cited region as recorded; nothing was checked"
+    if region.outcome == "context_not_extracted":
+        gaps = [_GAP_WORDS.get(g, g.replace("_", " ")) for g in region.context_gaps]
+        return "supported by the table, but " + " and ".join(gaps or ["context was not extracted"])
+    if region.outcome in VERIFIED_OUTCOMES:
+        under = (f", under the header {' > '.join(region.header_path)}"
+                 if region.header_path else "")
+        return f"supported by {what}{under}"
+    if region.outcome == "located":
+        return f"located in {what}; no quote was checked"
+    if region.outcome == "quote_mismatch":
+        return f"not supported: the quote is not in {what}"
+    return f"not supported: {region.outcome.replace('_', ' ')}"
+
+
+def region_view(store: ProvStore, citation: str) -> RegionView:
+    """The drawing of the PDF region ``citation`` points at: the
+    :class:`~provgraph.regions.Region`, its page's recorded layout (size and word boxes,
+    with the words' text from the extraction) and its table's cells.
+
+    Raises:
+        NotFound: as :func:`provgraph.regions.region_for_citation` (the citation points at
+            no recorded table or cell and was located on no PDF page).
+        StoreError, QueryError: the store cannot be read.
+    """
+    reg = region_for_citation(store, citation)
+    ext = extraction_schema.load(store, [reg.extraction]).get(reg.extraction)
+    layout = table_schema.load_layout(store, ext.text_iri) if ext is not None else None
+    size: tuple[float, float] | None = None
+    words: list[tuple[str, Box]] = []
+    if layout is not None and 1 <= reg.page <= len(layout.pages):
+        size = layout.pages[reg.page - 1][2:4]
+        words = [(ext.text[s:e] if ext is not None else "", box)
+                 for s, e, box in layout.words_on(reg.page)]
+    table = table_schema.load_tables(store, [reg.table]).get(reg.table) if reg.table else None
+    snap = snapshot_schema.load(store, [reg.snapshot]).get(reg.snapshot)
+    name = (snap.source_uri.rstrip("/").rsplit("/", 1)[-1] if snap is not None and snap.source_uri
+            else "") or "document.pdf"
+    frag = next((str(s["value"]) for s in reg.selectors if s.get("type") == "FragmentSelector"),
+                table_schema.pdf_fragment(reg.page))
+    return RegionView(region=reg, words=region_words(reg), page_size=size, page_words=words,
+                      table=table, fragment=frag, document=name)
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
 class CitationView:
     """A citation and what the drawer shows of it: the snapshot (``None`` when the
-    resolver located none, e.g. a generated target) and, for a generated target, the
-    generated text it pointed at."""
+    resolver located none, e.g. a generated target), for a generated target the
+    generated text it pointed at, and for a PDF table, cell or page box the region
+    (:class:`RegionView`; ``None`` otherwise)."""
 
     citation: Citation
     snapshot: SnapshotView | None
     generated_text: str | None = None
+    region: RegionView | None = None
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -404,6 +513,19 @@ def _operands(store: ProvStore, rec: ClaimRecord) -> list[tuple[IRI, str | None]
     return [(o, found[o].text if o in found else None) for o in rec.derived_from]
 
 
+def _region(store: ProvStore, cit: Citation) -> RegionView | None:
+    """The region of a citation the resolver located in a PDF (a table, a cell or a page
+    box), or of an unresolved one whose target may be a table or cell; ``None`` for any
+    other (no read for a resolved citation of text)."""
+    pdf = cit.resolved_region is not None or cit.resolved_page is not None
+    if cit.iri is None or not (pdf or (cit.outcome is None and cit.target is not None)):
+        return None
+    try:
+        return region_view(store, cit.iri)
+    except NotFound:
+        return None
+
+
 def claim_drawer(store: ProvStore, claim: str) -> ClaimDrawer:
     """The citation drawer of ``claim``: reads bound to this claim, and, only for a claim
     whose cited snapshot was revised or deleted, :func:`provgraph.analytics.stale`
@@ -420,7 +542,8 @@ def claim_drawer(store: ProvStore, claim: str) -> ClaimDrawer:
         raise NotFound(iri, "claim")
     cits = citation_schema.citations_of_claims(store, [iri]).get(iri, [])
     views = [CitationView(citation=c, snapshot=_snapshot_view(store, c),
-                          generated_text=_generated_text(store, c)) for c in cits]
+                          generated_text=_generated_text(store, c), region=_region(store, c))
+             for c in cits]
     answer = generation_schema.load(store, [rec.answer]).get(rec.answer) if rec.answer else None
     prompt = _prompt(store, answer.generator_input) if answer is not None else []
     stale_rows = ([r for r in analytics.stale(store, run=rec.run) if r.claim == iri]
