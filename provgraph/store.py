@@ -49,7 +49,7 @@ from abc import ABC, abstractmethod
 from collections.abc import Callable, Collection, Iterable, Iterator, Mapping, Sequence, Sized
 from functools import lru_cache
 from pathlib import Path
-from typing import IO, Any, TypeVar
+from typing import IO, Any, BinaryIO, TypeVar
 
 import pyoxigraph as ox
 
@@ -862,6 +862,31 @@ def parse_rdf(data: bytes | str, format: str, *, base_iri: str | None = None,
     if graph is not None:
         out = [(s, p, o, graph if g is None else g) for s, p, o, g in out]
     return out
+
+
+def iter_rdf(source: str | os.PathLike[str] | BinaryIO, format: str, *,
+             base_iri: str | None = None, graph: IRI | None = None) -> Iterator[Quad]:
+    """Parse an RDF document lazily, quad by quad, as :func:`parse_rdf` does at once
+    (pair: :func:`parse_rdf`, which holds the whole document and its quads in memory).
+
+    ``source`` is a file path or a binary file object, read by pyoxigraph as it goes,
+    so memory does not grow with the document (blank-node labels aside: pyoxigraph
+    keeps the document's labels). ``graph`` receives the default graph's statements.
+
+    Raises:
+        UnsupportedFormat: ``format`` is not in :data:`RDF_FORMATS` (at the first item).
+        SerializationError: the document does not parse; raised when the parser reaches
+            the error, after the quads before it were yielded.
+    """
+    fmt = _rdf_format(format)
+    with _map_errors(format):
+        if isinstance(source, (str, os.PathLike)):
+            parsed = ox.parse(path=os.fspath(source), format=fmt, base_iri=base_iri)
+        else:
+            parsed = ox.parse(source, fmt, base_iri=base_iri)
+        for q in parsed:
+            s, p, o, g = _quad_from_ox(q, raw=True)
+            yield (s, p, o, graph if g is None and graph is not None else g)
 
 
 def serialize_quads(quads: Iterable[Quad], format: str,
