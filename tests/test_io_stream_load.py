@@ -137,3 +137,26 @@ def test_a_syntax_error_after_many_batches_undoes_them_all(tmp_path, monkeypatch
 def test_a_format_that_is_not_streamed_is_refused_before_reading():
     with pytest.raises(ValueError, match="prov-json is not streamed"):
         import_rdf_stream(EmbeddedStore(), io.BytesIO(b"{}"), "prov-json")
+
+
+def test_the_cli_streams_an_rdf_file_and_reads_a_misnamed_one_whole(runner, tmp_path):
+    from provgraph.cli import cli
+
+    trig = (shared_cases("prov/trungdong-prov/rdf") / "bundle1.trig").read_bytes()
+    store = str(tmp_path / "pg")
+    named = tmp_path / "b.trig"
+    named.write_bytes(trig)
+    res = runner.invoke(cli, ["--store", store, "import", str(named)], catch_exceptions=False)
+    assert res.exit_code == 0, res.output
+    whole = EmbeddedStore()
+    report = import_document(whole, trig, name=str(named))
+    assert f"imported {named} (trig): {report.stored} statements stored" in res.output
+    with EmbeddedStore(tmp_path / "pg", read_only=True) as got:
+        assert canon(got.quads()) == canon(whole.quads())
+    # TriG content in a .ttl file: the Turtle stream refuses it, the whole read detects TriG
+    misnamed = tmp_path / "b.ttl"
+    misnamed.write_bytes(trig)
+    res = runner.invoke(cli, ["--store", str(tmp_path / "pg2"), "import", str(misnamed)],
+                        catch_exceptions=False)
+    assert res.exit_code == 0, res.output
+    assert f"imported {misnamed} (trig): {report.stored} statements stored" in res.output

@@ -224,3 +224,45 @@ def _entailed(store: ProvStore, needed: list[Quad], seen: set[int], name: str) -
             new.add(h)
             out.append(q)
     return out
+
+
+_BY_EXTENSION = {".nq": "nquads", ".nquads": "nquads", ".nt": "nquads", ".ntriples": "nquads",
+                 ".ttl": "turtle", ".trig": "trig"}
+"""What :func:`streamed_format` streams a file as under ``--format auto``: what
+:func:`provgraph.io.detect` finds for such content (N-Triples is read as N-Quads)."""
+
+
+def streamed_format(head: bytes, format: str, name: str) -> str | None:
+    """The format to stream a file in (:func:`import_rdf_stream`), or ``None`` when it is
+    read whole (:func:`provgraph.io.load.import_document`).
+
+    Args:
+        head: the file's first bytes (64 KiB is plenty).
+        format: the format asked for, or ``"auto"``.
+        name: the file's name; under ``"auto"`` its extension (``.nq``, ``.nt``, ``.ttl``,
+            ``.trig``) names the syntax, provided the head is not XML, JSON (PROV-JSON,
+            JSON-LD, the RAG formats) or PROV-N. Content the extension
+            does not fit fails to parse: the caller then reads the file whole, which tells
+            the format from the whole content as before.
+
+    Example:
+        >>> streamed_format(b"<urn:a> <urn:b> <urn:c> .", "auto", "doc.nq")
+        'nquads'
+        >>> streamed_format(b"document endDocument", "auto", "doc.ttl") is None
+        True
+        >>> streamed_format(b"", "trig", "-")
+        'trig'
+    """
+    if format != "auto":
+        return format if format in STREAMED_FORMATS else None
+    got = _BY_EXTENSION.get(os.path.splitext(name)[1].lower())
+    if got is None:
+        return None
+    from . import _PROVN_COMMENT, _XML_START
+
+    text = head.lstrip(b"\xef\xbb\xbf").lstrip()
+    if not text or _XML_START.match(text) or text[:1] in (b"{", b"["):
+        return None
+    if _PROVN_COMMENT.sub(b" ", text[:4096]).lstrip().startswith(b"document"):
+        return None
+    return got
