@@ -250,6 +250,9 @@ def streamed_format(head: bytes, format: str, name: str) -> str | None:
         'nquads'
         >>> streamed_format(b"document endDocument", "auto", "doc.ttl") is None
         True
+        >>> streamed_format(b'<rdf:RDF xmlns:rdf="http://www.w3.org/1999/02/22-rdf-syntax-ns#"/>',
+        ...                 "auto", "doc.ttl") is None
+        True
         >>> streamed_format(b"", "trig", "-")
         'trig'
     """
@@ -261,7 +264,9 @@ def streamed_format(head: bytes, format: str, name: str) -> str | None:
     from . import _PROVN_COMMENT, _XML_START
 
     text = head.lstrip(b"\xef\xbb\xbf").lstrip()
-    if not text or _XML_START.match(text) or text[:1] in (b"{", b"["):
+    if not text or text[:1] in (b"{", b"[") or text[:2] in (b"<?", b"<!"):
+        return None
+    if _XML_START.match(text) and b"xmlns" in text:  # '<urn:a> <urn:b> ...' is not XML
         return None
     if _PROVN_COMMENT.sub(b" ", text[:4096]).lstrip().startswith(b"document"):
         return None
