@@ -118,7 +118,7 @@ def test_a_syntax_error_after_many_batches_undoes_them_all(tmp_path, monkeypatch
     from provgraph.io import load
 
     monkeypatch.setattr(load, "WRITE_BATCH", 500)
-    monkeypatch.setattr("provgraph.io.stream_load.WRITE_BATCH", 500)
+    monkeypatch.setattr("provgraph.io.stream_load.STREAM_BATCH", 500)
     path = tmp_path / "w.nq"
     write_workload_nquads(path, 3_000)
     with path.open("ab") as fh:
