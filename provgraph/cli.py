@@ -542,9 +542,10 @@ def import_(obj: _Ctx, file: Any, fmt: str, graph: str | None, sources: tuple[st
     PROV bundles become named graphs. The import is atomic: all statements are
     stored or none. An input that holds statements but yields none is an error.
     An N-Quads, N-Triples, Turtle or TriG file named by its path (.nq, .nt,
-    .ttl, .trig, or --format) is streamed, still all or nothing, in bounded
-    memory (under 500 MB for a 200 MB file); other formats and stdin are read
-    whole, so their memory grows with the file. --bulk streams an N-Quads or
+    .ttl, .trig, or --format) is streamed, still all or nothing, without
+    holding the document (353 MB for a 193 MB N-Quads file; memory still grows
+    with the number of statements); other formats and stdin are read whole, so
+    their memory grows with the file. --bulk streams an N-Quads or
     N-Triples file faster, at the price of atomicity and of the checks above.
     --graph may not name provgraph's own graphs (urn:provgraph:graph:ingestion,
     urn:provgraph:graph:ontology); a TriG or N-Quads file written by 'export --all'
