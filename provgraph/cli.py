@@ -619,7 +619,7 @@ def _import(obj: _Ctx, file: Any, fmt: str, graph: str | None, sources: tuple[st
 def _import_streamed(obj: _Ctx, file: Any, fmt: str, graph: str | None, name: str,
                      rag_options: bool) -> bool:
     """Stream an RDF file into the store (:func:`provgraph.io.stream_load.import_rdf_stream`:
-    memory bounded, all or nothing) when its format allows; ``False`` when it is to be read
+    the document never held whole, all or nothing) when its format allows; ``False`` when it is read
     whole. A file whose content does not fit its extension under ``--format auto`` is read
     whole afterwards (nothing of it stayed stored), so its error is the one of the whole read."""
     from .io.stream_load import import_rdf_stream, streamed_format
