@@ -47,8 +47,12 @@ def peak_rss_mb() -> float:
     return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
 
 
-def write_workload_nquads(path: str | os.PathLike[str], statements: int) -> dict[str, Any]:
-    """Write exactly ``statements`` workload statements as N-Quads to ``path``.
+def write_workload_nquads(path: str | os.PathLike[str], statements: int, *,
+                          whole_answers: bool = False) -> dict[str, Any]:
+    """Write exactly ``statements`` workload statements as N-Quads to ``path``; with
+    ``whole_answers``, at least that many, ending with the last answer's last statement
+    (a cut inside an answer may leave a qualified node without its ``prov:entity``, which
+    ``provgraph import`` refuses, rightly).
 
     Returns ``{"statements", "answers", "bytes", "seconds"}``.
     """
@@ -64,7 +68,7 @@ def write_workload_nquads(path: str | os.PathLike[str], statements: int) -> dict
     with open(path, "w", encoding="utf-8", newline="\n") as out:
         def sink(batch: list[w.Quad]) -> None:
             nonlocal left
-            lines = list(w.iter_nquads_lines(batch[:left]))
+            lines = list(w.iter_nquads_lines(batch if whole_answers else batch[:left]))
             out.write("".join(lines))
             left -= len(lines)
             if left <= 0:
@@ -81,7 +85,8 @@ def write_workload_nquads(path: str | os.PathLike[str], statements: int) -> dict
                     wl.answers *= 2
             except Done:
                 pass
-    return {"statements": statements, "answers": answers, "bytes": os.path.getsize(path),
+    return {"statements": statements - min(0, left), "answers": answers,
+            "bytes": os.path.getsize(path),
             "seconds": time.perf_counter() - t0}
 
 

@@ -128,3 +128,34 @@ def test_select_gives_every_value_as_the_pattern_read_gives_it(store):
         got = sorted((str(r["s"]), repr(r["o"]), r["g"]) for r in rows)
         want = sorted((str(s), repr(o), g) for s, _, o, g in store.quads(None, pred))
         assert len(got) in (600, 300) and got == want
+
+
+def test_subject_pairs_read_as_the_contract_default_reads_them(rag_store, tmp_path):
+    """EmbeddedStore.subject_pairs (the run export's hot read, issue 16 item 7) gives what
+    the contract's default (ProvStore.subject_pairs, over quads_list) gives: every graph but
+    the skipped one, without the skipped predicates, a pair in two graphs once; on a
+    read-only open too, and with its object cache warm (the second read)."""
+    from provgraph.store import ProvStore
+    from provgraph.vocab import GRAPH, PROV, RDF
+
+    store, _ = rag_store
+    subjects = sorted({q[0] for q in store.quads()})
+    twice = subjects[0]
+    extra = [(twice, p, o, IRI("urn:x:other")) for _, p, o, _ in store.quads(twice)]
+    extra.append((twice, RDF.type, PROV.Entity, GRAPH.ONTOLOGY))
+    extra.append((twice, P, Literal("01", "http://www.w3.org/2001/XMLSchema#integer"), None))
+    store.add(extra)
+    path = tmp_path / "pg"
+    disk = EmbeddedStore(path)
+    disk.add(store.quads())
+    disk.close()
+    skip = frozenset({RDF.type})
+    with EmbeddedStore(path, read_only=True) as ro:
+        for s in subjects:
+            for kw in ({}, {"skip_graph": GRAPH.ONTOLOGY, "skip_predicates": skip}):
+                want = ProvStore.subject_pairs(store, s, **kw)
+                assert len(want) == len(set(want))
+                for _ in range(2):
+                    assert sorted(map(repr, store.subject_pairs(s, **kw))) == sorted(map(repr, want))
+                    assert sorted(map(repr, ro.subject_pairs(s, **kw))) == sorted(map(repr, want))
+    assert len(ProvStore.subject_pairs(store, twice)) < len(store.quads_list(twice))

@@ -417,10 +417,7 @@ _Walk = Iterator[tuple[IRI, _POs, dict[IRI | BNode, _POs]]]
 def _pos(store: ProvStore, s: IRI | BNode) -> _POs:
     """The (predicate, object) pairs of ``s`` a bundle holds: every graph but the
     ontology's, without invalidations, distinct, in a stable order."""
-    quads = store.quads_list(s, None, None, ANY_GRAPH)
-    got = [(p, o) for _, p, o, g in quads if g != GRAPH.ONTOLOGY and p not in _LEFT_OUT]
-    if len({q[3] for q in quads}) > 1:  # the same pair may be in two graphs
-        got = list(set(got))
+    got = store.subject_pairs(s, skip_graph=GRAPH.ONTOLOGY, skip_predicates=_LEFT_OUT)
     return sorted(got, key=_pair_key)
 
 

@@ -1,0 +1,163 @@
+"""Peak memory of ``provgraph import`` per input format, for a large document (issue 16,
+item 6: under 500 MB for a 200 MB document, all or nothing).
+
+Manual, not part of ``python -m bench --quick`` (a 200 MB import takes minutes):
+
+    python -m bench.bench_import_memory --statements 1000000 --formats nquads,turtle,trig,prov-json
+
+The document is the benchmark workload (:func:`bench.bench_import.write_workload_nquads`:
+ingestion, then answers) cut after the answer that reaches ``--statements`` statements, about 200 bytes a statement
+in N-Quads (1,000,000 statements: 193 MB). Turtle and TriG are the same statements
+written by pyoxigraph (Turtle: the triples, without their graphs); PROV-JSON is
+``provgraph export --run`` of the workload's run loaded into a scratch store (the run
+holds nearly every statement; PROV-JSON is terser, 63 MB for 938,299 statements).
+
+Each import is ``provgraph import FILE`` into an empty on-disk store, run in its own
+child process (``python -m bench.bench_import_memory --child STORE FILE``) whose peak is
+its ``VmHWM`` (:func:`bench.bench_import.peak_rss_mb`); beside it, the raw-engine floor
+of the RDF formats: pyoxigraph ``Store.bulk_load`` of the same file in its own child
+(not atomic, no checks). Reported per format: file MB, statements stored, peak MB,
+CPU seconds and wall seconds, the machine's load average before and after.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+from typing import Any
+
+from .bench_import import peak_rss_mb, write_workload_nquads
+
+_EXT = {"nquads": ".nq", "turtle": ".ttl", "trig": ".trig", "prov-json": ".json"}
+_RUN = "urn:uuid:00000000-0000-7000-8000-000000000000"
+"""The workload's run (bench/workload.py): every answer's statements are in its graph."""
+
+
+def _child(store: str, path: str) -> dict[str, Any]:
+    from provgraph.cli import cli
+
+    c0, t0 = time.process_time(), time.perf_counter()
+    try:
+        cli(["--store", store, "import", path], standalone_mode=False)
+    finally:
+        cpu, wall = time.process_time() - c0, time.perf_counter() - t0
+    return {"peak_mb": peak_rss_mb(), "cpu_s": cpu, "wall_s": wall}
+
+
+def _floor_child(store: str, path: str, fmt: str) -> dict[str, Any]:
+    import pyoxigraph as ox
+
+    kind = {"nquads": ox.RdfFormat.N_QUADS, "turtle": ox.RdfFormat.TURTLE,
+            "trig": ox.RdfFormat.TRIG}[fmt]
+    c0, t0 = time.process_time(), time.perf_counter()
+    st = ox.Store(store)
+    st.bulk_load(path=path, format=kind)
+    st.flush()
+    return {"peak_mb": peak_rss_mb(), "cpu_s": time.process_time() - c0,
+            "wall_s": time.perf_counter() - t0, "statements": len(st)}
+
+
+def _spawn(*args: str) -> dict[str, Any]:
+    env = dict(os.environ)
+    root = str(Path(__file__).resolve().parents[1])
+    env["PYTHONPATH"] = root + (os.pathsep + env["PYTHONPATH"] if env.get("PYTHONPATH") else "")
+    out = subprocess.run([sys.executable, "-m", "bench.bench_import_memory", *args],
+                         capture_output=True, text=True, env=env, check=False)
+    if out.returncode != 0:
+        raise RuntimeError(f"child {args} failed:\n{out.stderr[-3000:]}")
+    res = json.loads(out.stdout.strip().splitlines()[-1])
+    res["message"] = out.stderr.strip().splitlines()[-1] if out.stderr.strip() else ""
+    return dict(res)
+
+
+def _write_documents(root: Path, statements: int, formats: list[str]) -> dict[str, Path]:
+    import pyoxigraph as ox
+
+    nq = root / "workload.nq"
+    write_workload_nquads(nq, statements, whole_answers=True)
+    paths = {"nquads": nq}
+    if "turtle" in formats:
+        triples = (ox.Triple(q.subject, q.predicate, q.object)
+                   for q in ox.parse(path=str(nq), format=ox.RdfFormat.N_QUADS))
+        ox.serialize(triples, str(root / "workload.ttl"), ox.RdfFormat.TURTLE)
+        paths["turtle"] = root / "workload.ttl"
+    if "trig" in formats:
+        ox.serialize(ox.parse(path=str(nq), format=ox.RdfFormat.N_QUADS),
+                     str(root / "workload.trig"), ox.RdfFormat.TRIG)
+        paths["trig"] = root / "workload.trig"
+    if "prov-json" in formats:
+        from provgraph.io.bundle import export
+        from provgraph.store import EmbeddedStore
+
+        scratch = root / "scratch"
+        pg = EmbeddedStore(scratch)
+        pg.bulk_load(nq, "nquads")
+        with open(root / "workload.json", "wb") as fh:
+            export(pg, "prov-json", run=_RUN, out=fh)
+        pg.close()
+        shutil.rmtree(scratch, ignore_errors=True)
+        paths["prov-json"] = root / "workload.json"
+    return paths
+
+
+def run(statements: int, formats: list[str], *, workdir: str | None = None,
+        log: Any = None) -> dict[str, Any]:
+    """Peak memory of ``provgraph import`` per format (module docstring).
+
+    Returns:
+        ``{"statements", "load_before", "load_after", "formats": {format: {"file_mb",
+        "provgraph": {"peak_mb", "cpu_s", "wall_s", "message"}, "floor": {...} or
+        None}}}``.
+    """
+    say = log or (lambda *_: None)
+    root = Path(tempfile.mkdtemp(prefix="provgraph-bench-importmem-", dir=workdir))
+    try:
+        load_before = os.getloadavg()
+        paths = _write_documents(root, statements, formats)
+        out: dict[str, Any] = {}
+        for fmt in formats:
+            path = paths[fmt]
+            got: dict[str, Any] = {"file_mb": path.stat().st_size / 1e6}
+            got["provgraph"] = _spawn("--child", str(root / f"pg-{fmt}"), str(path))
+            shutil.rmtree(root / f"pg-{fmt}", ignore_errors=True)
+            if fmt != "prov-json":
+                got["floor"] = _spawn("--floor", str(root / f"ox-{fmt}"), str(path), fmt)
+                shutil.rmtree(root / f"ox-{fmt}", ignore_errors=True)
+            say(f"  {fmt}: {json.dumps(got)}")
+            out[fmt] = got
+        return {"statements": statements, "load_before": load_before,
+                "load_after": os.getloadavg(), "formats": out}
+    finally:
+        shutil.rmtree(root, ignore_errors=True)
+
+
+def main(argv: list[str] | None = None) -> None:
+    """Command line (module docstring); JSON to stdout."""
+    p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    p.add_argument("--statements", type=int, default=1_000_000)
+    p.add_argument("--formats", default="nquads,turtle,trig,prov-json")
+    p.add_argument("--workdir")
+    a = p.parse_args(argv)
+    formats = [f for f in a.formats.split(",") if f]
+    unknown = sorted(set(formats) - set(_EXT))
+    if unknown:
+        p.error(f"unknown formats {unknown}; choose from {sorted(_EXT)}")
+    res = run(a.statements, formats, workdir=a.workdir, log=lambda m: print(m, file=sys.stderr))
+    json.dump(res, sys.stdout, indent=1)
+    sys.stdout.write("\n")
+
+
+if __name__ == "__main__":
+    if len(sys.argv) > 3 and sys.argv[1] == "--child":
+        print(json.dumps(_child(sys.argv[2], sys.argv[3])))
+    elif len(sys.argv) > 4 and sys.argv[1] == "--floor":
+        print(json.dumps(_floor_child(sys.argv[2], sys.argv[3], sys.argv[4])))
+    else:
+        main()

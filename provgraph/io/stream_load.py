@@ -1,0 +1,282 @@
+"""Importing a PROV-O document in an RDF syntax (N-Quads, N-Triples, Turtle, TriG) streamed,
+without holding the document in memory, all or nothing (issue 16, item 6).
+
+:func:`import_rdf_stream` is :func:`provgraph.io.load.import_document` for a file too big
+to hold: the same statements stored, the same refusals, the same
+:class:`~provgraph.io.load.ImportReport`, but the document is parsed by pyoxigraph as it
+is read (:func:`provgraph.store.iter_rdf`) and written in transactions of
+:data:`STREAM_BATCH` statements inside one
+:meth:`~provgraph.store.ProvStore.journaled` write. All or nothing holds through the undo
+journal, not a staging graph: every statement a batch adds that the store did not hold is
+listed in ``journal.nq`` before the batch commits; a refusal found after some batches
+were written (a syntax error at the end of the file, a qualified node without its
+``prov:entity``), an exception, Ctrl-C or a killed process removes exactly those
+statements (the next writer open does it after a kill), and the journal is deleted when
+the import ends whole. The engine commits every batch, so there is no large write-ahead
+log for a reopen to replay; the undo a reopen may run removes at most the document's
+statements.
+
+What is held in memory while streaming: one batch, a 64-bit hash per distinct statement
+(to count ``stored`` and tell entailed statements from the document's own: about 70 bytes
+a statement, 70 MB for a million), a fresh label per blank node of the document, and the
+statements the PROV-O entailments need (:func:`provgraph.io.provo.complete`): the
+``prov:qualified*`` statements, the binary ``wasRevisionOf``/``wasQuotedFrom``/
+``hadPrimarySource`` ones and the ``rdf:type`` statements of the PROV subclasses, usually
+a small part of a document. The statements of each qualified node are read back from the
+store at the end, graph by graph, which is where :func:`~provgraph.io.provo.complete` and
+:func:`~provgraph.io.provo.missing_in_qualified` look for them in the whole document; a
+qualified node named by an IRI that the store already described in the same graph is
+seen with those statements too (a blank node is always new: its label is fresh).
+Memory still grows with the number of statements, by the hashes and by the engine itself
+(about 270 MB per million in all: 353 MB peak for 938,610 statements, 641 MB for
+2,017,849; pyoxigraph's own bulk load of the same files peaks at 926 MB and 1.45 GB;
+bench/RESULTS.md).
+
+The PROV-DM syntaxes (PROV-JSON, PROV-N, PROV-XML) and JSON-LD/RDF-XML are read whole
+(:func:`provgraph.io.read`): the ``prov`` package builds the whole document.
+"""
+
+from __future__ import annotations
+
+import os
+import uuid
+from collections.abc import Iterable, Iterator
+from typing import Any, BinaryIO
+
+from ..errors import SerializationError
+from ..store import ProvStore, iter_rdf
+from ..terms import IRI, BNode, Literal, Quad
+from ..vocab import GRAPH, PROV, RDF
+from . import provo
+from .load import ImportReport, check_target_graph
+
+__all__ = ["STREAMED_FORMATS", "STREAM_BATCH", "import_rdf_stream", "streamed_format"]
+
+STREAMED_FORMATS = frozenset({"nquads", "ntriples", "turtle", "trig"})
+"""Formats :func:`import_rdf_stream` reads streaming."""
+
+STREAM_BATCH = 10_000
+"""Statements per transaction of a streamed import. Memory follows it: importing 281,580
+statements peaked at 182 MB with 10,000 and 292 MB with 50,000 (the engine's transaction
+holds its batch several times over), for 10 % more CPU time (bench/RESULTS.md)."""
+
+_P = "http://www.w3.org/ns/prov#"
+_QUALIFIED = _P + "qualified"
+_DERIVATION_BINARY = frozenset(b for b, _, _ in provo._DERIVATION_KINDS.values())
+_SUBCLASSES = frozenset((*provo._AGENT_SUBCLASSES, *provo._ENTITY_SUBCLASSES))
+
+
+def _needed(q: Quad) -> bool:
+    """Whether :func:`provo.complete`/:func:`provo.missing_in_qualified` may need ``q``
+    beyond the statements of qualified nodes (read back from the store)."""
+    p = q[1]
+    return (p.startswith(_QUALIFIED) or p in _DERIVATION_BINARY
+            or (p == RDF.type and q[2] in _SUBCLASSES))
+
+
+def import_rdf_stream(store: ProvStore, source: str | os.PathLike[str] | BinaryIO,
+                      format: str, *, graph: IRI | str | None = None,
+                      name: str = "<input>") -> ImportReport:
+    """Stream an RDF document into the store, all or nothing (module docstring).
+
+    Args:
+        store: where to store; it must journal (:attr:`ProvStore.journals`, the embedded
+            store).
+        source: a file path, or a binary file object read from its current position.
+        format: one of :data:`STREAMED_FORMATS` (no ``"auto"``).
+        graph: named graph for the default graph's statements (``None``: the default
+            graph); an absolute IRI, not one of :data:`provgraph.io.load.RESERVED_GRAPHS`.
+        name: the input's name for messages.
+
+    Returns:
+        :class:`~provgraph.io.load.ImportReport`: the same counts
+        :func:`~provgraph.io.load.import_document` gives for the same document (an
+        agreement test checks it), ``reader`` saying it was streamed.
+
+    Raises:
+        ValueError: ``format`` is not streamed, or ``graph`` is refused
+            (:func:`~provgraph.io.load.check_target_graph`); nothing is read.
+        SerializationError: the document does not parse, writes into the ontology graph,
+            holds no statement or no PROV term, or has a qualified node PROV-DM refuses;
+            nothing is stored (what was written is undone).
+        StoreError: the store does not journal or cannot be written; nothing is stored.
+
+    Example:
+        >>> import io
+        >>> from provgraph.store import EmbeddedStore
+        >>> s = EmbeddedStore()
+        >>> doc = io.BytesIO(b'<urn:ex:e> a <http://www.w3.org/ns/prov#Person> .')
+        >>> r = import_rdf_stream(s, doc, "turtle", name="e.ttl")
+        >>> (r.stored, r.inferred, len(s))
+        (2, 1, 2)
+    """
+    if format not in STREAMED_FORMATS:
+        raise ValueError(f"{format} is not streamed; use one of {sorted(STREAMED_FORMATS)}")
+    if graph is not None and (why := check_target_graph(str(graph))) is not None:
+        raise ValueError(why)
+    target = IRI(graph) if graph else None
+    before = len(store)
+    seen: set[int] = set()
+    needed: list[Quad] = []
+    graphs: set[IRI | None] = set()
+    state = {"input": 0, "prov": False}
+    with store.journaled(f"import {name}"):
+        parsed = _relabelled(_parsed(source, format, target, name))
+        for batch in _batches(_checked(parsed, name, state, seen, needed, graphs)):
+            store.add(batch)
+        if not seen:
+            if state["input"]:
+                raise SerializationError(
+                    f"{name}: the {format} document holds {state['input']} statement(s) but "
+                    "none could be stored; nothing was stored")
+            raise SerializationError(f"{name}: the {format} document holds no PROV "
+                                     "statements; nothing was stored")
+        if not state["prov"]:
+            raise SerializationError(
+                f"{name}: {len(seen)} statement(s) but none uses the PROV vocabulary "
+                "(http://www.w3.org/ns/prov#): not a PROV document; nothing was stored. "
+                "Load plain RDF with a SPARQL client instead")
+        inferred = _entailed(store, needed, seen, name)
+        for i in range(0, len(inferred), STREAM_BATCH):
+            store.add(inferred[i:i + STREAM_BATCH])
+        graphs.update(q[3] for q in inferred)
+    return ImportReport(name=name, format=format, reader=f"{format} streamed by pyoxigraph",
+                        stored=len(seen) + len(inferred), new=len(store) - before,
+                        inferred=len(inferred),
+                        graphs=sorted(graphs, key=lambda g: "" if g is None else g))
+
+
+def _parsed(source: str | os.PathLike[str] | BinaryIO, format: str, graph: IRI | None,
+            name: str) -> Iterator[Quad]:
+    try:
+        yield from iter_rdf(source, format, graph=graph)
+    except SerializationError as exc:
+        raise SerializationError(f"{name}: {exc}") from exc
+
+
+def _relabelled(quads: Iterable[Quad]) -> Iterator[Quad]:
+    """Fresh blank-node labels (as :func:`provgraph.io.read` gives), label by label."""
+    labels: dict[str, BNode] = {}
+
+    def fresh(t: Any) -> Any:
+        got = labels.get(t)
+        if got is None:
+            got = labels[t] = BNode("b" + uuid.uuid4().hex)
+        return got
+
+    for s, p, o, g in quads:
+        if type(s) is BNode or type(o) is BNode:
+            s = fresh(s) if type(s) is BNode else s
+            o = fresh(o) if type(o) is BNode else o
+        yield (s, p, o, g)
+
+
+def _checked(quads: Iterable[Quad], name: str, state: dict[str, Any], seen: set[int],
+             needed: list[Quad], graphs: set[IRI | None]) -> Iterator[Quad]:
+    """The document's distinct statements, refusing the ontology graph, noting what the
+    end of the import needs."""
+    for q in quads:
+        state["input"] += 1
+        h = hash(q)
+        if h in seen:
+            continue
+        seen.add(h)
+        g = q[3]
+        if g not in graphs:
+            if g == GRAPH.ONTOLOGY:
+                raise SerializationError(
+                    f"{name}: the document writes into <{GRAPH.ONTOLOGY}>, the graph of "
+                    "provgraph's bundled ontology and shapes, which only 'provgraph init' "
+                    "fills; rename that bundle/graph. Nothing was stored")
+            graphs.add(g)
+        if not state["prov"]:
+            o = q[2]
+            state["prov"] = q[1].startswith(_P) or (type(o) is IRI and o.startswith(_P))
+        if _needed(q):
+            needed.append(q)
+        yield q
+
+
+def _batches(quads: Iterable[Quad]) -> Iterator[list[Quad]]:
+    batch: list[Quad] = []
+    for q in quads:
+        batch.append(q)
+        if len(batch) >= STREAM_BATCH:
+            yield batch
+            batch = []
+    if batch:
+        yield batch
+
+
+def _entailed(store: ProvStore, needed: list[Quad], seen: set[int], name: str) -> list[Quad]:
+    """The PROV-O entailments of the stored document that it does not hold itself
+    (:func:`provgraph.io.provo.complete`), after :func:`provgraph.io.provo.missing_in_qualified`
+    on its qualified nodes, whose statements are read back from the store."""
+    nodes: dict[tuple[Any, Any], None] = {}
+    for s, p, o, g in needed:
+        if p.startswith(_QUALIFIED) and not isinstance(o, Literal):
+            nodes[(o, g)] = None
+    part = list(needed)
+    have = set(needed)
+    for o, g in nodes:
+        for q in store.quads_list(o, None, None, g):
+            if q not in have:
+                have.add(q)
+                part.append(q)
+    provo.missing_in_qualified(part, name)
+    completed, _ = provo.complete(part)
+    out: list[Quad] = []
+    new: set[int] = set()
+    for q in completed[len(part):]:  # what complete() added, in its order
+        h = hash(q)
+        if h not in seen and h not in new:  # not a statement of the document itself
+            new.add(h)
+            out.append(q)
+    return out
+
+
+_BY_EXTENSION = {".nq": "nquads", ".nquads": "nquads", ".nt": "nquads", ".ntriples": "nquads",
+                 ".ttl": "turtle", ".trig": "trig"}
+"""What :func:`streamed_format` streams a file as under ``--format auto``: what
+:func:`provgraph.io.detect` finds for such content (N-Triples is read as N-Quads)."""
+
+
+def streamed_format(head: bytes, format: str, name: str) -> str | None:
+    """The format to stream a file in (:func:`import_rdf_stream`), or ``None`` when it is
+    read whole (:func:`provgraph.io.load.import_document`).
+
+    Args:
+        head: the file's first bytes (64 KiB is plenty).
+        format: the format asked for, or ``"auto"``.
+        name: the file's name; under ``"auto"`` its extension (``.nq``, ``.nt``, ``.ttl``,
+            ``.trig``) names the syntax, provided the head is not XML, JSON (PROV-JSON,
+            JSON-LD, the RAG formats) or PROV-N. Content the extension
+            does not fit fails to parse: the caller then reads the file whole, which tells
+            the format from the whole content as before.
+
+    Example:
+        >>> streamed_format(b"<urn:a> <urn:b> <urn:c> .", "auto", "doc.nq")
+        'nquads'
+        >>> streamed_format(b"document endDocument", "auto", "doc.ttl") is None
+        True
+        >>> streamed_format(b'<rdf:RDF xmlns:rdf="http://www.w3.org/1999/02/22-rdf-syntax-ns#"/>',
+        ...                 "auto", "doc.ttl") is None
+        True
+        >>> streamed_format(b"", "trig", "-")
+        'trig'
+    """
+    if format != "auto":
+        return format if format in STREAMED_FORMATS else None
+    got = _BY_EXTENSION.get(os.path.splitext(name)[1].lower())
+    if got is None:
+        return None
+    from . import _PROVN_COMMENT, _XML_START
+
+    text = head.lstrip(b"\xef\xbb\xbf").lstrip()
+    if not text or text[:1] in (b"{", b"[") or text[:2] in (b"<?", b"<!"):
+        return None
+    if _XML_START.match(text) and b"xmlns" in text:  # '<urn:a> <urn:b> ...' is not XML
+        return None
+    if _PROVN_COMMENT.sub(b" ", text[:4096]).lstrip().startswith(b"document"):
+        return None
+    return got
