@@ -33,7 +33,9 @@ _HEADER = "# provgraph journal: "
 _CHUNK_BYTES = 4 << 20
 
 
-def _fsync_directory(path: Path) -> None:
+def fsync_directory(path: Path) -> None:
+    """Make a directory's entries (a file created, renamed or removed in it) durable;
+    a platform or file system that cannot does nothing (shared with :mod:`provgraph.ledger`)."""
     try:
         fd = os.open(path, os.O_RDONLY)
     except OSError:  # pragma: no cover - a platform without directory handles
@@ -67,7 +69,7 @@ class UndoJournal:
                         .encode("utf-8"))
         self._sync()
         if path is not None:
-            _fsync_directory(path.parent)
+            fsync_directory(path.parent)
 
     def _sync(self) -> None:
         self.file.flush()
@@ -147,4 +149,4 @@ def journal_name(path: Path) -> str | None:
 def discard(path: Path) -> None:
     """Delete the journal at ``path`` and make the deletion durable (the commit point)."""
     path.unlink(missing_ok=True)
-    _fsync_directory(path.parent)
+    fsync_directory(path.parent)

@@ -65,8 +65,8 @@ from . import fixtures as fixtures_mod
 from .bootstrap import DEFAULT_CONFIDENCE, DEFAULT_RESAMPLES, paired_bootstrap
 from .errors import ExposureError
 from .evaluation import SHARE_DIGITS
-from .exposure import MISSING_DATA_POLICY, Aid, Original, generation_seed, originals_of, \
-    record_originals
+from .exposure import MISSING_DATA_POLICY, Aid, ArmRun, Original, check_queries, \
+    generation_seed, originals_of, record_originals
 from .fixtures import QUERY_REF, Fixture
 from .model import AidRecord, Hit
 from .recorder import Recorder
@@ -145,15 +145,9 @@ Retriever = Callable[[RetrievalContext], RetrievalOutput]
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
-class RetrievalRun:
-    """One recorded arm call: its run, fixture, arm, repetition, seed and retrieval."""
+class RetrievalRun(ArmRun):
+    """One recorded arm call (:class:`provgraph.exposure.ArmRun`) and its retrieval."""
 
-    run: IRI
-    fixture: str
-    fixture_run: IRI
-    arm: str
-    repeat: int
-    seed: int
     retrieval: IRI
 
 
@@ -247,17 +241,7 @@ def run_end_to_end(store: ProvStore, fixtures: Sequence[Fixture], retriever: Ret
     """
     if k < 1:
         raise ExposureError(f"--k {k}: the rank cut-off is at least 1")
-    if repeats < 1:
-        raise ExposureError(f"--repeats {repeats}: run each arm at least once")
-    if not fixtures:
-        raise ExposureError("no fixture given; pass --fixture F (repeatable, one query each)")
-    ids = [fx.id for fx in fixtures]
-    if len(set(ids)) != len(ids):
-        dup = next(i for i in ids if ids.count(i) > 1)
-        raise ExposureError(f"fixture id {dup!r} is given twice; each fixture is one query "
-                            "of the comparison")
-    for fx in fixtures:
-        fixtures_mod.require_clean(fx)
+    check_queries(fixtures, repeats)
     runs: list[RetrievalRun] = []
     unit: list[str] = []
     chunk_ids: dict[IRI, str] = {}  # chunk IRI -> original id

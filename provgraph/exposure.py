@@ -312,6 +312,27 @@ def generation_seed(seed: int, fixture: str, repeat: int) -> int:
     return int.from_bytes(digest[:4], "big")
 
 
+def check_queries(fixtures: Sequence[Fixture], repeats: int) -> None:
+    """The checks every paired comparison makes before it runs anything (shared with
+    :mod:`provgraph.end_to_end`).
+
+    Raises:
+        ExposureError: ``repeats`` below 1, no fixture, or a fixture id given twice.
+        FixtureError: a fixture fails its check.
+    """
+    if repeats < 1:
+        raise ExposureError(f"--repeats {repeats}: run each arm at least once")
+    if not fixtures:
+        raise ExposureError("no fixture given; pass --fixture F (repeatable, one query each)")
+    seen: set[str] = set()
+    for fx in fixtures:
+        if fx.id in seen:
+            raise ExposureError(f"fixture id {fx.id!r} is given twice ({fx.path}); each "
+                                "fixture is one query of the comparison")
+        seen.add(fx.id)
+        fixtures_mod.require_clean(fx)
+
+
 def run_exposure(store: ProvStore, fixtures: Sequence[Fixture], pipeline: Pipeline, *,
                  arms: Sequence[str] = ARMS, repeats: int = 1, seed: int = 0,
                  resamples: int = DEFAULT_RESAMPLES, confidence: float = DEFAULT_CONFIDENCE,
@@ -346,17 +367,7 @@ def run_exposure(store: ProvStore, fixtures: Sequence[Fixture], pipeline: Pipeli
     if not arms or len(set(arms)) != len(arms) or any(a not in ARMS for a in arms):
         raise ExposureError(f"--arms {','.join(arms)!r}: give distinct arms among "
                             f"{','.join(ARMS)}")
-    if repeats < 1:
-        raise ExposureError(f"--repeats {repeats}: run each arm at least once")
-    if not fixtures:
-        raise ExposureError("no fixture given; pass --fixture F (repeatable, one query each)")
-    seen: set[str] = set()
-    for fx in fixtures:
-        if fx.id in seen:
-            raise ExposureError(f"fixture id {fx.id!r} is given twice ({fx.path}); each "
-                                "fixture is one query of the comparison")
-        seen.add(fx.id)
-        fixtures_mod.require_clean(fx)
+    check_queries(fixtures, repeats)
     runs: list[ArmRun] = []
     for fx in fixtures:
         fixture_run = fixtures_mod.record(store, fx).run

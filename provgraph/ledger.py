@@ -46,6 +46,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import IO, Any
 
+from ._undo_journal import fsync_directory
+
 __all__ = ["LEDGER_NAME", "HEAD_NAME", "GENESIS", "OPS", "SYNC_ENV", "LedgerLine",
            "LedgerWriter", "ChainProblem", "line_hash", "read_lines", "check_chain",
            "read_head", "predicted"]
@@ -254,19 +256,6 @@ def read_head(root: Path) -> tuple[int, str]:
         return 0, GENESIS
 
 
-def _fsync_directory(path: Path) -> None:
-    try:
-        fd = os.open(path, os.O_RDONLY)
-    except OSError:  # pragma: no cover - a platform without directory handles
-        return
-    try:
-        os.fsync(fd)
-    except OSError:  # pragma: no cover - some file systems refuse a directory fsync
-        pass
-    finally:
-        os.close(fd)
-
-
 @dataclass
 class LedgerWriter:
     """The appending end of a store's ledger (one per writer open; the store's write lock
@@ -304,7 +293,7 @@ class LedgerWriter:
         new = not path.exists()
         self._file = open(path, "a+b")  # noqa: SIM115 - closed by close()
         if new:
-            _fsync_directory(self.root)
+            fsync_directory(self.root)
         self._read_tail()
 
     @property
