@@ -50,7 +50,7 @@ test-browser: $(STAMP)
 
 # Crash safety and fuzzing at length (issue 20): the crash harness's 100 SIGKILLs
 # (tests/crash_harness.py; make test runs 20) and the fuzz tests with 10 times the examples
-# of make test, drawn afresh each run (tests/fuzz_support.py).
+# of make test, drawn afresh each run (derandomized with CI=true; tests/fuzz_support.py).
 soak: $(STAMP)
 	PROVGRAPH_FUZZ=soak $(BIN)/python -m pytest -q -m "soak or fuzz"
 

@@ -109,3 +109,31 @@ def test_a_response_without_candidates_is_an_item_error():
                                            "has no candidate"):
         import_file(store, "vertex", json.dumps(doc).encode(), "empty.json")
     assert len(store) == 0
+
+
+@pytest.mark.parametrize("where, key, path", [
+    # found by make soak's fuzzing (issue 20): {"contents": 1} was a TypeError traceback
+    ("request", "contents", "$.request.contents"),
+    ("request", "generationConfig", "$.request.generationConfig"),
+    ("candidate", "groundingMetadata", "$.response.candidates[0].groundingMetadata"),
+    ("grounding", "groundingChunks", "$.response.candidates[0].groundingMetadata.groundingChunks"),
+    ("grounding", "groundingSupports",
+     "$.response.candidates[0].groundingMetadata.groundingSupports"),
+    ("grounding", "retrievalQueries", "$.response.candidates[0].groundingMetadata.retrievalQueries"),
+    ("support", "groundingChunkIndices",
+     "$.response.candidates[0].groundingMetadata.groundingSupports[0].groundingChunkIndices"),
+])
+def test_a_mistyped_field_is_an_item_error_naming_it(where, key, path):
+    doc = fixture_json("vertex_grounding.json")
+    cand = doc["response"]["candidates"][0]
+    target = {"request": doc["request"], "candidate": cand,
+              "grounding": cand["groundingMetadata"],
+              "support": cand["groundingMetadata"]["groundingSupports"][0]}[where]
+    target[key] = 1
+    store = EmbeddedStore()
+    with pytest.raises(ImportFailed) as info:
+        import_file(store, "vertex", json.dumps(doc).encode(), "typed.json")
+    [err] = info.value.report.errors
+    want = "an object" if key in ("generationConfig", "groundingMetadata") else "an array"
+    assert (err.path, err.message) == (path, f"must be {want}, got an integer")
+    assert len(store) == 0

@@ -87,14 +87,15 @@ def _item(obj: Any, path: str, name: str) -> ItemSpec:
     if not response["candidates"]:  # was IndexError (found by fuzzing, issue 20)
         raise ItemFailed(jpath(spath, "candidates"), "is empty: the response has no candidate, "
                                                      "so there is no answer to import")
-    specs = [_candidate(c, jpath(jpath(spath, "candidates"), i), request, response, name)
+    specs = [_candidate(c, jpath(jpath(spath, "candidates"), i), request,
+                        jpath(path, "request"), response, name)
              for i, c in enumerate(response["candidates"])]
     specs[0].siblings = specs[1:]  # several candidates: more answers of the same item
     return specs[0]
 
 
-def _user_text(request: dict[str, Any]) -> str | None:
-    for content in reversed(request.get("contents") or []):
+def _user_text(request: dict[str, Any], path: str) -> str | None:
+    for content in reversed(get(request, "contents", path, list, required=False, default=[])):
         if isinstance(content, dict) and content.get("role", "user") == "user":
             texts = [t for p in content.get("parts") or []
                      if isinstance(p, dict) and isinstance(t := p.get("text"), str)]
@@ -103,8 +104,8 @@ def _user_text(request: dict[str, Any]) -> str | None:
     return None
 
 
-def _candidate(cand: Any, path: str, request: dict[str, Any], response: dict[str, Any],
-               name: str) -> ItemSpec:
+def _candidate(cand: Any, path: str, request: dict[str, Any], rpath: str,
+               response: dict[str, Any], name: str) -> ItemSpec:
     cpath = jpath(path, "content")
     parts = get(get(cand, "content", path, dict), "parts", cpath, list, required=False, default=[])
     texts: dict[int, tuple[int, str]] = {}
@@ -113,13 +114,15 @@ def _candidate(cand: Any, path: str, request: dict[str, Any], response: dict[str
         if isinstance(part, dict) and isinstance(part.get("text"), str) and not part.get("thought"):
             texts[p] = (len(answer), part["text"])
             answer += part["text"]
-    gm = cand.get("groundingMetadata") or {}
+    # every field read here is type-checked: a mistyped one is an item error naming its
+    # path, never a TypeError (found by fuzzing, issue 20)
+    gm = get(cand, "groundingMetadata", path, dict, required=False, default={})
     gpath = jpath(path, "groundingMetadata")
     chunks: list[Doc] = []
-    for k, chunk in enumerate(gm.get("groundingChunks") or []):
+    for k, chunk in enumerate(get(gm, "groundingChunks", gpath, list, required=False, default=[])):
         chunks.append(_chunk(chunk, jpath(jpath(gpath, "groundingChunks"), k), name))
     claims: list[ClaimSpec] = []
-    for s, sup in enumerate(gm.get("groundingSupports") or []):
+    for s, sup in enumerate(get(gm, "groundingSupports", gpath, list, required=False, default=[])):
         spath = jpath(jpath(gpath, "groundingSupports"), s)
         seg = get(sup, "segment", spath, dict)
         segpath = jpath(spath, "segment")
@@ -139,18 +142,20 @@ def _candidate(cand: Any, path: str, request: dict[str, Any], response: dict[str
             raise ItemFailed(segpath, f"UTF-8 byte range [{b0}, {b1}) holds {ptext[c0:c1]!r}, not "
                                       f"the segment text {want!r}")
         claim = ClaimSpec(start=base + c0, end=base + c1)
-        for j, idx in enumerate(sup.get("groundingChunkIndices") or []):
+        for j, idx in enumerate(get(sup, "groundingChunkIndices", spath, list, required=False,
+                                    default=[])):
             if not isinstance(idx, int) or not 0 <= idx < len(chunks):
                 raise ItemFailed(jpath(jpath(spath, "groundingChunkIndices"), j),
                                  f"chunk index {idx!r} is past the {len(chunks)} grounding chunks")
             claim.cites.append(cite(chunks[idx]))
         claims.append(claim)
     retained = [d for d in chunks if d.data is not None]
-    queries = [q for q in (gm.get("retrievalQueries") or []) + (gm.get("webSearchQueries") or [])
+    queries = [q for q in (get(gm, "retrievalQueries", gpath, list, required=False, default=[])
+                           + get(gm, "webSearchQueries", gpath, list, required=False, default=[]))
                if isinstance(q, str)]
-    query = _user_text(request) or (queries[0] if queries else None)
+    query = _user_text(request, rpath) or (queries[0] if queries else None)
     model = response.get("modelVersion") or request.get("model") or "unknown"
-    cfg = request.get("generationConfig") or {}
+    cfg = get(request, "generationConfig", rpath, dict, required=False, default={})
     return ItemSpec(docs=chunks, query=query,
                     retriever=("vertex-grounding", "") if retained else None,
                     hits=[(d, None) for d in retained], answer=answer, model=(str(model), ""),
