@@ -1770,11 +1770,9 @@ def serve(obj: _Ctx, bind: str, allow_update: bool, token_file: str | None,
     from .serve._wire import token_from_environment
     from .serve.server import ServeConfig, serve as run_server
 
-    host, _, port = bind.rpartition(":")
-    if not host or not port.isdigit():
-        raise click.BadParameter(f"{bind!r} is not HOST:PORT", param_hint="--bind")
+    host, port = _host_port(bind)
     token = token_from_environment(token_file)
-    config = ServeConfig(host=host.strip("[]"), port=int(port), allow_update=allow_update,
+    config = ServeConfig(host=host, port=port, allow_update=allow_update,
                          token=token, max_request_bytes=int(max_request_mb * (1 << 20)))
     store = obj.store(create=True)
     obj._store = None  # the server closes it
@@ -1800,7 +1798,10 @@ def ui(obj: _Ctx, bind: str) -> None:
     Runs, answers and their claims by status and resolver outcome; a claim's
     citation drawer with the cited span highlighted in the retained original;
     its lineage graph; its sealed bundle; stale and impact views with CSV.
-    'provgraph serve' serves the same page under /ui/. Stop it with Ctrl-C.
+    'provgraph serve' serves the same page under /ui/. The page reads the
+    store as it was when it started (a read-only open sees no later write):
+    restart it to see what was recorded since, or use 'provgraph serve', which
+    owns the store and serves every write as it lands. Stop it with Ctrl-C.
 
     \b
     Example:
@@ -1809,15 +1810,22 @@ def ui(obj: _Ctx, bind: str) -> None:
     """
     from .ui.app import serve_ui
 
-    host, _, port = bind.rpartition(":")
-    if not host or not port.isdigit():
-        raise click.BadParameter(f"{bind!r} is not HOST:PORT", param_hint="--bind")
+    host, port = _host_port(bind)
     store = obj.store(read_only=True)
 
     def ready(server: Any) -> None:
         click.echo(f"provgraph ui: {server.url} (store {store.location}, read-only)", err=True)
 
-    serve_ui(store, host.strip("[]"), int(port), ready=ready)
+    serve_ui(store, host, port, ready=ready)
+
+
+def _host_port(bind: str) -> tuple[str, int]:
+    """``--bind HOST:PORT`` as (host without IPv6 brackets, port 0..65535)."""
+    host, _, port = bind.rpartition(":")
+    if not host or not port.isdigit() or int(port) > 65535:
+        raise click.BadParameter(f"{bind!r} is not HOST:PORT with a port from 0 to 65535",
+                                 param_hint="--bind")
+    return host.strip("[]"), int(port)
 
 
 # ---------------------------------------------------------------------------

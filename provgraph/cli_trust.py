@@ -104,6 +104,8 @@ def rebuild(obj: Any, ledger: str, originals: str | None) -> None:
     result = rebuild_store(ledger, _store_dir(obj, "rebuild"), originals=originals)
     click.echo(f"rebuilt {result.store}: {result.lines} ledger lines replayed, "
                f"{result.statements} statements, {result.blobs} retained originals", err=True)
+    for note in result.notes:
+        click.echo(f"note: {note}", err=True)
 
 
 @click.command(context_settings=CONTEXT_SETTINGS)

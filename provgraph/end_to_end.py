@@ -272,7 +272,7 @@ def _run_arm(store: ProvStore, fx: Fixture, fixture_run: IRI, retriever: Retriev
     t0 = time.perf_counter()
     try:
         out = retriever(ctx)
-    except Exception as exc:  # the user's code: said as an input error, not a traceback
+    except (Exception, SystemExit) as exc:  # the user's code (sys.exit too): an input error
         raise ExposureError(
             f"the retriever {name} raised {type(exc).__name__} in arm {arm} (fixture {fx.id}, "
             f"repetition {repeat}): {exc}; fix the retriever (the arms recorded before this "

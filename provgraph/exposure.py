@@ -395,7 +395,7 @@ def _run_arm(store: ProvStore, fx: Fixture, fixture_run: IRI, pipeline: Pipeline
                      aid_room=sum(len(a.text) for a in aids), seed=seed, repeat=repeat)
     try:
         out = pipeline(ctx)
-    except Exception as exc:  # the user's code: said as an input error, not a traceback
+    except (Exception, SystemExit) as exc:  # the user's code (sys.exit too): an input error
         raise ExposureError(
             f"the pipeline {pipeline_name} raised {type(exc).__name__} in arm {arm} (fixture "
             f"{fx.id}, repetition {repeat}): {exc}; fix the pipeline (the arms recorded "

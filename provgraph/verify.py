@@ -334,6 +334,7 @@ class RebuildResult:
     lines: int
     statements: int
     blobs: int
+    notes: tuple[str, ...] = ()
 
 
 def rebuild_store(ledger: str | Path, target: str | Path, *,
@@ -352,7 +353,9 @@ def rebuild_store(ledger: str | Path, target: str | Path, *,
 
     Raises:
         StoreError: ``target`` exists and is not empty; the ledger's chain is broken (the
-            message names the line); a listed original is missing or corrupt.
+            message names the line); the ``ledger.head`` beside it names a line the ledger
+            has with another hash or lacks (its end was rewritten or cut: a chain alone
+            cannot show that); a listed original is missing or corrupt.
     """
     src = Path(ledger)
     dst = Path(target)
@@ -365,6 +368,24 @@ def rebuild_store(ledger: str | Path, target: str | Path, *,
     if problem is not None:
         raise StoreError(f"{src}: {problem.reason}; a broken ledger is "
                          "not replayed (run 'provgraph verify' on its store)")
+    notes: list[str] = []
+    head_n, head_hash = read_head(src.parent)
+    if (src.parent / HEAD_NAME).exists() and head_n:
+        have = lines[head_n - 1].hash if 0 < head_n <= len(lines) else None
+        if have != head_hash:
+            raise StoreError(
+                f"{src}: {HEAD_NAME} beside it names line {head_n} with hash {head_hash[:16]}..., "
+                + (f"which the ledger has with hash {have[:16]}..." if have else
+                   f"which the ledger lacks ({len(lines)} lines)")
+                + ": its end was rewritten or cut; it is not replayed (run 'provgraph verify' "
+                "on its store, and check the ledger against a signed checkpoint)")
+        if len(lines) > head_n:
+            notes.append(f"lines {head_n + 1}..{len(lines)} come after the last line "
+                         f"{HEAD_NAME} knew committed; they are replayed as written")
+    else:
+        notes.append(f"no {HEAD_NAME} beside the ledger: only its chain was checked, which "
+                     "cannot show a rewritten or removed last line; check it against a "
+                     "signed checkpoint ('provgraph verify --checkpoint')")
     blob_dir = Originals(Path(originals) if originals is not None else src.parent / "originals")
     store = EmbeddedStore(dst, ledger=False)
     copied = 0
@@ -388,5 +409,6 @@ def rebuild_store(ledger: str | Path, target: str | Path, *,
         import json
 
         (dst / HEAD_NAME).write_text(json.dumps({"n": lines[-1].n, "hash": lines[-1].hash}))
-    return RebuildResult(store=str(dst), lines=len(lines), statements=statements, blobs=copied)
+    return RebuildResult(store=str(dst), lines=len(lines), statements=statements, blobs=copied,
+                         notes=tuple(notes))
 

@@ -5,6 +5,7 @@ read back from the recorded retrievals and kept out of the origin figures."""
 from __future__ import annotations
 
 import json
+import sys
 import time
 from pathlib import Path
 
@@ -118,6 +119,7 @@ def test_end_to_end_runs_never_enter_the_origin_figures() -> None:
                                cost_unit="USD" if c.aids else "tokens"), "differs from"),
     (lambda c: [], "not a RetrievalOutput"),
     (lambda c: 1 / 0, "raised ZeroDivisionError"),
+    (lambda c: sys.exit(0), "raised SystemExit"),  # was a silent exit 0 (break test)
 ])
 def test_a_bad_retriever_output_is_refused_with_what_to_fix(bad, says: str) -> None:  # type: ignore[no-untyped-def]
     with EmbeddedStore() as s, pytest.raises(ExposureError, match=says):

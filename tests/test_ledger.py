@@ -237,6 +237,34 @@ def test_rebuild_refuses_a_broken_ledger(recorded, tmp_path):
     assert not (tmp_path / "new").exists()
 
 
+@pytest.mark.parametrize("tamper", ["rewrite the last line", "cut the last line"])
+def test_rebuild_refuses_a_ledger_whose_end_the_head_contradicts(recorded, tmp_path, tamper):
+    # a last line has no successor to carry its hash: only ledger.head (or a checkpoint)
+    # shows it was rewritten or cut; rebuild must not launder it (found by a break test)
+    path, _ = recorded
+    lines = _lines(path)
+    if tamper == "cut the last line":
+        del lines[-1]
+    else:
+        obj = json.loads(lines[-1])
+        obj["time"] = "2000-01-01T00:00:00Z"
+        lines[-1] = json.dumps(obj, separators=(",", ":")).encode() + b"\n"
+    _write_lines(path, lines)
+    with pytest.raises(Exception, match="ledger.head beside it names line .* its end was "
+                                        "rewritten or cut"):
+        rebuild_store(path / LEDGER_NAME, tmp_path / "new")
+    assert not (tmp_path / "new").exists()
+
+
+def test_rebuild_says_when_no_head_can_vouch_for_the_last_line(recorded, tmp_path):
+    path, _ = recorded
+    lone = tmp_path / "copied"
+    lone.mkdir()
+    (lone / LEDGER_NAME).write_bytes((path / LEDGER_NAME).read_bytes())
+    result = rebuild_store(lone / LEDGER_NAME, tmp_path / "new", originals=path / "originals")
+    assert any("no ledger.head beside the ledger" in n for n in result.notes)
+
+
 def test_a_line_written_ahead_of_a_commit_that_never_happened_is_reconciled(recorded):
     path, _ = recorded
     before = len(_lines(path))

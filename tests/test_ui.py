@@ -162,6 +162,17 @@ def test_provgraph_ui_binds_loopback_by_default_and_answers_only_its_own_host(ho
         conn.request("GET", "/")
         resp = conn.getresponse()
         assert resp.status == 303 and resp.getheader("Location") == "/ui/"
+        # methods and requests the standard library answers itself (found by a break
+        # test: 501 and 414 went out without the security headers)
+        for method, target, status in (("OPTIONS", "/ui/", 405), ("PROPFIND", "/ui/", 405),
+                                       ("GET", "/ui/" + "a" * 70000, 414)):
+            conn = http.client.HTTPConnection(host, port, timeout=10)
+            conn.request(method, target)
+            resp = conn.getresponse()
+            assert resp.status == status, method
+            for k, v in SECURITY_HEADERS.items():
+                assert resp.getheader(k) == v, (method, k)
+            resp.read()
         for name, status in ((f"localhost:{port}", 200), ("evil.example", 403),
                              (f"evil.example:{port}", 403)):
             conn = http.client.HTTPConnection(host, port, timeout=10)
@@ -372,3 +383,30 @@ def test_the_answer_view_pages_through_a_run(demo, monkeypatch):
     for bad in ("4", "0", "x"):
         resp, body = get(store, f"/ui/run?iri={_q(run)}&page={bad}")
         assert resp.status == 400 and "page" in body
+
+
+def test_an_altered_retained_original_is_said_in_the_drawer_not_a_failed_page(tmp_path):
+    # found by a break test: one flipped byte of a retained original made the drawer 500
+    from provgraph.originals import Originals
+
+    path = tmp_path / "s"
+    with EmbeddedStore(path) as s:
+        r = record_hostile(s)
+    blobs = Originals(path / "originals")
+    [digest] = list(blobs.digests())
+    blob = next((path / "originals").glob(f"sha256/*/{digest}*"))
+    blob.chmod(0o644)
+    data = bytearray(blob.read_bytes())
+    data[0] ^= 1
+    blob.write_bytes(bytes(data))
+    with EmbeddedStore(path, read_only=True) as s:
+        resp, body = get(s, f"/ui/claim?iri={_q(str(r['claim']))}")
+    assert resp.status == 200
+    assert "was altered" in body and "provgraph verify" in body
+
+
+@pytest.mark.parametrize("command", ["ui", "serve"])
+def test_a_port_out_of_range_is_a_usage_error(runner, command):
+    # was an OverflowError traceback (break test)
+    res = runner.invoke(cli, ["--memory", command, "--bind", "127.0.0.1:99999"])
+    assert res.exit_code == 2 and "a port from 0 to 65535" in res.output

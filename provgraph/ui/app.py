@@ -321,6 +321,22 @@ class _UIHandler(BaseHTTPRequestHandler):
 
     do_GET = do_HEAD = do_POST = do_PUT = do_DELETE = do_PATCH = _go
 
+    def send_error(self, code: int, message: str | None = None,
+                   explain: str | None = None) -> None:
+        """The errors the standard library answers itself (an unknown method, a request
+        line too long, a malformed request) as this page's own: the security headers on
+        every response, and an unsupported method is 405 with ``Allow``, like POST."""
+        headers = dict(SECURITY_HEADERS)
+        if code == 501:  # "Unsupported method": the page is read-only, whatever the method
+            code, message = 405, f"method {self.command} not allowed: the page is read-only"
+            headers["Allow"] = "GET, HEAD"
+        self.close_connection = True
+        try:
+            respond(self, Response(code, pages.error_page(code, message or "bad request")
+                                   .encode(), headers=headers))
+        except OSError:
+            pass
+
 
 def serve_ui(store: ProvStore, host: str = "127.0.0.1", port: int = 7879, *,
              ready: Callable[[UIServer], None] | None = None) -> None:

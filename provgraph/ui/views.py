@@ -38,7 +38,7 @@ from typing import Any
 
 from .. import analytics, runs as runs_mod
 from .._rows import _check_iri, _run_query, curie
-from ..errors import NotFound, OriginalMissingError, SourceDecodeError
+from ..errors import NotFound, OriginalCorruptError, OriginalMissingError, SourceDecodeError
 from ..kinds import require_run
 from ..io.bundle import BundleCheck, ExportResult, export, verify_bundle
 from ..offsets import SourceText
@@ -404,6 +404,8 @@ def _decode(store: ProvStore, rec: SnapshotRecord) -> tuple[SourceText | None, s
         return SourceText.from_bytes(store.originals.get(rec.sha256), name=str(rec.iri)), ""
     except OriginalMissingError:
         return None, "the original bytes are not retained in this store"
+    except OriginalCorruptError as exc:  # shown, not a failed page: what an auditor is after
+        return None, f"not shown: {exc}; 'provgraph verify' lists what depends on it"
     except SourceDecodeError as exc:
         return None, f"not shown as text: {exc}"
 
@@ -534,7 +536,8 @@ def claim_drawer(store: ProvStore, claim: str) -> ClaimDrawer:
     Raises:
         QueryParameterError: ``claim`` is not an absolute IRI.
         NotFound: no ``pg:Claim`` ``claim`` in the store.
-        OriginalCorruptError: a retained original no longer matches its digest.
+    An altered retained original does not fail the drawer: its citation says so where
+    the original would be shown.
     """
     iri = _check_iri("claim", claim)
     rec = claim_schema.load(store, [iri]).get(iri)
@@ -546,8 +549,11 @@ def claim_drawer(store: ProvStore, claim: str) -> ClaimDrawer:
              for c in cits]
     answer = generation_schema.load(store, [rec.answer]).get(rec.answer) if rec.answer else None
     prompt = _prompt(store, answer.generator_input) if answer is not None else []
-    stale_rows = ([r for r in analytics.stale(store, run=rec.run) if r.claim == iri]
-                  if rec.run and _may_be_stale(store, rec, cits) else [])
+    try:
+        stale_rows = ([r for r in analytics.stale(store, run=rec.run) if r.claim == iri]
+                      if rec.run and _may_be_stale(store, rec, cits) else [])
+    except OriginalCorruptError:  # a revision's original was altered: the citation view says
+        stale_rows = []           # which original it cites; 'provgraph verify' names the rest
     return ClaimDrawer(claim=rec, answer_text=answer.text if answer is not None else "",
                        citations=views, prompt=prompt, stale=stale_rows,
                        reviews=review_schema.reviews_of(store, [iri]),
