@@ -1539,13 +1539,20 @@ def evaluate_exposure(obj: _Ctx, fixture_files: tuple[str, ...], pipeline_spec: 
     report = exposure.run_exposure(store, loaded, pipeline, arms=arms, repeats=repeats,
                                    seed=seed, resamples=resamples, confidence=confidence,
                                    pipeline_name=pipeline_spec)
+    _write_comparison(report, exposure.ExposureRow, f"exposure: arms against {report.reference}",
+                      fmt, no_headers)
+
+
+def _write_comparison(report: Any, row_type: Any, title: str, fmt: str | None,
+                      no_headers: bool) -> None:
+    """Both exposure modes' output: each arm run and the design on standard error, the
+    rows (a table by default) on standard output."""
     for r in report.runs:
         click.echo(f"run {r.run}: fixture {r.fixture}, arm {r.arm}, repetition {r.repeat}, "
                    f"seed {r.seed}", err=True)
     click.echo(report.summary(), err=True)
-    write_rows([r.to_dict() for r in report.rows], exposure.ExposureRow.columns(),
-               fmt=fmt or "table", no_headers=no_headers,
-               title=f"exposure: arms against {report.reference}", plain_values=True)
+    write_rows([r.to_dict() for r in report.rows], row_type.columns(), fmt=fmt or "table",
+               no_headers=no_headers, title=title, plain_values=True)
 
 
 def _evaluate_end_to_end(obj: _Ctx, loaded: list[Any], pipeline_spec: str, *, k: int,
@@ -1556,15 +1563,11 @@ def _evaluate_end_to_end(obj: _Ctx, loaded: list[Any], pipeline_spec: str, *, k:
 
     retriever = cast(end_to_end.Retriever, load_pipeline(pipeline_spec))
     store = obj.store(create=True)
-    report = end_to_end.run_end_to_end(store, loaded, retriever, k=k, repeats=repeats, seed=seed, resamples=resamples,
-                                       confidence=confidence, retriever_name=pipeline_spec)
-    for r in report.runs:
-        click.echo(f"run {r.run}: fixture {r.fixture}, arm {r.arm}, repetition {r.repeat}, "
-                   f"seed {r.seed}", err=True)
-    click.echo(report.summary(), err=True)
-    write_rows([r.to_dict() for r in report.rows], end_to_end.RetrievalRow.columns(),
-               fmt=fmt or "table", no_headers=no_headers,
-               title="end-to-end retrieval: with_aid against without_aid", plain_values=True)
+    report = end_to_end.run_end_to_end(store, loaded, retriever, k=k, repeats=repeats,
+                                       seed=seed, resamples=resamples, confidence=confidence,
+                                       retriever_name=pipeline_spec)
+    _write_comparison(report, end_to_end.RetrievalRow,
+                      "end-to-end retrieval: with_aid against without_aid", fmt, no_headers)
 
 
 @cli.command()

@@ -322,12 +322,12 @@ def _retrieval_reported_apart(store: ProvStore, runs: Sequence[str] | None,
             kinds_of.setdefault(run, set()).add(kind)
     e2e = {rr.iri for rr in run_schema.load(store, list(kinds_of))
            if ((rr.config or {}).get(END_TO_END) or {}).get("arm") == "with_aid"}
-    any_e2e = e2e or any(END_TO_END in (rr.config or {})
-                         for rr in run_schema.load(store, _all_runs(store)))
     gated = set(kinds_of) - e2e if runs is None else {IRI(r) for r in runs} - e2e
     used = set().union(*(kinds_of.get(r, set()) for r in gated))
     compared = set().union(*(kinds_of[r] for r in e2e))
-    if used and not any_e2e:
+    # every run's configuration is read only when it decides the verdict
+    if used and not e2e and not any(END_TO_END in (rr.config or {})
+                                    for rr in run_schema.load(store, _all_runs(store))):
         return _not_evaluated("retrieval_reported_apart", settings["min"], settings["required"],
                               "no end-to-end retrieval comparison recorded ('provgraph evaluate "
                               "exposure --end-to-end' records one)")
