@@ -29,6 +29,8 @@
         AgentNotFound          no agent with a given name and version (.name, .version, .known)
         WrongKind              an IRI of another kind than asked for: a run as --claim (.iri, .expected, .actual)
         RunDeleted             a run that 'provgraph delete-run' deleted (.iri, .at, .statements)
+        NoPageRegion           a citation with no PDF page region: of a text source, or not
+                               located on a page (.iri, .snapshot, .media_type)
 
 The CLI turns any ``ProvgraphError`` into ``Error: <message>`` and exit status 2 (a usage
 or input error; 1 means a check found something: docs/cli-reference.md, "Exit status").
@@ -424,6 +426,24 @@ class ImportFailed(RecordError):
         else:
             fix = f"check that the file is in the {fmt} format (--format) and fix the items listed"
         super().__init__(f"{name}: nothing was stored: {shown or 'no items found'}. {fix}")
+class NoPageRegion(NotFound):
+    """A citation that points at no PDF page, table or cell (``provgraph region``): it
+    cites a text source, whose places are character ranges, or a PDF on which the resolver
+    located it on no page. A subclass of :class:`NotFound`: no region has that citation.
+
+    Attributes:
+        iri: the citation.
+        snapshot: the snapshot it cites (``None``: none recorded for its target).
+        media_type: that snapshot's media type (``""``: unknown).
+    """
+
+    def __init__(self, iri: str, snapshot: str | None, media_type: str, message: str) -> None:
+        self.iri = iri
+        self.snapshot = snapshot
+        self.media_type = media_type
+        ProvgraphError.__init__(self, message)
+
+
 class AgentNotFound(NotFound):
     """No agent has the name (and version) asked about, e.g. in ``provgraph impact``.
 

@@ -23,9 +23,12 @@ from typing import Any
 
 from ._rows import _Row
 from .analytics import impact
-from .errors import NotFound
+from .errors import NoPageRegion, NotFound
+from .media import base_media_type
+from .schema import chunk as chunk_schema
 from .schema import citation as citation_schema
 from .schema import extraction as extraction_schema
+from .schema import snapshot as snapshot_schema
 from .schema import table as table_schema
 from .schema.table import RFC8118, Box, CellRecord, TableRecord, pdf_fragment
 from .store import ProvStore
@@ -115,8 +118,11 @@ def region_for_citation(store: ProvStore, citation: str) -> Region:
         :class:`Region` (``table``, ``row`` and ``column`` ``None`` above their precision).
 
     Raises:
-        NotFound: ``citation`` is not a recorded citation, or it points at no recorded table
-            or cell and the resolver located it on no PDF page.
+        NotFound: ``citation`` is not a recorded citation.
+        NoPageRegion: it points at no recorded table or cell and the resolver located it
+            on no PDF page: it cites a text source (the message names the snapshot and its
+            media type and where a text citation's span is shown), or a PDF it was not
+            located in (not resolved yet, or not found), or no snapshot at all.
         StoreError, QueryError: the store cannot be read.
     """
     got = citation_schema.load(store, [IRI(citation)]).get(IRI(citation))
@@ -138,7 +144,7 @@ def region_for_citation(store: ProvStore, citation: str) -> Region:
         box = got.resolved_bbox or (0.0, 0.0, 0.0, 0.0)
         extraction = _extraction_with_layout(store, snapshot, got.target)
     else:
-        raise NotFound(str(place or citation), "table, table cell or PDF page located for the citation")
+        raise _no_region(store, got)
     if resolved and got.resolved_bbox is not None:
         box = got.resolved_bbox
     ext = extraction_schema.load(store, [extraction], text=False).get(extraction)
@@ -162,6 +168,57 @@ def region_for_citation(store: ProvStore, citation: str) -> Region:
                   if table is not None else (),
                   text=cell.text if cell else None,
                   page_text_start=ps, page_text_end=pe, selectors=tuple(selectors))
+
+
+def _snapshot_of(store: ProvStore, cit: citation_schema.Citation) -> IRI | None:
+    """The snapshot a citation's target comes from: the one the resolver resolved it in,
+    else its target when that is a snapshot, a chunk's snapshot, or the snapshot of the
+    extracted text it cites; ``None`` for any other target."""
+    if cit.resolved_snapshot is not None:
+        return cit.resolved_snapshot
+    target = cit.target
+    if target is None:
+        return None
+    if target in snapshot_schema.load(store, [target]):
+        return target
+    chunk = chunk_schema.load(store, [target]).get(target)
+    if chunk is not None:
+        return chunk.snapshot
+    props, nodes, _ = extraction_schema.EXTRACTED_TEXT.read(store, [target])
+    if target in props:
+        snapshot: IRI | None = extraction_schema.EXTRACTED_TEXT.decode(
+            props[target], nodes, target)["snapshot"]
+        return snapshot
+    return None
+
+
+def _no_region(store: ProvStore, cit: citation_schema.Citation) -> NoPageRegion:
+    """The error for a citation :func:`region_for_citation` finds no region of, saying
+    why in the words the CLI prints: a text source (its snapshot and media type, and where
+    a text citation's span is shown), a PDF it was not located in, or no snapshot."""
+    iri = str(cit.iri)
+    run = f" --run {cit.graph}" if cit.graph is not None else ""
+    where = (f"'provgraph lineage {iri}' shows what it cites, 'provgraph resolve{run} --citations' "
+             f"its span and outcome, and the citation drawer of 'provgraph ui' (claim "
+             f"<{cit.claim}>) the span highlighted in the retained original")
+    snapshot = _snapshot_of(store, cit)
+    snap = snapshot_schema.load(store, [snapshot]).get(snapshot) if snapshot else None
+    if snap is None:
+        return NoPageRegion(iri, snapshot, "", (
+            f"citation <{iri}> has no page region: its target <{cit.target or cit.target_id}> is "
+            f"no PDF page, table, table cell or retained snapshot; {where}"))
+    media = snap.media_type or "no media type recorded"
+    if base_media_type(snap.media_type) != "application/pdf":
+        return NoPageRegion(iri, snapshot, snap.media_type, (
+            f"citation <{iri}> has no page region: it cites a text source, snapshot <{snapshot}> "
+            f"({media}), located by character range, not by page; {where}"))
+    if cit.outcome is None:
+        why = f"it is not resolved yet: run 'provgraph resolve{run}' first"
+    else:
+        why = (f"the resolver located it on no page (outcome {cit.outcome}); "
+               f"'provgraph resolve{run} --citations' says why")
+    return NoPageRegion(iri, snapshot, snap.media_type, (
+        f"citation <{iri}> has no page region in the PDF snapshot <{snapshot}>: {why}"))
 
 
 def _extraction_with_layout(store: ProvStore, snapshot: IRI, target: IRI | None) -> IRI:

@@ -277,3 +277,32 @@ def test_a_query_file_iri_parameter_used_as_predicate_or_graph_is_known(runner, 
     assert json.loads(result.stdout) == []
     result = run(runner, path, "query", str(rq), "-p", "p=urn:x:no-such-predicate", code=2)
     assert result.output.startswith("Error: p <urn:x:no-such-predicate> is not in the store")
+
+
+def test_region_of_a_text_citation_says_its_source_has_no_page_regions(runner, tmp_path):
+    """A citation of a text source has no page region: 'region' names the snapshot and
+    its media type and points to lineage, resolve and the ui drawer (it said a table,
+    cell or page "located for the citation <chunk> is not in the store")."""
+    path = str(tmp_path / "store")
+    s = EmbeddedStore(path)
+    rec = Recorder(s, label="fixture", packages=[], run_iri=pipeline.RUN, started_at=pipeline.t(0))
+    r = pipeline.record(rec)
+    s.close()
+    cit, snap = r["cit1"].iri, r["policy_v1"].iri
+    for resolved in (False, True):  # the chunk's snapshot, then the resolver's
+        if resolved:
+            run(runner, path, "resolve")
+        got = run(runner, path, "region", cit, code=2)
+        assert got.stdout == ""
+        assert got.stderr.startswith(
+            f"Error: citation <{cit}> has no page region: it cites a text source, snapshot "
+            f"<{snap}> (text/markdown), located by character range, not by page; "
+            f"'provgraph lineage {cit}' shows what it cites, 'provgraph resolve --run "
+            f"{pipeline.RUN} --citations' its span and outcome, and the citation drawer of "
+            f"'provgraph ui' (claim <{r['claim_quote'].iri}>)"), got.stderr
+    aid = run(runner, path, "region", r["cit4"].iri, code=2)  # a generated prefix: no snapshot
+    assert (f"citation <{r['cit4'].iri}> has no page region: its target <{r['prefix'].iri}> is "
+            "no PDF page, table, table cell or retained snapshot") in aid.stderr
+    unknown = run(runner, path, "region", "urn:uuid:0190f3c2-0000-7000-8000-000000000000", code=2)
+    assert "citation <urn:uuid:0190f3c2-0000-7000-8000-000000000000> is not in the store" in (
+        unknown.stderr)
