@@ -18,7 +18,7 @@ from typing import Any, cast
 import click
 
 from . import importers
-from .cli_trust import COMMANDS
+from .cli_trust import COMMANDS, KeyFile
 from .errors import ProvgraphError, SerializationError, StoreError
 from .output import ROW_FORMATS, output_options, staged_progress, write_lineage_tree, write_rows
 from .vocab import UNITS
@@ -735,7 +735,7 @@ def _bulk_import(obj: _Ctx, file: Any, fmt: str, graph: str | None,
               help="Output format (default: from the -o extension).")
 @click.option("-o", "--output", default="-", metavar="FILE", show_default=True,
               help="Output file; '-' is standard output.")
-@click.option("--sign-key", type=click.Path(exists=True, dir_okay=False), metavar="FILE",
+@click.option("--sign-key", type=KeyFile(private=True), metavar="FILE",
               help="Sign the bundle's digest with this Ed25519 private key file.")
 @click.option("--sign", is_flag=True,
               help="Sign with the key in $PROVGRAPH_SIGNING_KEY (a file name or PEM text).")
@@ -798,7 +798,7 @@ def export(obj: _Ctx, claim: str | None, run_iri: str | None, everything: bool, 
 @click.argument("file", type=click.File("rb"))
 @click.option("--format", "fmt", type=_Choices(_document_formats), default="auto",
               show_default=True)
-@click.option("--key", "public_key", type=click.Path(exists=True, dir_okay=False), metavar="PUB",
+@click.option("--key", "public_key", type=KeyFile(private=False), metavar="PUB",
               help="Also require a valid signature by this Ed25519 public key (a .pub file).")
 def verify_bundle(file: Any, fmt: str, public_key: str | None) -> None:
     """Check a bundle file's recorded sha-256 against its content (exit 1 on mismatch).

@@ -12,7 +12,7 @@ from typing import Any
 
 import click
 
-__all__ = ["COMMANDS"]
+__all__ = ["COMMANDS", "KeyFile"]
 
 CONTEXT_SETTINGS = {"help_option_names": ["-h", "--help"]}
 
@@ -31,10 +31,55 @@ def _store_dir(obj: Any, what: str) -> Path:
     return Path(path) if path else default_store_path()
 
 
+class KeyFile(click.ParamType[str]):
+    """A key file option (``--sign-key``, ``--key``): the name of a readable file, else a
+    usage error that never prints a value that looks like key material
+    (:func:`provgraph.signing.looks_like_key_material`), as click's ``Path`` type printed
+    a PEM pasted in place of its file name.
+
+    Args:
+        private: a private key (the hint names 'provgraph keygen' and
+            ``$PROVGRAPH_SIGNING_KEY``), else a public key (the ``.pub`` file).
+    """
+
+    name = "file"
+
+    def __init__(self, *, private: bool) -> None:
+        self.private = private
+
+    def convert(self, value: Any, param: click.Parameter | None, ctx: click.Context | None) -> str:
+        """``value`` when it names a readable file; else fails (exit 2) saying why.
+
+        Raises:
+            click.BadParameter: no such file, a directory, an unreadable file, or a value
+                that looks like key material (not shown).
+        """
+        import os
+
+        from .signing import ENV_KEY, looks_like_key_material
+
+        text = os.fspath(value) if isinstance(value, os.PathLike) else str(value)
+        path = Path(text)
+        if path.is_file() and os.access(path, os.R_OK):
+            return text
+        fix = (f"give the name of the PEM file 'provgraph keygen FILE' wrote, or put the PEM "
+               f"text in ${ENV_KEY}" if self.private else
+               "give the .pub file 'provgraph keygen' wrote")
+        if looks_like_key_material(text):
+            self.fail("the value given is not a readable key file, and it is not shown here "
+                      f"because it looks like key material (a key's text never goes in an "
+                      f"option); {fix}", param, ctx)
+        if path.is_dir():
+            self.fail(f"{text!r} is a directory, not a key file; {fix}", param, ctx)
+        if path.exists():
+            self.fail(f"key file {text!r} cannot be read (check its permissions)", param, ctx)
+        self.fail(f"key file {text!r} does not exist; {fix}", param, ctx)
+
+
 @click.command(context_settings=CONTEXT_SETTINGS)
 @click.option("--checkpoint", "receipt", type=click.Path(exists=True, dir_okay=False),
               help="A checkpoint receipt ('provgraph checkpoint') the ledger must extend.")
-@click.option("--key", "public_key", type=click.Path(exists=True, dir_okay=False),
+@click.option("--key", "public_key", type=KeyFile(private=False),
               metavar="PUB", help="The public key the checkpoint was signed with (.pub).")
 @click.option("--json", "as_json", is_flag=True, help="Print the report as one JSON object.")
 @click.pass_obj
@@ -109,7 +154,7 @@ def rebuild(obj: Any, ledger: str, originals: str | None) -> None:
 
 
 @click.command(context_settings=CONTEXT_SETTINGS)
-@click.option("--sign-key", type=click.Path(exists=True, dir_okay=False), metavar="FILE",
+@click.option("--sign-key", type=KeyFile(private=True), metavar="FILE",
               help="The Ed25519 private key file (default: $PROVGRAPH_SIGNING_KEY, a file "
                    "name or the PEM text).")
 @click.option("-o", "--output", metavar="FILE",

@@ -220,9 +220,17 @@ class RemoteStore(ProvStore):
         if pw_file and password is None:
             try:
                 password = Path(pw_file).read_text(encoding="utf-8").strip()
-            except OSError as exc:
+            except (OSError, ValueError) as exc:  # ValueError: a NUL in the name
+                from .signing import looks_like_key_material
+
+                if looks_like_key_material(pw_file):  # a password pasted as the file name
+                    raise StoreError("PROVGRAPH_ENDPOINT_PASSWORD_FILE cannot be read, and its "
+                                     "value is not shown because it looks like a secret: set "
+                                     "it to the name of the file holding the password, or set "
+                                     "PROVGRAPH_ENDPOINT_PASSWORD") from exc
+                why = exc.strerror if isinstance(exc, OSError) and exc.strerror else str(exc)
                 raise StoreError(f"PROVGRAPH_ENDPOINT_PASSWORD_FILE {pw_file}: cannot read "
-                                 f"it: {exc}") from exc
+                                 f"it: {why}") from exc
         try:
             timeout = float(e.get("PROVGRAPH_ENDPOINT_TIMEOUT") or 60)
             max_rows = int(e["PROVGRAPH_ENDPOINT_MAX_ROWS"]) if e.get(

@@ -30,6 +30,7 @@ import datetime as _dt
 import hashlib
 import json
 import os
+import re
 from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
@@ -37,7 +38,7 @@ from typing import Any
 from .errors import ProvgraphError
 
 __all__ = ["ENV_KEY", "CHECKPOINT_ENV", "periodic_checkpoints", "SignatureError", "Checkpoint", "generate_key", "load_private_key",
-           "load_public_key", "key_id", "bundle_message", "sign_bundle", "check_bundle",
+           "load_public_key", "looks_like_key_material", "key_id", "bundle_message", "sign_bundle", "check_bundle",
            "make_checkpoint", "write_checkpoint", "read_checkpoint", "check_checkpoint"]
 
 ENV_KEY = "PROVGRAPH_SIGNING_KEY"
@@ -85,6 +86,24 @@ def generate_key(path: str | os.PathLike[str]) -> tuple[Path, Path]:
     return priv_path, pub_path
 
 
+_BASE64_RUN = re.compile(r"[A-Za-z0-9+/=]{40,}")
+
+
+def looks_like_key_material(value: str) -> bool:
+    """Whether ``value``, given where a key file's name belongs, may be a key itself, so
+    that an error must not print it: it holds ``-----`` (PEM armour), a line break, a run
+    of 40 or more base64 characters (a PEM body line is 64), or is longer than a file name
+    can be (255). A long path of letters and slashes alone also counts: not printing a
+    name costs less than printing a secret.
+
+    >>> [looks_like_key_material(v) for v in ("signing.pem", "keys/k.pem.pub",
+    ...     "-----BEGIN PRIVATE KEY-----", "MC4CAQAwBQYDK2VwBCIEINUR6n3KpHFrx6J5r9US9i68LpTrFhXL")]
+    [False, False, True, True]
+    """
+    return ("-----" in value or "\n" in value or "\r" in value or len(value) > 255
+            or _BASE64_RUN.search(value) is not None)
+
+
 def load_private_key(path: str | os.PathLike[str] | None = None) -> Any:
     """The Ed25519 private key in the PEM file ``path``, or (``None``) from
     ``$PROVGRAPH_SIGNING_KEY`` (a file name, or PEM text).
@@ -106,6 +125,11 @@ def load_private_key(path: str | os.PathLike[str] | None = None) -> Any:
                                  "'provgraph keygen FILE')")
         if env.lstrip().startswith("-----BEGIN"):
             where, data = f"${ENV_KEY}", env.encode("utf-8")
+        elif looks_like_key_material(env) and not Path(env).is_file():
+            raise SignatureError(
+                f"${ENV_KEY} is neither PEM text (starting '-----BEGIN') nor the name of a "
+                "readable key file; its value is not shown, as it looks like key material: "
+                "set it to the whole PEM text or to the key file's name")
         else:
             where, data = env, _read(Path(env))
     try:

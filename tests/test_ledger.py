@@ -456,6 +456,51 @@ def test_export_signs_with_the_key_named_by_the_environment(recorded, keys, tmp_
     assert verify_bundle(out.read_bytes()).signature_problem(load_public_key(keys[1])) is None
 
 
+@pytest.mark.parametrize("where", ["export --sign-key", "checkpoint --sign-key",
+                                   "verify --key", "verify-bundle --key",
+                                   "$PROVGRAPH_SIGNING_KEY", "serve --token-file",
+                                   "$PROVGRAPH_ENDPOINT_PASSWORD_FILE"])
+def test_a_key_given_where_its_file_name_belongs_is_never_printed(keys, tmp_path, runner,
+                                                                  monkeypatch, where):
+    """A PEM pasted into a key file option (or the body of one into a variable naming a
+    file) is refused as no readable key file, exit 2, and no line of it is printed
+    (click's Path type printed it whole: "File '-----BEGIN PRIVATE KEY-----\\nMC4C..."."""
+    pem = keys[0].read_text()
+    secret_lines = [line for line in pem.splitlines() if line.strip()]
+    body = "\n".join(pem.splitlines()[1:])  # no BEGIN line: not taken for PEM text
+    base = ["--store", str(tmp_path / "store")]
+    claim = "urn:uuid:0190f3c2-0000-7000-8000-000000000000"
+    args = {
+        "export --sign-key": [*base, "export", "--claim", claim, "--sign-key", pem, "-o", "-"],
+        "checkpoint --sign-key": [*base, "checkpoint", "--sign-key", pem],
+        "verify --key": [*base, "verify", "--checkpoint", str(keys[1]), "--key", pem],
+        "verify-bundle --key": ["verify-bundle", str(keys[1]), "--key", pem],
+        "$PROVGRAPH_SIGNING_KEY": [*base, "export", "--claim", claim, "--sign", "-o", "-"],
+        "serve --token-file": [*base, "serve", "--token-file", secret_lines[1],
+                               "--bind", "127.0.0.1:0"],
+        "$PROVGRAPH_ENDPOINT_PASSWORD_FILE": ["--endpoint", "http://127.0.0.1:9/query", "runs"],
+    }[where]
+    monkeypatch.setenv("PROVGRAPH_SIGNING_KEY", body)
+    monkeypatch.setenv("PROVGRAPH_ENDPOINT_USER", "auditor")
+    monkeypatch.setenv("PROVGRAPH_ENDPOINT_PASSWORD_FILE", body)
+    got = runner.invoke(cli, args)
+    assert got.exit_code == 2, (got.output, got.exception)
+    printed = got.stdout + got.stderr
+    assert "Error: " in got.stderr and "not shown" in got.stderr, got.stderr
+    assert [line for line in secret_lines if line in printed] == []
+    assert "MC4C" not in printed  # no part of the key's body either
+    if where.endswith("-key"):
+        assert "not a readable key file" in got.stderr
+
+
+def test_a_missing_key_file_is_named(tmp_path, runner):
+    got = runner.invoke(cli, ["--store", str(tmp_path / "store"), "checkpoint", "--sign-key",
+                              str(tmp_path / "nope.pem")])
+    assert got.exit_code == 2 and (f"Invalid value for '--sign-key': key file "
+                                   f"'{tmp_path / 'nope.pem'}' does not exist; give the name of "
+                                   "the PEM file 'provgraph keygen FILE' wrote") in got.stderr
+
+
 def test_a_checkpoint_proves_the_ledger_was_not_rewritten_before_it(recorded, keys, tmp_path,
                                                                     runner):
     path, _ = recorded

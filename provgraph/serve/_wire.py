@@ -11,6 +11,7 @@ from pathlib import Path
 from typing import Any
 
 from ..errors import StoreError
+from ..signing import looks_like_key_material
 
 ENV_TOKEN = "PROVGRAPH_TOKEN"
 """Environment variable holding the token for ingest and updates."""
@@ -31,8 +32,14 @@ def token_from_environment(token_file: str | os.PathLike[str] | None = None) -> 
     if path:
         try:
             lines = Path(path).read_text(encoding="utf-8").splitlines()
-        except OSError as exc:
-            raise StoreError(f"token file {path}: cannot read it: {exc}") from exc
+        except (OSError, ValueError) as exc:  # ValueError: a NUL in the name
+            if looks_like_key_material(str(path)):  # a token pasted as the file name
+                raise StoreError("the token file given cannot be read, and its name is not "
+                                 "shown because it looks like a secret: give the name of the "
+                                 "file holding the token (--token-file, "
+                                 f"${ENV_TOKEN_FILE}), or the token in ${ENV_TOKEN}") from exc
+            why = exc.strerror if isinstance(exc, OSError) and exc.strerror else str(exc)
+            raise StoreError(f"token file {path}: cannot read it: {why}") from exc
         token = lines[0].strip() if lines else ""
         if not token:
             raise StoreError(f"token file {path} is empty; write the token on its first line")
