@@ -988,8 +988,12 @@ def ingest_pdf(obj: _Ctx, file: Path, uri: str, profile: str, header_rule: str, 
     from .pdf import extract_pdf, record_pdf
     from .recorder import Recorder
 
-    data = file.read_bytes()
-    parsed = extract_pdf(data, profile=profile, header_rule=header_rule)  # before any write
+    try:
+        data = file.read_bytes()
+    except OSError as exc:
+        raise InputError(f"{file}: cannot read it: {exc.strerror or exc}") from None
+    parsed = extract_pdf(data, profile=profile, header_rule=header_rule,
+                         name=str(file))  # before any write
     rec = Recorder(obj.store(create=True), label=label)
     with rec.batch():
         snap = rec.snapshot(data, uri=uri, media_type="application/pdf")

@@ -164,22 +164,52 @@ def _inside(box: Box, outer: Box) -> bool:
     return outer[0] <= cx <= outer[2] and outer[1] <= cy <= outer[3]
 
 
-def extract_pdf(data: bytes, *, profile: str = "lines", header_rule: str = "bold") -> PdfExtraction:
+def _unreadable(name: str, exc: Exception, what: str) -> RecordError:
+    """The error for a PDF pdfplumber cannot open or parse (``what``: ``read``, ``read the
+    pages of``, ``parse page N of``): encrypted, else truncated or damaged, naming
+    ``name`` and pdfminer's own error (pdfplumber wraps it in ``PdfminerException``)."""
+    from pdfminer.pdfdocument import PDFEncryptionError, PDFPasswordIncorrect
+
+    inner: BaseException = exc
+    if type(exc).__name__ == "PdfminerException" and exc.args and isinstance(exc.args[0],
+                                                                              BaseException):
+        inner = exc.args[0]
+    if isinstance(inner, (PDFEncryptionError, PDFPasswordIncorrect)):
+        return RecordError(f"{name} is encrypted: pdfplumber cannot {what} it without its "
+                           f"password ({type(inner).__name__}); decrypt it (for example 'qpdf "
+                           "--decrypt --password=PASSWORD IN.pdf OUT.pdf') and ingest the "
+                           "decrypted copy")
+    return RecordError(f"{name}: pdfplumber cannot {what} it: {type(inner).__name__}: {inner}; "
+                       "the file may be truncated or damaged: ingest a complete copy")
+
+
+def extract_pdf(data: bytes, *, profile: str = "lines", header_rule: str = "bold",
+                name: str = "the input") -> PdfExtraction:
     """Parse a PDF's bytes: per-page text with word boxes, and its tables.
 
     Args:
         data: the PDF's bytes.
         profile: the table settings (:data:`PROFILES`).
         header_rule: how header rows are identified (:data:`HEADER_RULES`).
+        name: what the bytes are, for errors (the CLI gives the file's path).
 
     Returns:
         :class:`PdfExtraction` (boxes in PDF user space, points, origin bottom-left).
 
     Raises:
         ProvgraphError: pdfplumber is not installed.
-        RecordError: an unknown profile or header rule, or bytes pdfplumber cannot read
-            as a PDF (the message names pdfplumber's error).
+        RecordError: an unknown profile or header rule, or bytes that are not a readable
+            PDF: empty, without the ``%PDF-`` header in their first 1024 bytes (ISO
+            32000-1 §7.5.2; readers look that far), encrypted, or that pdfplumber cannot
+            read (truncated or damaged: the message names pdfminer's error). Every
+            message names ``name``.
     """
+    if not data:
+        raise RecordError(f"{name} is empty (0 bytes), not a PDF; give a PDF file")
+    if data.find(b"%PDF-", 0, 1024) < 0:
+        raise RecordError(f"{name} is not a PDF: its first 1024 bytes hold no '%PDF-' header; "
+                          "give a PDF file (ingest text sources with 'provgraph record' or "
+                          "the Recorder)")
     if header_rule not in HEADER_RULES:
         raise RecordError(f"unknown header rule {header_rule!r}; use one of {HEADER_RULES}")
     version = parser_version(profile)
@@ -195,14 +225,12 @@ def extract_pdf(data: bytes, *, profile: str = "lines", header_rule: str = "bold
     try:
         pdf = plumber.open(io.BytesIO(data))
     except Exception as exc:  # pdfminer raises many types for bad bytes
-        raise RecordError(f"pdfplumber cannot read these bytes as a PDF: {type(exc).__name__}: "
-                          f"{exc}") from None
+        raise _unreadable(name, exc, "read") from None
     with pdf:
         try:
             pdf_pages = list(pdf.pages)
         except Exception as exc:  # pdfminer's errors for a broken page tree
-            raise RecordError(f"pdfplumber cannot read the pages of this PDF: "
-                              f"{type(exc).__name__}: {exc}") from None
+            raise _unreadable(name, exc, "read the pages of") from None
         for number, page in enumerate(pdf_pages, 1):
             if number > 1:
                 parts.append("\f")
@@ -212,8 +240,7 @@ def extract_pdf(data: bytes, *, profile: str = "lines", header_rule: str = "bold
                 words = page.extract_words(x_tolerance=3, y_tolerance=3, extra_attrs=["fontname"])
                 found = sorted(page.find_tables(settings), key=lambda t: (t.bbox[1], t.bbox[0]))
             except Exception as exc:  # a malformed content stream: name the page
-                raise RecordError(f"pdfplumber cannot parse page {number} of this PDF: "
-                                  f"{type(exc).__name__}: {exc}") from None
+                raise _unreadable(name, exc, f"parse page {number} of") from None
             page_words: list[tuple[int, int, Box]] = []
             for ln, line in enumerate(cluster_objects(words, "top", _LINE_TOLERANCE)):
                 if ln:

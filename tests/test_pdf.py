@@ -332,12 +332,59 @@ def test_nics_cells_resolve_and_a_lost_state_column_is_reported():
 
 # ---------------------------------------------------------------------- errors
 def test_bad_bytes_and_unknown_settings_are_refused():
-    with pytest.raises(RecordError, match="pdfplumber cannot read these bytes as a PDF"):
+    with pytest.raises(RecordError, match="the input is not a PDF: its first 1024 bytes hold no"):
         extract_pdf(b"not a pdf")
     with pytest.raises(RecordError, match="unknown table profile 'grid'"):
         extract_pdf(GUIDE.read_bytes(), profile="grid")
     with pytest.raises(RecordError, match="unknown header rule 'italic'"):
         extract_pdf(GUIDE.read_bytes(), header_rule="italic")
+
+
+def _encrypted_pdf() -> bytes:
+    from fpdf import FPDF
+    from fpdf.enums import EncryptionMethod
+
+    pdf = FPDF()
+    pdf.set_creation_date(T0)
+    pdf.add_page()
+    pdf.set_font("Helvetica", size=10)
+    pdf.cell(text="Secret schedule")
+    pdf.set_encryption(owner_password="owner", user_password="reader",
+                       encryption_method=EncryptionMethod.AES_128)
+    return bytes(pdf.output())
+
+
+NICS = DATA / "nics-background-checks-2015-11.pdf"
+
+
+@pytest.mark.parametrize("content, says", [
+    (b"# Runbook\n\nNot a PDF at all.\n", " is not a PDF: its first 1024 bytes hold no '%PDF-' header"),
+    (b"", " is empty (0 bytes), not a PDF"),
+    (NICS.read_bytes()[:len(NICS.read_bytes()) // 2],
+     ": pdfplumber cannot read it: PSEOF: Unexpected EOF; the file may be truncated or damaged"),
+    (NICS.read_bytes()[:-100],  # the cross-reference table cut off
+     ": pdfplumber cannot read it: PDFSyntaxError: No /Root object!"),
+    (_encrypted_pdf, " is encrypted: pdfplumber cannot read it without its password"),
+    (None, ": cannot read it: Input/output error"),
+], ids=["not-a-pdf", "empty", "truncated", "truncated-trailer", "encrypted", "unreadable"])
+def test_cli_ingest_pdf_errors_name_the_file(runner, tmp_path, content, says):
+    """Every ingest-pdf error names the file given (they said "these bytes" or "this
+    PDF"), exits 2 and stores nothing."""
+    from provgraph.cli import cli
+
+    if content is None:  # a file that exists and cannot be read, even by root
+        if not Path("/proc/self/mem").exists():
+            pytest.skip("needs Linux /proc")
+        path = Path("/proc/self/mem")
+    else:
+        path = tmp_path / "guide.pdf"
+        path.write_bytes(content() if callable(content) else content)
+    store = tmp_path / "store"
+    got = runner.invoke(cli, ["--store", str(store), "ingest-pdf", str(path),
+                              "--uri", "https://example.org/guide.pdf"])
+    assert got.exit_code == 2, (got.output, got.exception)
+    assert got.stdout == "" and got.stderr.startswith(f"Error: {path}{says}"), got.stderr
+    assert not store.exists()  # parsed before the store is opened: nothing half-written
 
 
 def test_missing_pdfplumber_says_how_to_install_it(monkeypatch):
