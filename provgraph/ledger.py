@@ -49,7 +49,7 @@ from typing import IO, Any
 from ._undo_journal import fsync_directory
 
 __all__ = ["LEDGER_NAME", "HEAD_NAME", "GENESIS", "OPS", "SYNC_ENV", "LedgerLine",
-           "LedgerWriter", "ChainProblem", "line_hash", "read_lines", "check_chain",
+           "LedgerWriter", "ChainProblem", "line_hash", "read_lines", "read_lines_after", "check_chain",
            "read_head", "predicted"]
 
 LEDGER_NAME = "ledger.jsonl"
@@ -171,6 +171,29 @@ def read_lines(path: str | os.PathLike[str]) -> Iterator[LedgerLine]:
                 yield _decode(raw, line_hash(raw))
             except ValueError as exc:
                 raise ValueError(f"{path}:{i}: {exc}") from None
+
+
+def read_lines_after(path: str | os.PathLike[str], start: int) -> tuple[list[LedgerLine], list[int]]:
+    """The lines after the first ``start`` of the ledger at ``path``, parsed as written,
+    without checking the chain (what a broken chain's tail says), and the positions (from
+    1) of those that are not ledger lines; a torn last line (no newline) is left out.
+
+    Raises:
+        OSError: the file cannot be read.
+    """
+    lines: list[LedgerLine] = []
+    bad: list[int] = []
+    with open(path, "rb") as f:
+        for i, (_, raw, complete) in enumerate(_raw_lines(f), 1):
+            if not complete:
+                break
+            if i <= start:
+                continue
+            try:
+                lines.append(_decode(raw, line_hash(raw)))
+            except ValueError:
+                bad.append(i)
+    return lines, bad
 
 
 @dataclass(frozen=True, kw_only=True)

@@ -37,7 +37,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from .errors import OriginalCorruptError, OriginalMissingError, StoreBusyError, StoreError
-from .ledger import HEAD_NAME, LEDGER_NAME, ChainProblem, LedgerLine, check_chain, read_head
+from .ledger import (HEAD_NAME, LEDGER_NAME, ChainProblem, LedgerLine, check_chain, read_head,
+                     read_lines_after)
 from .originals import Originals
 from .relations import UPSTREAM
 from .store import EmbeddedStore, check_store_directory
@@ -187,7 +188,9 @@ def verify_store(path: str | Path, *, checkpoint: str | Path | None = None,
             report.notes.append(f"{exc}; verified what was committed when it opened, without "
                                 "the writer's lock: a write in flight can show as a difference")
         if writer is not None:
-            for note in (writer.ledger_recovered,
+            # the store's note says to run verify, which is running: its head finding says it
+            recovered = (writer.ledger_recovered or "").replace("; run 'provgraph verify'", "")
+            for note in (recovered,
                          writer.recovered and f"undid {writer.recovered}, which a stopped "
                          "process left unfinished (what it had stored is removed by undo lines)"):
                 if note:
@@ -210,48 +213,97 @@ def verify_store(path: str | Path, *, checkpoint: str | Path | None = None,
     return report
 
 
+@dataclass(frozen=True, kw_only=True)
+class _Break:
+    """A broken chain as :func:`_verify` reports it: the first line the chain does not
+    vouch for, the readable lines from there on (as written), the positions of the
+    unreadable ones, and the ledger's line count."""
+
+    at: int
+    tail: list[LedgerLine]
+    unreadable: list[int]
+    total: int
+
+    def lines_text(self) -> str:
+        return f"line {self.at}" if self.total <= self.at else f"lines {self.at}..{self.total}"
+
+
 def _verify(store: EmbeddedStore, root: Path, lines: list[LedgerLine], problem: ChainProblem | None,
             report: VerifyReport, limit: int) -> None:
+    """The checks of :func:`verify_store` on an open store. With a broken chain, the lines
+    from the break on are read as written and replayed and their originals checked too, so
+    that what the store holds is compared with the ledger's text: a statement or original
+    one of those lines wrote is not reported as written outside provgraph (issue: the
+    follow-on findings contradicted the break), and the break is reported with the lines
+    it leaves unvouched for and the snapshots and claims that depend on it."""
     report.lines = len(lines)
     report.head = lines[-1].hash if lines else None
     report.statements = len(store)
+    brk: _Break | None = None
     if problem is not None:
-        bad = problem.line
-        quads: list[Quad] = []
-        snaps: tuple[str, ...] = ()
-        claims: tuple[str, ...] = ()
         try:
-            from .ledger import read_lines
-
-            for line in read_lines(root / LEDGER_NAME):
-                if line.n == bad:
-                    from .store import parse_rdf
-
-                    text = "".join(t + " .\n" for t in (*line.removed, *line.added))
-                    quads = parse_rdf(text, "nquads") if text else []
-                    break
-        except (ValueError, OSError, StoreError):
-            pass
-        if quads:
-            snaps, claims = _dependents([store], _nodes(quads))
-        report.findings.append(Finding(
-            kind="chain", where=f"{LEDGER_NAME} line {bad}",
-            detail=problem.reason, line=bad,
-            snapshots=snaps, claims=claims))
+            tail, unreadable = read_lines_after(root / LEDGER_NAME, len(lines))
+        except OSError:
+            tail, unreadable = [], []
+        brk = _Break(at=problem.line, tail=tail, unreadable=unreadable,
+                     total=len(lines) + len(tail) + len(unreadable))
     n, h = read_head(root)
+    head: Finding | None = None
     if n and (n > len(lines) or lines[n - 1].hash != h) and problem is None:
-        report.findings.append(Finding(
+        head = Finding(
             kind="head", where=str(root / HEAD_NAME), line=n,
             detail=f"{HEAD_NAME} names line {n} with hash {h[:16]}..., which the ledger "
                    + ("does not have" if n > len(lines) else
-                      f"has with hash {lines[n - 1].hash[:16]}...: the ledger was rewritten")))
-    _compare(store, lines, report, limit, complete=problem is None)
-    _check_blobs(store, root, lines, report)
+                      f"has with hash {lines[n - 1].hash[:16]}...: the ledger was rewritten"))
+    found: list[Finding] = []
+    only_store = _compare(store, [*lines, *(brk.tail if brk else ())], found, report, limit,
+                          brk)
+    _check_blobs(store, root, lines, found, report, brk)
+    if brk is not None:
+        report.findings.append(_chain_finding(store, problem, brk, only_store))
+    if head is not None:
+        report.findings.append(head)
+    report.findings.extend(found)
 
 
-def _compare(store: EmbeddedStore, lines: list[LedgerLine], report: VerifyReport,
-             limit: int, *, complete: bool) -> None:
-    """Replay ``lines`` into a fresh store and compare it with ``store``."""
+def _chain_finding(store: EmbeddedStore, problem: ChainProblem | None, brk: _Break,
+                   only_store: list[Quad]) -> Finding:
+    """The ``chain`` finding: the break, the lines it leaves unvouched for, and what
+    depends on it: the snapshots and claims of the broken line's statements, or, when it
+    cannot be read (or was deleted), of the statements the store holds that no readable
+    line wrote (what it most likely wrote)."""
+    assert problem is not None
+    # the line at the break, when it can be read and is numbered as its place (a deleted
+    # line's successor is not what the deleted line wrote)
+    bad = (brk.tail[0] if brk.tail and brk.at not in brk.unreadable and brk.tail[0].n == brk.at
+           else None)
+    quads: list[Quad] = []
+    if bad is not None:
+        from .store import parse_rdf
+
+        text = "".join(t + " .\n" for t in (*bad.removed, *bad.added))
+        try:
+            quads = parse_rdf(text, "nquads") if text else []
+        except (ValueError, StoreError):
+            quads = []
+    if not quads:
+        quads = only_store
+    snaps, claims = _dependents([store], _nodes(quads)) if quads else ((), ())
+    unread = (f" (line {brk.unreadable[0]} cannot be read as a ledger line)"
+              if len(brk.unreadable) == 1 else
+              f" (lines {', '.join(map(str, brk.unreadable))} cannot be read as ledger lines)"
+              if brk.unreadable else "")
+    return Finding(
+        kind="chain", where=f"{LEDGER_NAME} line {brk.at}", line=brk.at,
+        detail=(f"{problem.reason}; the chain does not vouch for {brk.lines_text()}{unread}: "
+                "they were checked as written"),
+        snapshots=snaps, claims=claims)
+
+
+def _compare(store: EmbeddedStore, lines: list[LedgerLine], found: list[Finding],
+             report: VerifyReport, limit: int, brk: _Break | None) -> list[Quad]:
+    """Replay ``lines`` into a fresh store and compare it with ``store``, appending a
+    finding per difference to ``found``; returns the statements only the store holds."""
     tmp = tempfile.mkdtemp(prefix="provgraph-verify-")
     try:
         # in memory up to REPLAY_IN_MEMORY ledger bytes (3x faster), else on disk
@@ -269,21 +321,32 @@ def _compare(store: EmbeddedStore, lines: list[LedgerLine], report: VerifyReport
                     for t in line.added:
                         if t in wanted:
                             writer[t] = line.n
-            if not complete and (only_store or only_ledger):
-                report.notes.append("the chain is broken, so the statements after it were "
-                                    "not replayed: the differences below may stem from that")
+            if brk is not None and (only_store or only_ledger):
+                report.notes.append(
+                    f"the chain is broken at line {brk.at}: the statements below differ "
+                    f"between the store and the ledger's lines as written, {brk.lines_text()} "
+                    "included")
             for kind, quads in (("statement-missing", only_ledger), ("statement-extra", only_store)):
                 for q in quads:
                     text = _nquad(q)
                     snaps, claims = _dependents([store, replay], _nodes([q]))
                     at = writer.get(text)
-                    report.findings.append(Finding(
-                        kind=kind, where=text, line=at, snapshots=snaps, claims=claims,
-                        detail=(f"ledger line {at} wrote this statement; the store does not "
-                                "hold it: it was removed or changed outside provgraph"
-                                if kind == "statement-missing" else
-                                "the store holds this statement; no ledger line wrote it: it "
-                                "was added or changed outside provgraph")))
+                    if kind == "statement-missing":
+                        after = (" (after the break: the chain does not vouch for it)"
+                                 if brk is not None and at is not None and at >= brk.at else "")
+                        detail = (f"ledger line {at}{after} wrote this statement; the store "
+                                  "does not hold it: it was removed or changed outside provgraph")
+                    elif brk is not None:
+                        detail = ("the store holds this statement; no ledger line as it now "
+                                  f"reads wrote it: the line broken at {brk.at} may have (it "
+                                  "was edited, deleted or cannot be read), or it was added or "
+                                  "changed outside provgraph")
+                    else:
+                        detail = ("the store holds this statement; no ledger line wrote it: it "
+                                  "was added or changed outside provgraph")
+                    found.append(Finding(kind=kind, where=text, line=at, snapshots=snaps,
+                                         claims=claims, detail=detail))
+            return list(only_store)
         finally:
             replay.close()
     finally:
@@ -291,10 +354,10 @@ def _compare(store: EmbeddedStore, lines: list[LedgerLine], report: VerifyReport
 
 
 def _check_blobs(store: EmbeddedStore, root: Path, lines: list[LedgerLine],
-                 report: VerifyReport) -> None:
+                 found: list[Finding], report: VerifyReport, brk: _Break | None) -> None:
     blobs = Originals(root / "originals")
     listed: dict[str, int] = {}
-    for line in lines:
+    for line in [*lines, *(brk.tail if brk else ())]:
         for d in line.blobs:
             listed.setdefault(d, line.n)
     on_disk = set(blobs.digests())
@@ -311,12 +374,14 @@ def _check_blobs(store: EmbeddedStore, root: Path, lines: list[LedgerLine],
         subjects = {q[0] for q in store.quads(None, PG.sha256, Literal(digest))
                     if isinstance(q[0], IRI)}
         snaps, claims = _dependents([store], subjects)
-        report.findings.append(Finding(kind=kind, where=f"blob {digest}", detail=detail,
-                                       line=listed.get(digest), snapshots=snaps, claims=claims))
+        found.append(Finding(kind=kind, where=f"blob {digest}", detail=detail,
+                             line=listed.get(digest), snapshots=snaps, claims=claims))
     if unlisted:
         report.notes.append(f"{len(unlisted)} retained original(s) are not listed in the "
                             "ledger (written by a write that failed or was killed before its "
-                            "statements); their bytes were checked")
+                            "statements"
+                            + (f", or listed by the line broken at {brk.at}" if brk else "")
+                            + "); their bytes were checked")
 
 
 @dataclass(frozen=True, kw_only=True)

@@ -102,6 +102,48 @@ def test_an_edited_ledger_line_is_named_with_its_claims(recorded):
     assert chain.claims, chain  # the claims whose statements the line wrote
 
 
+@pytest.mark.parametrize("damage", ["garbled", "deleted"])
+def test_verify_on_a_broken_ledger_reports_the_break_not_follow_on_noise(recorded, runner,
+                                                                         damage):
+    """A line cut in half (or deleted) is one chain finding naming it, the lines it leaves
+    unvouched for and the claims that depend on it; the only other findings are the
+    statements that line wrote (the store holds them, no line as it reads now does), each
+    saying so. Before, the statements of every later line were reported as "added or
+    changed outside provgraph" and their originals as "written by a write that failed"."""
+    path, records = recorded
+    k = _claim_line(path)
+    lines = _lines(path)
+    broken = json.loads(lines[k - 1])
+    if damage == "garbled":
+        lines[k - 1] = lines[k - 1][:len(lines[k - 1]) // 2] + b"\n"
+    else:
+        del lines[k - 1]
+    _write_lines(path, lines)
+    got = runner.invoke(cli, ["--store", str(path), "verify", "--json"])
+    assert got.exit_code == 1, got.output
+    report = json.loads(got.stdout)
+    chain, *rest = report["findings"]
+    total = len(lines)
+    assert (chain["kind"], chain["line"]) == ("chain", k)
+    assert f"the chain does not vouch for lines {k}..{total}" in chain["detail"]
+    assert (f"line {k} cannot be read as a ledger line" in chain["detail"]) == (damage == "garbled")
+    assert str(records["claim_quote"].iri) in chain["claims"], chain
+    wrote = set(broken.get("added", ()))
+    assert rest and {f["kind"] for f in rest} == {"statement-extra"}, rest
+    assert {f["where"] for f in rest} <= wrote  # only what the broken line wrote
+    assert all(f"the line broken at {k} may have" in f["detail"] for f in rest), rest
+    only_there = set(broken.get("blobs", ())) - {d for i, raw in enumerate(lines)
+                                                  if i != k - 1 or damage == "deleted"
+                                                  for d in json.loads(raw).get("blobs", ())}
+    unlisted = [n for n in report["notes"] if "not listed in the ledger" in n]
+    assert unlisted == ([f"{len(only_there)} retained original(s) are not listed in the ledger "
+                         "(written by a write that failed or was killed before its statements, "
+                         f"or listed by the line broken at {k}); their bytes were checked"]
+                        if only_there else []), report["notes"]
+    assert not any("outside provgraph" in f["detail"] and "broken" not in f["detail"]
+                   for f in report["findings"])
+
+
 def test_a_deleted_ledger_line_is_named(recorded):
     path, _ = recorded
     lines = _lines(path)
