@@ -179,6 +179,9 @@ def test_a_deleted_last_line_is_found_by_the_head_and_the_store(recorded):
     report = verify_store(path)
     assert _only(report, "head")[0].line == last["n"]
     assert {f.kind for f in report.findings} >= {"head"}
+    # the store's note on opening says what happened, without telling verify to run verify
+    assert any("nothing was reconciled" in n for n in report.notes), report.notes
+    assert not any("run 'provgraph verify'" in n for n in report.notes), report.notes
 
 
 def _cited_blob(path: Path, records: dict) -> tuple[str, str]:
