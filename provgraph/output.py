@@ -9,7 +9,8 @@ A ``table`` fits the terminal (``$COLUMNS``, else the terminal of standard outpu
 standard error, else 80 columns; issue 17: it was 100 to 200 columns whatever the
 terminal): columns share the width, text wraps, and a value that is one IRI is kept on
 one line and shortened in the middle with ``…`` (its scheme and its distinctive end stay
-visible; a folded IRI cannot be copied). When the columns cannot fit even at their
+visible; a folded IRI cannot be copied). No column is narrower than its header's longest
+word, so a header is never folded mid-word. When the columns cannot fit even at their
 narrowest, each row is printed as a block of ``column  value`` lines instead (as psql's
 expanded display). ``wide`` shortens nothing. JSON, CSV and TSV always carry every value
 whole.
@@ -188,6 +189,11 @@ def shorten_middle(text: str, width: int) -> str:
     return text[:head] + "…" + (text[-tail:] if tail else "")
 
 
+def _longest_word(text: str) -> int:
+    """Length of the longest whitespace-separated word of ``text`` (0 when none)."""
+    return max((len(w) for w in text.split()), default=0)
+
+
 def _widths(natural: list[int], minimum: list[int], budget: int) -> list[int]:
     """Column widths within ``budget``: each column its natural width, capped at one
     common width chosen as large as fits, never below its minimum."""
@@ -229,8 +235,12 @@ def _write_table(data: Sequence[Mapping[str, Any]], cols: list[str], title: str 
     if wide:
         widths = natural
     else:
-        minimum = [min(n, _MIN_IRI if i else min(max(m, 1), _MAX_ATOM) if a else _MIN_TEXT)
-                   for n, m, i, a in zip(natural, longest, iri, atom)]
+        # a column is never narrower than its header's longest word: rich folds a header
+        # like any cell, and a numeric column sized to its values cut "numerator" into
+        # "nume/rato/r" (gate --table at 80 columns)
+        minimum = [max(_longest_word(c),
+                       min(n, _MIN_IRI if i else min(max(m, 1), _MAX_ATOM) if a else _MIN_TEXT))
+                   for c, n, m, i, a in zip(cols, natural, longest, iri, atom)]
         if sum(minimum) + overhead > width:
             _write_records(cols, cells, title, out, width)
             return

@@ -120,3 +120,35 @@ def test_gate_cli_exit_status_and_report(runner, tmp_path):
     assert "Error: " in res.stderr and "'gates.claim_accounting.min'" in res.stderr
     res = runner.invoke(cli, ["--store", str(path), "gate", "--policy", str(tmp_path / "no.toml")])
     assert res.exit_code == 2 and "cannot be read" in res.stderr
+
+
+@pytest.mark.parametrize("columns", [80, 200])
+def test_gate_table_never_folds_a_header_word(runner, tmp_path, columns):
+    """At 80 columns 'gate --table' printed the header 'numerator' as 'nume', 'rato',
+    'r' on three lines (a numeric column sized to its values): a column is now never
+    narrower than its header, and a table that cannot fit so is printed as blocks of
+    'column value' lines; wide enough, it is one table with every header whole."""
+    import re
+
+    from provgraph.gates import GateRow
+
+    path = tmp_path / "store"
+    with EmbeddedStore(path) as s:
+        eval_runs.record(s)
+        resolve_run(s)
+    res = runner.invoke(cli, ["--store", str(path), "gate", "--policy", str(EXAMPLE), "--table"],
+                        env={"COLUMNS": str(columns)})
+    assert res.exit_code == 1, res.output
+    lines = res.stdout.splitlines()
+    assert max(len(ln) for ln in lines) <= columns
+    words = {w for ln in lines for w in ln.split()}
+    names = GateRow.columns()
+    assert [n for n in names if n not in words] == []  # every header whole on its line
+    folded = [w for w in words for n in names if w != n and len(w) >= 3 and n.startswith(w)
+              and w not in {"gate", "not"}]
+    assert folded == [], folded
+    if columns == 200:  # one table: its header line holds every column in order
+        header = next(ln for ln in lines if ln.lstrip().startswith("gate "))
+        assert re.findall(r"\S+", header) == list(names)
+    else:  # blocks: one 'gate' line per gate of the policy
+        assert sum(1 for ln in lines if ln.startswith("gate ")) == 7
