@@ -66,7 +66,7 @@ from .bootstrap import DEFAULT_CONFIDENCE, DEFAULT_RESAMPLES, paired_bootstrap
 from .errors import ExposureError
 from .evaluation import SHARE_DIGITS
 from .exposure import MISSING_DATA_POLICY, Aid, ArmRun, Original, check_queries, \
-    generation_seed, originals_of, record_originals
+    generation_seed, originals_of, output_errors, output_where, record_originals
 from .fixtures import QUERY_REF, Fixture
 from .model import AidRecord, Hit
 from .recorder import Recorder
@@ -267,7 +267,7 @@ def _run_arm(store: ProvStore, fx: Fixture, fixture_run: IRI, retriever: Retriev
         if arm == "with_aid" else ()
     ctx = RetrievalContext(query=fx.query, candidates=candidates, aids=aids, arm=arm, k=k,
                            seed=seed, repeat=repeat)
-    where = f"retriever output for arm {arm} (fixture {fx.id}, repetition {repeat})"
+    where = output_where("retriever output", arm, fx, repeat)
     started = _dt.datetime.now(_dt.timezone.utc)
     t0 = time.perf_counter()
     try:
@@ -284,7 +284,7 @@ def _run_arm(store: ProvStore, fx: Fixture, fixture_run: IRI, retriever: Retriev
                            "repeat": repeat, "seed": seed, "k": k, "retriever": name,
                            "cost": out.cost, "cost_unit": out.cost_unit}}
     rec = Recorder(store, label=f"end-to-end {fx.id} {arm} #{repeat}", config=config)
-    with rec.batch():
+    with output_errors(where), rec.batch():
         q = rec.query(fx.query)
         chunks = record_originals(rec, fx, spans)
         chunk_ids.update({c.iri: oid for oid, c in chunks.items()})
@@ -311,6 +311,21 @@ def _check_output(out: object, ctx: RetrievalContext, where: str, unit: list[str
     if not isinstance(out, RetrievalOutput):
         raise ExposureError(f"{where} is {type(out).__name__}, not a RetrievalOutput; return "
                             "provgraph.end_to_end.RetrievalOutput")
+    if isinstance(out.ranked, (str, bytes)) or not isinstance(out.ranked, Sequence):
+        raise ExposureError(f"{where}: ranked is {type(out.ranked).__name__} "
+                            f"{out.ranked!r:.60}, not a sequence of candidate ids")
+    if not (isinstance(out.retriever, (tuple, list)) and len(out.retriever) == 2
+            and all(isinstance(x, str) and x for x in out.retriever)):
+        raise ExposureError(f"{where}: retriever is {out.retriever!r:.60}, not (name, "
+                            "version), two non-empty str")
+    for i, sc in enumerate(out.scores, start=1):
+        if isinstance(sc, bool) or not isinstance(sc, (int, float)) or not math.isfinite(sc):
+            raise ExposureError(f"{where}: score {i} is {sc!r:.40}, not a finite number")
+    if out.cost is not None and (isinstance(out.cost, bool)
+                                 or not isinstance(out.cost, (int, float))):
+        raise ExposureError(f"{where}: cost {out.cost!r:.40} is not a number (or None)")
+    if not isinstance(out.cost_unit, str):
+        raise ExposureError(f"{where}: cost unit {out.cost_unit!r:.40} is not a str")
     known = {o.id for o in ctx.candidates}
     for i, oid in enumerate(out.ranked, start=1):
         if oid not in known:

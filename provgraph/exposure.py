@@ -50,14 +50,16 @@ from __future__ import annotations
 
 import hashlib
 import importlib
+import contextlib
+import math
 import sys
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
 from . import fixtures as fixtures_mod
 from .bootstrap import DEFAULT_CONFIDENCE, DEFAULT_RESAMPLES, paired_bootstrap
-from .errors import ExposureError
+from .errors import ExposureError, RecordError
 from .evaluation import METRICS, SHARE_DIGITS, metrics
 from .fixtures import QUERY_REF, Fixture
 from .model import AidRecord, ChunkRecord, Segment
@@ -70,7 +72,8 @@ from ._rows import _Row
 
 __all__ = ["ARMS", "PRESENTATIONS", "EXPOSURE_METRICS", "MISSING_DATA_POLICY", "Original", "Aid",
            "ArmContext", "PromptPart", "AnswerClaim", "ArmOutput", "ArmRun", "ExposureRow",
-           "ExposureReport", "Pipeline", "run_exposure", "load_pipeline"]
+           "ExposureReport", "Pipeline", "run_exposure", "load_pipeline", "output_where",
+           "output_errors"]
 
 ARMS = ("baseline", "omit", "label", "expose", "mislabel")
 """The arms, in report order."""
@@ -383,6 +386,67 @@ def run_exposure(store: ProvStore, fixtures: Sequence[Fixture], pipeline: Pipeli
                           resamples=resamples, confidence=confidence, seed=seed)
 
 
+def output_where(what: str, arm: str, fx: Fixture, repeat: int) -> str:
+    """How an error names a pipeline's (or retriever's) output: ``what`` (``pipeline
+    output``), the arm, the fixture, its query (at most 60 characters) and the repetition.
+
+    >>> from types import SimpleNamespace
+    >>> output_where("retriever output", "with_aid", SimpleNamespace(id="q1",
+    ...              query="When are boilers inspected?"), 2)
+    "retriever output for arm with_aid (fixture q1, query 'When are boilers inspected?', repetition 2)"
+    """
+    query = fx.query if len(fx.query) <= 60 else fx.query[:59] + "…"
+    return f"{what} for arm {arm} (fixture {fx.id}, query {query!r}, repetition {repeat})"
+
+
+@contextlib.contextmanager
+def output_errors(where: str) -> Iterator[None]:
+    """Record a pipeline's output with the Recorder's refusals (a claim kind it does not
+    know, an empty quote, an empty model name) named by ``where`` (:func:`output_where`):
+    a :class:`~provgraph.errors.RecordError` becomes an :class:`ExposureError` that
+    names the arm and the query (they said only "unknown claim kind 'guess'").
+
+    Raises:
+        ExposureError: the Recorder refused a value of the output.
+    """
+    try:
+        yield
+    except RecordError as exc:
+        raise ExposureError(f"{where}: {exc}; fix the pipeline's output (the arms recorded "
+                            "before this one stay in the store)") from exc
+
+
+def _is_number(x: object) -> bool:
+    return isinstance(x, (int, float)) and not isinstance(x, bool) and math.isfinite(x)
+
+
+def _check_arm_output(out: ArmOutput, where: str) -> None:
+    """Refuse an ArmOutput whose fields are not of their declared types (a str as the
+    prompt, ``None`` as the answer), before anything is recorded."""
+    def bad(field_name: str, value: object, want: str) -> ExposureError:
+        return ExposureError(f"{where}: {field_name} is {type(value).__name__} "
+                             f"{value!r:.60}, not {want}")
+
+    if isinstance(out.prompt, (str, bytes)) or not isinstance(out.prompt, Sequence):
+        raise bad("prompt", out.prompt, "a sequence of PromptPart")
+    for i, part in enumerate(out.prompt, start=1):
+        if not isinstance(part, PromptPart) or not isinstance(part.text, str):
+            raise bad(f"prompt part {i}", part, "a PromptPart with text")
+    if not isinstance(out.answer, str):
+        raise bad("answer", out.answer, "a str")
+    if isinstance(out.claims, (str, bytes)) or not isinstance(out.claims, Sequence):
+        raise bad("claims", out.claims, "a sequence of AnswerClaim")
+    for i, c in enumerate(out.claims, start=1):
+        if not isinstance(c, AnswerClaim) or not (isinstance(c.start, int)
+                                                  and isinstance(c.end, int)):
+            raise bad(f"claim {i}", c, "an AnswerClaim with int start and end")
+    if not (isinstance(out.model, (tuple, list)) and len(out.model) == 2
+            and all(isinstance(x, str) for x in out.model)):
+        raise bad("model", out.model, "(name, version), two str")
+    if not isinstance(out.settings, Mapping):
+        raise bad("settings", out.settings, "a mapping")
+
+
 def _run_arm(store: ProvStore, fx: Fixture, fixture_run: IRI, pipeline: Pipeline, arm: str,
              repeat: int, seed: int, pipeline_name: str
              ) -> tuple[ArmRun, list[tuple[str, str]]]:
@@ -400,16 +464,17 @@ def _run_arm(store: ProvStore, fx: Fixture, fixture_run: IRI, pipeline: Pipeline
             f"the pipeline {pipeline_name} raised {type(exc).__name__} in arm {arm} (fixture "
             f"{fx.id}, repetition {repeat}): {exc}; fix the pipeline (the arms recorded "
             "before this one stay in the store)") from exc
-    where = f"pipeline output for arm {arm} (fixture {fx.id}, repetition {repeat})"
+    where = output_where("pipeline output", arm, fx, repeat)
     if not isinstance(out, ArmOutput):
         raise ExposureError(f"{where} is {type(out).__name__}, not an ArmOutput; return "
                             "provgraph.exposure.ArmOutput")
+    _check_arm_output(out, where)
     config = {"exposure": {"fixture": fx.id, "fixture_run": str(fixture_run), "arm": arm,
                            "presentation": ctx.presentation, "repeat": repeat, "seed": seed,
                            "pipeline": pipeline_name, "original_budget": ctx.original_budget,
                            "aid_room": ctx.aid_room}}
     rec = Recorder(store, label=f"exposure {fx.id} {arm} #{repeat}", config=config)
-    with rec.batch():
+    with output_errors(where), rec.batch():
         q = rec.query(fx.query)
         chunks = record_originals(rec, fx, spans)
         by_source = {sid: [c for o, c in chunks.items() if o.rsplit("-", 1)[0] == sid]

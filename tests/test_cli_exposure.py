@@ -13,6 +13,7 @@ from provgraph.exposure import EXPOSURE_METRICS
 
 EXAMPLES = Path(__file__).parents[1] / "examples" / "fixtures"
 FIXTURES = [str(EXAMPLES / f"{n}.json") for n in ("quotation", "calculation")]
+QUERY = json.loads(Path(FIXTURES[0]).read_text(encoding="utf-8"))["query"]
 
 
 def _args(*extra: str, pipeline: str = "provgraph.demo.exposure:answer") -> list[str]:
@@ -68,3 +69,53 @@ def test_a_pipeline_that_raises_is_an_error_line_naming_the_arm(runner, tmp_path
                                  "in arm baseline (fixture library-saturday-closing, repetition "
                                  "1): model endpoint down; fix the pipeline"), res.stderr
     assert "Traceback" not in res.stderr
+
+
+_BAD_OUTPUTS = '''
+import dataclasses
+from provgraph.demo.exposure import answer, retrieve
+
+def unnamed_retriever(ctx):  # the Recorder refused it: "retriever name must not be empty"
+    return dataclasses.replace(retrieve(ctx), retriever=("", "1"))
+
+def short_retriever(ctx):  # "retriever must be (name, version), got ('bm25',)"
+    return dataclasses.replace(retrieve(ctx), retriever=("bm25",))
+
+def word_scores(ctx):  # a ValueError traceback
+    out = retrieve(ctx)
+    return dataclasses.replace(out, scores=tuple("high" for _ in out.ranked))
+
+def guessed_kind(ctx):  # "unknown claim kind 'guess'"
+    out = answer(ctx)
+    return dataclasses.replace(out, claims=tuple(dataclasses.replace(c, kind="guess")
+                                                 for c in out.claims))
+
+def no_answer(ctx):  # a TypeError traceback
+    return dataclasses.replace(answer(ctx), answer=None)
+'''
+
+
+@pytest.mark.parametrize("name, end_to_end, arm, says", [
+    ("unnamed_retriever", True, "without_aid",
+     "retriever is ('', '1'), not (name, version), two non-empty str"),
+    ("short_retriever", True, "without_aid",
+     "retriever is ('bm25',), not (name, version), two non-empty str"),
+    ("word_scores", True, "without_aid", "score 1 is 'high', not a finite number"),
+    ("guessed_kind", False, "baseline", "unknown claim kind 'guess'; use one of"),
+    ("no_answer", False, "baseline", "answer is NoneType None, not a str"),
+])
+def test_a_bad_pipeline_output_names_its_arm_and_query(runner, tmp_path, monkeypatch, name,
+                                                       end_to_end, arm, says) -> None:  # type: ignore[no-untyped-def]
+    """The Recorder's refusals of a pipeline's (or retriever's) output said neither the
+    arm nor the query ("retriever name must not be empty"), and outputs of the wrong type
+    were tracebacks: each is one error line naming the arm, the fixture and its query."""
+    (tmp_path / "bad_outputs.py").write_text(_BAD_OUTPUTS)
+    monkeypatch.syspath_prepend(str(tmp_path))
+    extra = ("--end-to-end",) if end_to_end else ()
+    res = runner.invoke(cli, _args(*extra, pipeline=f"bad_outputs:{name}"))
+    assert res.exit_code == 2, res.output
+    what = "retriever" if end_to_end else "pipeline"
+    assert res.stderr.startswith(
+        f"Error: {what} output for arm {arm} (fixture library-saturday-closing, query "
+        f"'{QUERY}', repetition 1): {says}"), res.stderr
+    assert "Traceback" not in res.stderr and res.stdout == ""
