@@ -374,6 +374,15 @@ class LedgerWriter:
         self.blobs.clear()  # in place: the blob store's on_new appends to this list
         return self.n
 
+    def forget_blob(self, digest: str) -> bool:
+        """Drop ``digest`` from the pending :attr:`blobs` (a failed write's original being
+        discarded: :meth:`provgraph.originals.BlobStore.discard`); ``False`` when it is not
+        pending (a line lists it already, or it was never reported), so it must stay."""
+        if digest in self.blobs:
+            self.blobs.remove(digest)
+            return True
+        return False
+
     def mark_durable(self) -> None:
         """Record the head as durable (call after the engine's flush synced its files);
         nothing when the head file is :attr:`suspect`."""

@@ -24,6 +24,7 @@ a remote RDF store (issue 13) can keep its originals in a local or shared folder
 
 from __future__ import annotations
 
+import contextlib
 import os
 from abc import ABC, abstractmethod
 from collections.abc import Callable, Iterator
@@ -31,7 +32,7 @@ from pathlib import Path
 
 from .errors import OriginalCorruptError, OriginalMissingError, StoreError
 
-__all__ = ["BlobStore", "MemoryBlobStore", "Originals", "check_digest", "sha256_hex"]
+__all__ = ["BlobStore", "MemoryBlobStore", "Originals", "check_digest", "sha256_hex", "new_blobs"]
 
 _HEX = frozenset("0123456789abcdef")
 _TMP_PREFIX = ".tmp-"
@@ -84,6 +85,25 @@ class BlobStore(ABC):
     on_new: "Callable[[str], None] | None" = None
     """Called with the digest of each blob :meth:`put` writes that was not there before
     (the store's ledger lists them: :mod:`provgraph.ledger`); ``None``: nobody listens."""
+
+    may_discard: "Callable[[str], bool] | None" = None
+    """Asked before :meth:`discard` removes a blob: ``False`` keeps it (the store's ledger
+    already lists it on a line: :meth:`provgraph.ledger.LedgerWriter.forget_blob`);
+    ``None``: nobody objects."""
+
+    def discard(self, sha256: str) -> bool:
+        """Remove the blob ``sha256`` that this process wrote (:attr:`on_new` reported it)
+        for a write that then failed, so that nothing references it; the caller checks
+        that no statement does. A blob is otherwise never removed. Returns whether it was
+        removed: ``False`` when it is not there, :attr:`may_discard` objects, or this
+        store cannot remove blobs (the default).
+
+        Raises:
+            ValueError: ``sha256`` is not 64 lowercase hex characters.
+            StoreError: the blob is there and cannot be removed.
+        """
+        check_digest(sha256)
+        return False
 
     @abstractmethod
     def put(self, data: bytes) -> str:
@@ -168,6 +188,18 @@ class Originals(BlobStore):
         if self.on_new is not None:
             self.on_new(digest)
         return digest
+
+    def discard(self, sha256: str) -> bool:
+        path = self.path_for(sha256)
+        if not path.exists() or (self.may_discard is not None and not self.may_discard(sha256)):
+            return False
+        try:
+            path.unlink()
+        except FileNotFoundError:
+            return False
+        except OSError as exc:
+            raise StoreError(f"cannot remove the unreferenced original {path}: {exc}") from exc
+        return True
 
     def remove_stale_temporaries(self) -> int:
         """Delete the temporary files (``ROOT/sha256/ab/.tmp-*``) that :meth:`put`s killed
@@ -258,6 +290,14 @@ class MemoryBlobStore(BlobStore):
                 self.on_new(digest)
         return digest
 
+    def discard(self, sha256: str) -> bool:
+        check_digest(sha256)
+        if sha256 not in self._blobs or (self.may_discard is not None
+                                         and not self.may_discard(sha256)):
+            return False
+        del self._blobs[sha256]
+        return True
+
     def get(self, sha256: str) -> bytes:
         check_digest(sha256)
         try:
@@ -274,3 +314,32 @@ class MemoryBlobStore(BlobStore):
 
     def __repr__(self) -> str:
         return f"MemoryBlobStore({len(self._blobs)} blobs)"
+
+
+@contextlib.contextmanager
+def new_blobs(blobs: BlobStore) -> Iterator[list[str]]:
+    """Collect the digests of the blobs :meth:`BlobStore.put` writes in the block (those
+    :attr:`BlobStore.on_new` reports: not the ones that were there already), in order,
+    into the list it yields; whoever listened to ``on_new`` still hears each.
+
+    Example:
+        >>> blobs = MemoryBlobStore()
+        >>> old = blobs.put(b"kept")
+        >>> with new_blobs(blobs) as written:
+        ...     _ = blobs.put(b"kept"), blobs.put(b"new")
+        >>> written == [sha256_hex(b"new")]
+        True
+    """
+    written: list[str] = []
+    prior = blobs.on_new
+
+    def note(digest: str) -> None:
+        written.append(digest)
+        if prior is not None:
+            prior(digest)
+
+    blobs.on_new = note
+    try:
+        yield written
+    finally:
+        blobs.on_new = prior

@@ -1311,6 +1311,7 @@ class EmbeddedStore(ProvStore):
                 raise
         if isinstance(blobs, Originals) or hasattr(blobs, "on_new"):
             blobs.on_new = led.blobs.append
+            blobs.may_discard = led.forget_blob
         self.ledger_recovered = "; ".join(notes) or None
 
     def _adopt(self, blobs: BlobStore) -> None:

@@ -202,3 +202,78 @@ def test_a_lone_surrogate_escape_is_a_payload_error_not_a_traceback():
                                            r"\(\\ud800\), which is not Unicode text at line 1"):
         import_file(store, "cohere", data, "horaires.json")
     assert len(store) == 0
+
+
+def test_a_failed_import_removes_the_originals_it_wrote_and_only_those(monkeypatch, tmp_path,
+                                                                       runner):
+    """A failed import stored no statement but left the originals it retained (the input
+    file, each passage): unreferenced blobs, evidence of nothing. It now removes those it
+    wrote; an original an earlier import retained (the same passage) stays, and the store
+    still verifies."""
+    from provgraph.cli import cli
+    from provgraph.importers import cohere
+    from provgraph.importers._common import ClaimSpec, ItemSpec, text_doc
+    from provgraph.originals import Originals, sha256_hex
+
+    kept, passage = "Water boils.", "Ice melts at zero."
+    bad_item = [False]
+
+    def parse(data, name, sources=()):
+        good = ItemSpec(docs=[text_doc("d", kept, "x#d")], answer=kept,
+                        claims=[ClaimSpec(start=0, end=len(kept))])
+        if not bad_item[0]:
+            return [good], []
+        more = ItemSpec(docs=[text_doc("e", passage, "x#e")], answer=passage,
+                        claims=[ClaimSpec(start=0, end=len(passage))])
+        bad = ItemSpec(docs=[], answer="abc", claims=[ClaimSpec(start=0, end=9)])
+        return [good, more, bad], []
+
+    monkeypatch.setattr(cohere, "parse", parse)
+    store = tmp_path / "store"
+    first, second = tmp_path / "first.json", tmp_path / "second.json"
+    first.write_bytes(b'{"first": 1}')
+    second.write_bytes(b'{"second": 2}')
+    base = ["--store", str(store), "import", "--format", "cohere"]
+    ok = runner.invoke(cli, [*base, str(first)], catch_exceptions=False)
+    assert ok.exit_code == 0, ok.output
+    blobs = Originals(store / "originals")
+    before = set(blobs.digests())
+    assert {sha256_hex(kept.encode()), sha256_hex(first.read_bytes())} <= before
+    bad_item[0] = True
+    failed = runner.invoke(cli, [*base, str(second)])
+    assert failed.exit_code == 2, failed.output
+    assert "second.json: nothing was stored: item 2 at $: could not be recorded: claim span " \
+           "[0, 9) is outside the answer" in failed.stderr, failed.stderr
+    after = set(blobs.digests())
+    assert sha256_hex(passage.encode()) not in after  # written by the failed import: removed
+    assert sha256_hex(second.read_bytes()) not in after
+    assert after == before  # what the first import retained (the shared passage too) stays
+    verified = runner.invoke(cli, ["--store", str(store), "verify"])
+    assert verified.exit_code == 0, verified.output
+    assert "not listed in the ledger" not in verified.stderr
+
+
+def test_a_discarded_original_is_not_listed_by_the_next_ledger_line(monkeypatch, tmp_path):
+    """In one process, the originals a failed import wrote were pending in the ledger and
+    went on the next write's line; removed, verify would report them missing. Discarding
+    one drops it from the pending list, so the store verifies after a later import."""
+    from provgraph.importers import cohere
+    from provgraph.importers._common import ClaimSpec, ItemSpec, text_doc
+    from provgraph.verify import verify_store
+
+    def parse(data, name, sources=()):
+        text = data.decode()
+        good = ItemSpec(docs=[text_doc("d", text, "x#d")], answer=text,
+                        claims=[ClaimSpec(start=0, end=len(text))])
+        bad = ItemSpec(docs=[], answer="abc", claims=[ClaimSpec(start=0, end=9)])
+        return ([good, bad] if text.startswith("bad") else [good]), []
+
+    monkeypatch.setattr(cohere, "parse", parse)
+    path = tmp_path / "store"
+    store = EmbeddedStore(path)
+    with pytest.raises(ImportFailed):
+        import_file(store, "cohere", b"bad: never stored", "bad.json")
+    import_file(store, "cohere", b"Water boils.", "good.json")
+    store.close()
+    report = verify_store(path)
+    assert report.ok, report.findings

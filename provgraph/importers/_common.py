@@ -5,7 +5,8 @@ An importer module parses its payload into :class:`ItemSpec` values (pure Python
 nothing stored) and per-item :class:`ItemError` values; :func:`record` then checks
 the all-or-nothing rule and records every valid item with one
 :class:`~provgraph.recorder.Recorder` inside one :meth:`~provgraph.recorder.Recorder.batch`,
-so a failure stores nothing (retained originals, being content-addressed, may stay).
+so a failure stores nothing: the retained originals it wrote are removed again, unless
+a statement references them (:func:`_discard_unreferenced`).
 
 Graph written per item (PROV-O, DESIGN.md graph model):
 
@@ -47,8 +48,9 @@ from ..recorder import Recorder
 from ..schema import run as run_schema
 from ..schema.run import RunRecord
 from ..store import ProvStore
-from ..terms import IRI, lit
-from ..vocab import RDFS
+from ..originals import new_blobs
+from ..terms import IRI, Literal, lit
+from ..vocab import PG, RDFS
 
 __all__ = ["ImportReport", "ItemError", "Doc", "Cite", "cite", "ClaimSpec", "ItemSpec", "ItemFailed",
            "Parsed", "PayloadError", "RecordItem", "parse_items", "record", "load_json", "get", "jpath"]
@@ -418,9 +420,34 @@ def record(store: ProvStore, fmt: str, name: str, data: bytes,
 
     if (errs and not partial) or not ok:
         raise ImportFailed(report(), partial=partial)
+    with new_blobs(store.originals) as written:
+        try:
+            return _record_all(store, fmt, name, data, len(items), ok, errs, partial,
+                               generator_input, record_item, report)
+        except BaseException:
+            _discard_unreferenced(store, written)
+            raise
+
+
+def _discard_unreferenced(store: ProvStore, written: Sequence[str]) -> None:
+    """Remove the retained originals a failed import wrote (``written``: they were not
+    there before it) that no statement references by ``pg:sha256``: nothing was stored,
+    so they would be evidence of nothing (issue: a failed import left them behind). A
+    blob another write had already retained is never in ``written``, so never removed."""
+    for digest in written:
+        if next(iter(store.quads(None, PG.sha256, Literal(digest))), None) is None:
+            store.originals.discard(digest)
+
+
+def _record_all(store: ProvStore, fmt: str, name: str, data: bytes, n_items: int,
+                ok: list[tuple[int, ItemSpec]], errs: list[ItemError], partial: bool,
+                generator_input: str, record_item: RecordItem | None,
+                report: Callable[..., ImportReport]) -> ImportReport:
+    """:func:`record` once the all-or-nothing rule holds: retain the input, record the
+    items in one batch, report."""
     digest = store.originals.put(bytes(data))
     config = {"importer": fmt, "importer_version": __version__, "input": name,
-              "input_sha256": digest, "items": len(items), "generator_input": generator_input}
+              "input_sha256": digest, "items": n_items, "generator_input": generator_input}
     rec = _ImportRecorder(store, label=f"import {fmt} {name}", config=config)
     totals = [0, 0, 0]
     snaps: set[IRI] = set()
