@@ -212,33 +212,34 @@ class _Names:
 
 
 class _Spool:
-    """``"id": {...}`` lines of one PROV-JSON section, in memory up to
-    :data:`SPOOL_BYTES`, then in a temporary file."""
+    """``"id": {...}`` lines of one PROV-JSON section as UTF-8, in memory up to
+    :data:`SPOOL_BYTES`, then in a temporary file. Each record is encoded on its own: a
+    section joined first and encoded after is two or four bytes a character throughout
+    when one record holds a character above U+00FF (issue 16, item 7)."""
 
     def __init__(self) -> None:
-        self.parts: list[str] = []
+        self.parts: list[bytes] = []
         self.size = 0
-        self.file: IO[str] | None = None
+        self.file: IO[bytes] | None = None
         self.count = 0
 
     def add(self, text: str) -> None:
-        if self.count:
-            text = ",\n" + text
+        data = (",\n" + text if self.count else text).encode("utf-8")
         self.count += 1
-        self.parts.append(text)
-        self.size += len(text)
+        self.parts.append(data)
+        self.size += len(data)
         if self.size > SPOOL_BYTES:
             if self.file is None:
-                self.file = tempfile.TemporaryFile("w+", encoding="utf-8")
-            self.file.write("".join(self.parts))
+                self.file = tempfile.TemporaryFile("w+b")
+            self.file.write(b"".join(self.parts))
             self.parts, self.size = [], 0
 
-    def chunks(self) -> Iterator[str]:
+    def chunks(self) -> Iterator[bytes]:
         if self.file is not None:
             self.file.seek(0)
             while block := self.file.read(1 << 20):
                 yield block
-        yield "".join(self.parts)
+        yield b"".join(self.parts)
 
     def close(self) -> None:
         if self.file is not None:
@@ -522,7 +523,7 @@ class PROVJSONStream:
             first = False
             out.write(b'"' + name.encode() + b'": {\n')
             for chunk in spool.chunks():
-                out.write(chunk.encode("utf-8"))
+                out.write(chunk)
             out.write(b"\n}")
 
     def close(self) -> None:
