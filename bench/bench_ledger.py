@@ -10,6 +10,8 @@ pair of slices is the cost. Also measured: the ledger's size against the store's
 
 Run: ``python -m bench.bench_ledger [ANSWERS] [--sync each|flush] [--workdir DIR]``
 (default 2,000 answers, ``each``: :data:`provgraph.ledger.SYNC_ENV`). Prints one JSON object.
+``--floor``: :func:`durable_floor` instead (the ``record`` target against a raw floor that
+makes each transaction's line durable too).
 """
 
 from __future__ import annotations
@@ -83,11 +85,102 @@ def run(answers: int = 2_000, *, workdir: str | None = None, sync: str = "each")
         shutil.rmtree(tmp, ignore_errors=True)
 
 
+FLOOR_SLICE = 25
+"""Answers each variant of :func:`durable_floor` records before the next takes its turn."""
+
+
+def durable_floor(answers: int = 500, *, workdir: str | None = None) -> dict[str, Any]:
+    """The ``record`` target's row (bench/__main__.py: the Recorder, one transaction per
+    answer, against pyoxigraph's ``Store.extend`` of the same quads, pre-built) beside a
+    raw floor with the ledger's durability: before each ``extend``, pyoxigraph's side
+    appends a line of the size the ledger writes for that answer and ``fdatasync``-s it,
+    as the ledger must (:data:`provgraph.ledger.SYNC_ENV` ``each``). Four variants take
+    turns every :data:`FLOOR_SLICE` answers (the order reversed every other slice):
+    ``raw`` (``extend``), ``raw_durable`` (append + ``fdatasync`` + ``extend``), ``ledger``
+    (the Recorder on a store with its ledger, the default) and ``plain`` (the Recorder on
+    ``EmbeddedStore(path, ledger=False)``).
+
+    Returns:
+        ``{"answers", "load_average", "ms_per_answer" {variant: ms}, "ratios" {"a/b":
+        paired ratio spread (min, median, max, n) of the seconds of each slice}}``.
+    """
+    import gc
+
+    import pyoxigraph as ox
+
+    from provgraph import store as st_mod
+    from provgraph.ledger import GENESIS, _encode
+
+    from .bench_record import to_ox
+
+    os.environ[SYNC_ENV] = "each"
+    wl = w.Workload(answers)
+    tmp = Path(tempfile.mkdtemp(prefix="provgraph-bench-floor-", dir=workdir))
+    load0 = os.getloadavg()[0]
+    try:
+        cap = w.CaptureStore()
+        crec = w.new_recorder(cap, wl)
+        cing = w.record_ingestion(crec, wl)
+        raws = {n: ox.Store(str(tmp / n)) for n in ("raw", "raw_durable")}
+        for t in cap.transactions:
+            for r in raws.values():
+                r.extend(to_ox(t))
+        cap.transactions = []
+        fd = os.open(tmp / "lines.jsonl", os.O_WRONLY | os.O_CREAT | os.O_APPEND)
+        stores = {n: EmbeddedStore(tmp / n, ledger=(n == "ledger")) for n in ("ledger", "plain")}
+        recs = {n: w.new_recorder(stores[n], wl) for n in stores}
+        ings = {n: w.record_ingestion(recs[n], wl) for n in stores}
+        seconds: dict[str, list[float]] = {n: [] for n in ("raw", "raw_durable", "ledger", "plain")}
+        for lo in range(0, answers, FLOOR_SLICE):
+            specs = list(wl.specs(lo, min(answers, lo + FLOOR_SLICE)))
+            for a in specs:
+                w.record_answer(crec, wl, cing, a)
+            tx = [to_ox(t) for t in cap.transactions]
+            lines = [_encode(1, GENESIS, "add", (), st_mod._ledger_strs(
+                [st_mod._quad_to_store(q) for q in t]), (), None) + b"\n" for t in cap.transactions]
+            cap.transactions = []
+            gc.collect()
+            order = list(seconds) if (lo // FLOOR_SLICE) % 2 == 0 else list(seconds)[::-1]
+            for name in order:
+                t0 = time.perf_counter()
+                if name == "raw":
+                    for q in tx:
+                        raws[name].extend(q)
+                elif name == "raw_durable":
+                    for q, line in zip(tx, lines):
+                        os.write(fd, line)
+                        os.fdatasync(fd)
+                        raws[name].extend(q)
+                else:
+                    for a in specs:
+                        w.record_answer(recs[name], wl, ings[name], a)
+                seconds[name].append(time.perf_counter() - t0)
+        os.close(fd)
+        for s in stores.values():
+            s.close()
+        cap.close()
+        pairs = (("ledger", "raw"), ("plain", "raw"), ("raw_durable", "raw"),
+                 ("ledger", "raw_durable"), ("ledger", "plain"))
+        return {"answers": answers, "slice": FLOOR_SLICE,
+                "load_average": [round(load0, 2), round(os.getloadavg()[0], 2)],
+                "ms_per_answer": {n: round(1000 * sum(v) / answers, 2) for n, v in seconds.items()},
+                "ratios": {f"{a}/{b}": paired_values(seconds[a], seconds[b])["ratio"]
+                           for a, b in pairs}}
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
+
+
 if __name__ == "__main__":  # pragma: no cover - manual use
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("answers", nargs="?", type=int, default=2_000)
     ap.add_argument("--workdir", default=None)
     ap.add_argument("--sync", choices=("each", "flush"), default="each",
                     help="$PROVGRAPH_LEDGER_SYNC of the ledger store (provgraph.ledger.SYNC_ENV)")
+    ap.add_argument("--floor", action="store_true",
+                    help="the record target's row beside a raw floor that syncs a line per "
+                    "transaction too (durable_floor)")
     ns = ap.parse_args()
-    print(json.dumps(run(ns.answers, workdir=ns.workdir, sync=ns.sync), indent=1))
+    if ns.floor:
+        print(json.dumps(durable_floor(ns.answers, workdir=ns.workdir), indent=1))
+    else:
+        print(json.dumps(run(ns.answers, workdir=ns.workdir, sync=ns.sync), indent=1))

@@ -28,6 +28,7 @@ from typing import IO, Any, TypeVar, overload
 
 import click
 
+from ._json_encode import reusable_encode
 from .terms import XSD, Literal, Term
 
 __all__ = ["plain", "plain_row", "write_rows", "write_lineage_tree", "output_options",
@@ -45,21 +46,6 @@ _ROW_FLAGS = (  # (option names, format, help), in the order --help lists them
 ROW_FORMATS = tuple(fmt for _, fmt, _ in _ROW_FLAGS)
 _JSON = json.JSONEncoder(ensure_ascii=False, default=str)
 """How rows are written as JSON: non-ASCII as it is, anything JSON has no type for as text."""
-
-
-def _encoder() -> Callable[[Any], str]:
-    """:data:`_JSON`'s ``encode`` for many rows: CPython's C encoder made once for all of
-    them (``JSONEncoder.encode`` makes one per call; 22 instead of 39 ms for 18,000
-    rows, issue 16), with ``encode`` itself where the C accelerator is absent. Same text:
-    the arguments are those ``JSONEncoder.iterencode`` passes it, less the cycle check
-    (a row is flat)."""
-    from json.encoder import c_make_encoder, encode_basestring  # type: ignore[attr-defined]
-
-    if c_make_encoder is None:  # pragma: no cover - CPython ships the accelerator
-        return _JSON.encode
-    c = c_make_encoder(None, _JSON.default, encode_basestring, None, _JSON.key_separator,
-                       _JSON.item_separator, _JSON.sort_keys, _JSON.skipkeys, _JSON.allow_nan)
-    return lambda row: "".join(c(row, 0))
 
 _PLAIN: frozenset[type] = frozenset({str, int, bool, float})
 """The row formats :func:`write_rows` writes and :func:`output_options` offers."""
@@ -116,7 +102,7 @@ def write_rows(rows: Iterable[Mapping[str, Any]], columns: Sequence[str] | None 
     cols = list(columns) if columns else (list(data[0]) if data else [])
     if fmt in ("json", "nl"):
         # the row dict as it is when it has exactly the columns, in order
-        encode = _encoder()
+        encode = reusable_encode(_JSON)
         lines = [encode(r if list(r) == cols else {c: r.get(c) for c in cols}) for r in data]
         if fmt == "nl":
             out.write("".join(line + "\n" for line in lines))

@@ -158,7 +158,10 @@ def canonical(literal: Literal) -> Literal:
         '1.0'
     """
     dt = literal.datatype
-    if literal.language or dt not in CHECKED_DATATYPES or ill_typed(literal) is not None:
+    # rdf:JSON is its own canonical form whether or not it parses: no json.loads for it
+    # (a run export's digest met every rdf:JSON literal here; issue 16, item 7)
+    if literal.language or dt not in CHECKED_DATATYPES or dt == RDF_JSON or \
+            ill_typed(literal) is not None:
         return literal
     v = literal.value
     local = dt[len(XSD):] if dt.startswith(XSD) else ""

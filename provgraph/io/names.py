@@ -119,12 +119,18 @@ _SKIP_TOKENS = {"http", "https", "www", "urn", "org", "com", "net", "ns", "html"
                 "owl", "xml", "xmlns"}
 
 
+_PG_URN = re.compile(r"(urn:provgraph:([A-Za-z][A-Za-z0-9-]*):)(.+)$")
+_HINTS: dict[str, str] = {}
+"""Namespace -> its prefix hint (a run export splits thousands of IRIs in a few
+namespaces; issue 16, item 7). Bounded."""
+
+
 def split_iri(iri: str) -> tuple[str, str, str]:
     """Split an IRI into (namespace, local part, prefix hint) for a qualified name."""
     for prefix, uri in _KNOWN_BY_LENGTH:
         if iri.startswith(uri) and len(iri) > len(uri):
             return uri, iri[len(uri):], prefix
-    m = re.match(r"(urn:provgraph:([A-Za-z][A-Za-z0-9-]*):)(.+)$", iri)
+    m = _PG_URN.match(iri)
     if m:
         return m.group(1), m.group(3), re.sub(r"[^A-Za-z0-9]", "", m.group(2)) or "pg"
     cut = max(iri.rfind("#"), iri.rfind("/"))
@@ -135,11 +141,16 @@ def split_iri(iri: str) -> tuple[str, str, str]:
     if cut < 0:
         return iri, "", "ns"
     ns = iri[: cut + 1]
-    tokens = [t.lower() for t in _PREFIX_TOKEN.findall(ns) if t.lower() not in _SKIP_TOKENS]
-    hint = tokens[-1] if tokens else "ns"
-    if hint.startswith("xml"):
-        hint = "ns"
-    return ns, iri[cut + 1:], hint[:12]
+    hint = _HINTS.get(ns)
+    if hint is None:
+        tokens = [t.lower() for t in _PREFIX_TOKEN.findall(ns) if t.lower() not in _SKIP_TOKENS]
+        hint = tokens[-1] if tokens else "ns"
+        if hint.startswith("xml"):
+            hint = "ns"
+        if len(_HINTS) > 4096:
+            _HINTS.clear()
+        hint = _HINTS[ns] = hint[:12]
+    return ns, iri[cut + 1:], hint
 
 
 def prefixes_for(quads: Iterable[Quad]) -> dict[str, str]:

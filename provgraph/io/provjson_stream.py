@@ -57,6 +57,7 @@ from prov.constants import (
 )
 from prov.model.records import parse_xsd_datetime
 
+from .._json_encode import reusable_encode
 from ..terms import IRI, BNode, Literal, Term
 from ..vocab import PG, PROV, RDF
 from ..xsd import ill_typed
@@ -104,7 +105,10 @@ _QUALIFIED_RECORDS = {
     for q, (rt, sub) in _QUALIFIED.items()}
 _ATTR_KEYS = {p: str(a) for p, a in _PROP_TO_ATTR.items()}
 _TIME_KEYS = {p: str(a) for p, a in _TIME_ATTRS.items()}
-_JSON = json.JSONEncoder(ensure_ascii=False, check_circular=False).encode
+
+
+_JSON = reusable_encode(json.JSONEncoder(ensure_ascii=False, check_circular=False))
+
 _ESCAPES = {i: f"\\u{i:04X}" for i in range(0x20)} | {0x7F: "\\u007F"}
 _ESCAPES.update({0x08: "\\b", 0x09: "\\t", 0x0A: "\\n", 0x0C: "\\f", 0x0D: "\\r",
                  0x22: '\\"', 0x5C: "\\\\"})
@@ -121,6 +125,19 @@ _SPLIT: dict[str, tuple[str, str, str]] = {}
 """split_iri results, shared by every export (bounded)."""
 _CHECKED: dict[Literal, str | None] = {}
 """Literal -> why it has no exact PROV-JSON form (``None``: it has one), shared (bounded)."""
+
+
+_TIMES: dict[str, bool] = {}
+"""xsd:dateTime text -> whether the prov package reads it, shared (bounded)."""
+
+
+def _readable_time(text: str) -> bool:
+    got = _TIMES.get(text)
+    if got is None:
+        if len(_TIMES) > _CACHE_SIZE:
+            _TIMES.clear()
+        got = _TIMES[text] = parse_xsd_datetime(text) is not None
+    return got
 
 
 class NotStreamable(Exception):
@@ -195,33 +212,34 @@ class _Names:
 
 
 class _Spool:
-    """``"id": {...}`` lines of one PROV-JSON section, in memory up to
-    :data:`SPOOL_BYTES`, then in a temporary file."""
+    """``"id": {...}`` lines of one PROV-JSON section as UTF-8, in memory up to
+    :data:`SPOOL_BYTES`, then in a temporary file. Each record is encoded on its own: a
+    section joined first and encoded after is two or four bytes a character throughout
+    when one record holds a character above U+00FF (issue 16, item 7)."""
 
     def __init__(self) -> None:
-        self.parts: list[str] = []
+        self.parts: list[bytes] = []
         self.size = 0
-        self.file: IO[str] | None = None
+        self.file: IO[bytes] | None = None
         self.count = 0
 
     def add(self, text: str) -> None:
-        if self.count:
-            text = ",\n" + text
+        data = (",\n" + text if self.count else text).encode("utf-8")
         self.count += 1
-        self.parts.append(text)
-        self.size += len(text)
+        self.parts.append(data)
+        self.size += len(data)
         if self.size > SPOOL_BYTES:
             if self.file is None:
-                self.file = tempfile.TemporaryFile("w+", encoding="utf-8")
-            self.file.write("".join(self.parts))
+                self.file = tempfile.TemporaryFile("w+b")
+            self.file.write(b"".join(self.parts))
             self.parts, self.size = [], 0
 
-    def chunks(self) -> Iterator[str]:
+    def chunks(self) -> Iterator[bytes]:
         if self.file is not None:
             self.file.seek(0)
             while block := self.file.read(1 << 20):
                 yield block
-        yield "".join(self.parts)
+        yield b"".join(self.parts)
 
     def close(self) -> None:
         if self.file is not None:
@@ -303,7 +321,7 @@ class PROVJSONStream:
 
     def _time(self, s: Any, p: Any, o: Any) -> str:
         if not (isinstance(o, Literal) and o.datatype == _T_DATETIME and not o.language
-                and parse_xsd_datetime(o.value) is not None):
+                and _readable_time(o.value)):
             raise NotStreamable(f"time {o!r} of <{s}> <{p}> is not an xsd:dateTime prov reads")
         return o.value
 
@@ -505,7 +523,7 @@ class PROVJSONStream:
             first = False
             out.write(b'"' + name.encode() + b'": {\n')
             for chunk in spool.chunks():
-                out.write(chunk.encode("utf-8"))
+                out.write(chunk)
             out.write(b"\n}")
 
     def close(self) -> None:
