@@ -35,7 +35,10 @@ from typing import Any
 
 from .bench_import import peak_rss_mb, write_workload_nquads
 
-_EXT = {"nquads": ".nq", "turtle": ".ttl", "trig": ".trig", "prov-json": ".json"}
+_EXT = {"nquads": ".nq", "turtle": ".ttl", "trig": ".trig", "prov-json": ".json",
+        "prov-xml": ".provx"}
+_FLOOR = ("nquads", "turtle", "trig")
+"""Formats with a raw-engine floor (pyoxigraph reads no PROV-DM syntax)."""
 _RUN = "urn:uuid:00000000-0000-7000-8000-000000000000"
 """The workload's run (bench/workload.py): every answer's statements are in its graph."""
 
@@ -78,11 +81,17 @@ def _spawn(*args: str) -> dict[str, Any]:
 
 
 def _write_documents(root: Path, statements: int, formats: list[str]) -> dict[str, Path]:
+    """The documents of ``formats`` in ``root``; those already there (``--docs``) are reused."""
     import pyoxigraph as ox
 
     nq = root / "workload.nq"
-    write_workload_nquads(nq, statements, whole_answers=True)
+    if not nq.exists():
+        write_workload_nquads(nq, statements, whole_answers=True)
     paths = {"nquads": nq}
+    have = {f for f in formats if (root / f"workload{_EXT[f]}").exists()}
+    for f in have:
+        paths[f] = root / f"workload{_EXT[f]}"
+    formats = [f for f in formats if f not in have]
     if "turtle" in formats:
         triples = (ox.Triple(q.subject, q.predicate, q.object)
                    for q in ox.parse(path=str(nq), format=ox.RdfFormat.N_QUADS))
@@ -104,11 +113,18 @@ def _write_documents(root: Path, statements: int, formats: list[str]) -> dict[st
         pg.close()
         shutil.rmtree(scratch, ignore_errors=True)
         paths["prov-json"] = root / "workload.json"
+    if "prov-xml" in formats:  # the same run bundle, as the prov package writes PROV-XML
+        from provgraph.io import provxml
+        from provgraph.io._prov import read_with_prov
+
+        doc = read_with_prov(paths["prov-json"].read_bytes(), "json", "PROV-JSON").document
+        (root / "workload.provx").write_bytes(provxml.write(doc))
+        paths["prov-xml"] = root / "workload.provx"
     return paths
 
 
 def run(statements: int, formats: list[str], *, workdir: str | None = None,
-        log: Any = None) -> dict[str, Any]:
+        docs: str | None = None, floor: bool = True, log: Any = None) -> dict[str, Any]:
     """Peak memory of ``provgraph import`` per format (module docstring).
 
     Returns:
@@ -120,14 +136,17 @@ def run(statements: int, formats: list[str], *, workdir: str | None = None,
     root = Path(tempfile.mkdtemp(prefix="provgraph-bench-importmem-", dir=workdir))
     try:
         load_before = os.getloadavg()
-        paths = _write_documents(root, statements, formats)
+        where = Path(docs) if docs else root
+        where.mkdir(parents=True, exist_ok=True)
+        needs = formats + (["prov-json"] if "prov-xml" in formats else [])
+        paths = _write_documents(where, statements, list(dict.fromkeys(needs)))
         out: dict[str, Any] = {}
         for fmt in formats:
             path = paths[fmt]
             got: dict[str, Any] = {"file_mb": path.stat().st_size / 1e6}
             got["provgraph"] = _spawn("--child", str(root / f"pg-{fmt}"), str(path))
             shutil.rmtree(root / f"pg-{fmt}", ignore_errors=True)
-            if fmt != "prov-json":
+            if floor and fmt in _FLOOR:
                 got["floor"] = _spawn("--floor", str(root / f"ox-{fmt}"), str(path), fmt)
                 shutil.rmtree(root / f"ox-{fmt}", ignore_errors=True)
             say(f"  {fmt}: {json.dumps(got)}")
@@ -144,12 +163,16 @@ def main(argv: list[str] | None = None) -> None:
     p.add_argument("--statements", type=int, default=1_000_000)
     p.add_argument("--formats", default="nquads,turtle,trig,prov-json")
     p.add_argument("--workdir")
+    p.add_argument("--docs", help="keep the documents in DIR and reuse those already there "
+                   "(written for --statements; delete them to change the size)")
+    p.add_argument("--no-floor", action="store_true", help="skip the raw-engine floor")
     a = p.parse_args(argv)
     formats = [f for f in a.formats.split(",") if f]
     unknown = sorted(set(formats) - set(_EXT))
     if unknown:
         p.error(f"unknown formats {unknown}; choose from {sorted(_EXT)}")
-    res = run(a.statements, formats, workdir=a.workdir, log=lambda m: print(m, file=sys.stderr))
+    res = run(a.statements, formats, workdir=a.workdir, docs=a.docs, floor=not a.no_floor,
+              log=lambda m: print(m, file=sys.stderr))
     json.dump(res, sys.stdout, indent=1)
     sys.stdout.write("\n")
 

@@ -638,6 +638,7 @@ def _import_streamed(obj: _Ctx, file: Any, fmt: str, graph: str | None, name: st
     the document never held whole, all or nothing) when its format allows; ``False`` when it is read
     whole. A file whose content does not fit its extension under ``--format auto`` is read
     whole afterwards (nothing of it stayed stored), so its error is the one of the whole read."""
+    from .io.provjson_stream_read import NotStreamed, import_provjson_stream, streams_provjson
     from .io.stream_load import import_rdf_stream, streamed_format
 
     if rag_options or name == "<stdin>" or not file.seekable():
@@ -645,6 +646,8 @@ def _import_streamed(obj: _Ctx, file: Any, fmt: str, graph: str | None, name: st
     head = file.read(65536)
     file.seek(0)
     streamed = streamed_format(head, fmt, name)
+    if streamed is None and streams_provjson(head, fmt, name):
+        streamed = "prov-json"
     if streamed is None:
         return False
     store = obj.store(create=True)
@@ -654,7 +657,13 @@ def _import_streamed(obj: _Ctx, file: Any, fmt: str, graph: str | None, name: st
     try:
         with staged_progress({"import": f"importing {name}"}) as show:
             show("import", 0, 1)
-            done = import_rdf_stream(store, file, streamed, graph=graph, name=name)
+            if streamed == "prov-json":
+                done = import_provjson_stream(store, file, graph=graph, name=name)
+            else:
+                done = import_rdf_stream(store, file, streamed, graph=graph, name=name)
+    except NotStreamed:  # read whole instead (nothing was stored)
+        file.seek(0)
+        return False
     except SerializationError:
         if fmt != "auto":
             raise

@@ -40,7 +40,7 @@ from __future__ import annotations
 
 import os
 import uuid
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from typing import Any, BinaryIO
 
 from ..errors import SerializationError
@@ -50,7 +50,8 @@ from ..vocab import GRAPH, PROV, RDF
 from . import provo
 from .load import ImportReport, check_target_graph
 
-__all__ = ["STREAMED_FORMATS", "STREAM_BATCH", "import_rdf_stream", "streamed_format"]
+__all__ = ["STREAMED_FORMATS", "STREAM_BATCH", "import_rdf_stream", "store_streamed",
+           "streamed_format"]
 
 STREAMED_FORMATS = frozenset({"nquads", "ntriples", "turtle", "trig"})
 """Formats :func:`import_rdf_stream` reads streaming."""
@@ -115,35 +116,66 @@ def import_rdf_stream(store: ProvStore, source: str | os.PathLike[str] | BinaryI
     if graph is not None and (why := check_target_graph(str(graph))) is not None:
         raise ValueError(why)
     target = IRI(graph) if graph else None
+    with store.journaled(f"import {name}"):
+        return store_streamed(store, _relabelled(_parsed(source, format, target, name)),
+                              format=format, reader=f"{format} streamed by pyoxigraph",
+                              name=name)
+
+
+def store_streamed(store: ProvStore, quads: Iterable[Quad], *, format: str, reader: str,
+                   name: str, input_count: Callable[[int], int] = lambda n: n,
+                   warnings: Callable[[], list[str]] = list) -> ImportReport:
+    """Store a document's statements as they come, inside the caller's
+    :meth:`~provgraph.store.ProvStore.journaled` write, with the checks and counts of
+    :func:`~provgraph.io.load.import_document` (the module docstring says how).
+
+    Args:
+        store: the store, in a journaled write the caller opened (a refusal raises, and
+            the caller's block undoes what was stored).
+        quads: the document's statements, blank nodes already labelled for this import.
+        format, reader, name: for the report and the messages.
+        input_count: the document's own count of statements (records, for the PROV-DM
+            syntaxes) from the number of statements read, called at the end.
+        warnings: the report's warnings, called at the end.
+
+    Returns:
+        :class:`~provgraph.io.load.ImportReport`.
+
+    Raises:
+        SerializationError: the document writes into the ontology graph, holds no
+            statement or no PROV term, or has a qualified node PROV-DM refuses.
+    """
     before = len(store)
-    seen: set[int] = set()
+    # into an empty store, the store itself is the set of the document's distinct
+    # statements: no hash per statement (module docstring)
+    seen: set[int] | None = set() if before else None
     needed: list[Quad] = []
     graphs: set[IRI | None] = set()
     state = {"input": 0, "prov": False}
-    with store.journaled(f"import {name}"):
-        parsed = _relabelled(_parsed(source, format, target, name))
-        for batch in _batches(_checked(parsed, name, state, seen, needed, graphs)):
-            store.add(batch)
-        if not seen:
-            if state["input"]:
-                raise SerializationError(
-                    f"{name}: the {format} document holds {state['input']} statement(s) but "
-                    "none could be stored; nothing was stored")
-            raise SerializationError(f"{name}: the {format} document holds no PROV "
-                                     "statements; nothing was stored")
-        if not state["prov"]:
+    for batch in _batches(_checked(quads, name, state, seen, needed, graphs)):
+        store.add(batch)
+    distinct = len(seen) if seen is not None else len(store) - before
+    if not distinct:
+        if (held := input_count(state["input"])):
             raise SerializationError(
-                f"{name}: {len(seen)} statement(s) but none uses the PROV vocabulary "
-                "(http://www.w3.org/ns/prov#): not a PROV document; nothing was stored. "
-                "Load plain RDF with a SPARQL client instead")
-        inferred = _entailed(store, needed, seen, name)
-        for i in range(0, len(inferred), STREAM_BATCH):
-            store.add(inferred[i:i + STREAM_BATCH])
-        graphs.update(q[3] for q in inferred)
-    return ImportReport(name=name, format=format, reader=f"{format} streamed by pyoxigraph",
-                        stored=len(seen) + len(inferred), new=len(store) - before,
+                f"{name}: the {format} document holds {held} statement(s) but "
+                "none could be stored; nothing was stored")
+        raise SerializationError(f"{name}: the {format} document holds no PROV "
+                                 "statements; nothing was stored")
+    if not state["prov"]:
+        raise SerializationError(
+            f"{name}: {distinct} statement(s) but none uses the PROV vocabulary "
+            "(http://www.w3.org/ns/prov#): not a PROV document; nothing was stored. "
+            "Load plain RDF with a SPARQL client instead")
+    inferred = _entailed(store, list(dict.fromkeys(needed)), seen, name)
+    for i in range(0, len(inferred), STREAM_BATCH):
+        store.add(inferred[i:i + STREAM_BATCH])
+    graphs.update(q[3] for q in inferred)
+    return ImportReport(name=name, format=format, reader=reader,
+                        stored=distinct + len(inferred), new=len(store) - before,
                         inferred=len(inferred),
-                        graphs=sorted(graphs, key=lambda g: "" if g is None else g))
+                        graphs=sorted(graphs, key=lambda g: "" if g is None else g),
+                        warnings=warnings())
 
 
 def _parsed(source: str | os.PathLike[str] | BinaryIO, format: str, graph: IRI | None,
@@ -171,16 +203,18 @@ def _relabelled(quads: Iterable[Quad]) -> Iterator[Quad]:
         yield (s, p, o, g)
 
 
-def _checked(quads: Iterable[Quad], name: str, state: dict[str, Any], seen: set[int],
+def _checked(quads: Iterable[Quad], name: str, state: dict[str, Any], seen: set[int] | None,
              needed: list[Quad], graphs: set[IRI | None]) -> Iterator[Quad]:
-    """The document's distinct statements, refusing the ontology graph, noting what the
-    end of the import needs."""
+    """The document's statements, refusing the ontology graph, noting what the end of
+    the import needs; without repeats when ``seen`` (hashes) is given, else repeats
+    included (the store keeps one)."""
     for q in quads:
         state["input"] += 1
-        h = hash(q)
-        if h in seen:
-            continue
-        seen.add(h)
+        if seen is not None:
+            h = hash(q)
+            if h in seen:
+                continue
+            seen.add(h)
         g = q[3]
         if g not in graphs:
             if g == GRAPH.ONTOLOGY:
@@ -208,10 +242,13 @@ def _batches(quads: Iterable[Quad]) -> Iterator[list[Quad]]:
         yield batch
 
 
-def _entailed(store: ProvStore, needed: list[Quad], seen: set[int], name: str) -> list[Quad]:
+def _entailed(store: ProvStore, needed: list[Quad], seen: set[int] | None,
+              name: str) -> list[Quad]:
     """The PROV-O entailments of the stored document that it does not hold itself
     (:func:`provgraph.io.provo.complete`), after :func:`provgraph.io.provo.missing_in_qualified`
-    on its qualified nodes, whose statements are read back from the store."""
+    on its qualified nodes, whose statements are read back from the store. ``seen``:
+    the hashes of the document's statements, or ``None`` when the store held nothing
+    before the import (then the store holds exactly the document's statements)."""
     nodes: dict[tuple[Any, Any], None] = {}
     for s, p, o, g in needed:
         if p.startswith(_QUALIFIED) and not isinstance(o, Literal):
@@ -229,9 +266,13 @@ def _entailed(store: ProvStore, needed: list[Quad], seen: set[int], name: str) -
     new: set[int] = set()
     for q in completed[len(part):]:  # what complete() added, in its order
         h = hash(q)
-        if h not in seen and h not in new:  # not a statement of the document itself
-            new.add(h)
-            out.append(q)
+        if h in new:
+            continue
+        # not a statement of the document itself
+        if (store.contains(q)) if seen is None else (h in seen):
+            continue
+        new.add(h)
+        out.append(q)
     return out
 
 
