@@ -634,12 +634,16 @@ def _import(obj: _Ctx, file: Any, fmt: str, graph: str | None, sources: tuple[st
 
 def _import_streamed(obj: _Ctx, file: Any, fmt: str, graph: str | None, name: str,
                      rag_options: bool) -> bool:
-    """Stream an RDF file into the store (:func:`provgraph.io.stream_load.import_rdf_stream`:
-    the document never held whole, all or nothing) when its format allows; ``False`` when it is read
-    whole. A file whose content does not fit its extension under ``--format auto`` is read
-    whole afterwards (nothing of it stayed stored), so its error is the one of the whole read."""
-    from .io.provjson_stream_read import NotStreamed, import_provjson_stream, streams_provjson
-    from .io.stream_load import import_rdf_stream, streamed_format
+    """Stream a file into the store, the document never held whole, all or nothing
+    (:func:`provgraph.io.stream_load.import_rdf_stream` for N-Quads, Turtle and TriG;
+    :mod:`provgraph.io.provjson_stream_read` and :mod:`provgraph.io.provxml_stream_read`
+    for PROV-JSON and PROV-XML) when its format allows; ``False`` when it is read
+    whole. A file whose content does not fit its extension under ``--format auto``, or
+    that a streamed reader leaves to the whole read (``NotStreamed``), is read whole
+    afterwards (nothing of it stayed stored), so its error is the one of the whole read."""
+    from .io.provjson_stream_read import import_provjson_stream, streams_provjson
+    from .io.provxml_stream_read import import_provxml_stream, streams_provxml
+    from .io.stream_load import NotStreamed, import_rdf_stream, streamed_format
 
     if rag_options or name == "<stdin>" or not file.seekable():
         return False
@@ -648,6 +652,8 @@ def _import_streamed(obj: _Ctx, file: Any, fmt: str, graph: str | None, name: st
     streamed = streamed_format(head, fmt, name)
     if streamed is None and streams_provjson(head, fmt, name):
         streamed = "prov-json"
+    elif streamed is None and streams_provxml(head, fmt, name):
+        streamed = "prov-xml"
     if streamed is None:
         return False
     store = obj.store(create=True)
@@ -659,6 +665,8 @@ def _import_streamed(obj: _Ctx, file: Any, fmt: str, graph: str | None, name: st
             show("import", 0, 1)
             if streamed == "prov-json":
                 done = import_provjson_stream(store, file, graph=graph, name=name)
+            elif streamed == "prov-xml":
+                done = import_provxml_stream(store, file, graph=graph, name=name)
             else:
                 done = import_rdf_stream(store, file, streamed, graph=graph, name=name)
     except NotStreamed:  # read whole instead (nothing was stored)

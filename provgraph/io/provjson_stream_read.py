@@ -56,7 +56,7 @@ from ..terms import IRI, BNode, Quad
 from . import PROV_JSON_KEYS
 from ._prov import PROV_VERSION, formal_time_forms
 from .load import ImportReport, check_target_graph
-from .stream_load import store_streamed
+from .stream_load import NotStreamed, store_streamed
 
 __all__ = ["CHUNK_RECORDS", "NotStreamed", "Scan", "import_provjson_stream", "scan",
            "streams_provjson"]
@@ -65,11 +65,6 @@ CHUNK_RECORDS = 2_000
 """Records (ids of one section) converted together."""
 
 _TIME_KEYS = frozenset(("prov:time", "prov:startTime", "prov:endTime"))
-
-
-class NotStreamed(Exception):
-    """The document is read whole instead (the module docstring lists when); the message
-    says why. Nothing was stored."""
 
 
 @dataclass

@@ -50,7 +50,7 @@ from ..vocab import GRAPH, PROV, RDF
 from . import provo
 from .load import ImportReport, check_target_graph
 
-__all__ = ["STREAMED_FORMATS", "STREAM_BATCH", "import_rdf_stream", "store_streamed",
+__all__ = ["NotStreamed", "STREAMED_FORMATS", "STREAM_BATCH", "import_rdf_stream", "store_streamed",
            "streamed_format"]
 
 STREAMED_FORMATS = frozenset({"nquads", "ntriples", "turtle", "trig"})
@@ -65,6 +65,13 @@ _P = "http://www.w3.org/ns/prov#"
 _QUALIFIED = _P + "qualified"
 _DERIVATION_BINARY = frozenset(b for b, _, _ in provo._DERIVATION_KINDS.values())
 _SUBCLASSES = frozenset((*provo._AGENT_SUBCLASSES, *provo._ENTITY_SUBCLASSES))
+
+
+class NotStreamed(Exception):
+    """A document a streamed reader (:mod:`provgraph.io.provjson_stream_read`,
+    :mod:`provgraph.io.provxml_stream_read`) leaves to the whole-document read
+    (:func:`provgraph.io.load.import_document`); the message says why. Raised before
+    anything is stored."""
 
 
 def _needed(q: Quad) -> bool:
