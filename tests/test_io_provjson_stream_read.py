@@ -205,3 +205,21 @@ def test_the_cli_streams_a_prov_json_file_and_reads_other_json_whole(runner, tmp
                         catch_exceptions=False)
     assert got.exit_code == 0, got.output
     assert "(json-ld): 1 statements stored" in got.output
+
+
+def test_the_cli_streams_standard_input_under_a_named_format(runner, tmp_path):
+    from provgraph.cli import cli
+
+    data = json.dumps({"prefix": {"ex": "urn:ex:"},
+                       "entity": {f"ex:e{i}": {} for i in range(30)}}).encode()
+    got = runner.invoke(cli, ["--store", str(tmp_path / "s"), "import", "--format",
+                              "prov-json", "-"], input=data, catch_exceptions=False)
+    assert got.exit_code == 0, got.output
+    assert "imported <stdin> (prov-json): 30 statements stored (30 new" in got.output
+    # a document the streamed reader leaves to the whole read is read whole from the copy
+    bad = b'{"prefix": {"ex": "urn:ex:"}, "entity": {"ex:e": {}, "ex:e": {"prov:label": "x"}}}'
+    got = runner.invoke(cli, ["--store", str(tmp_path / "s"), "import", "--format",
+                              "prov-json", "-"], input=bad, catch_exceptions=False)
+    assert got.exit_code == 0, got.output
+    assert "imported <stdin> (prov-json): 2 statements stored (2 new" in got.output
+    assert "is repeated in a JSON object; the last value is used" in got.output
