@@ -10,7 +10,8 @@ The whole-document path (:func:`provgraph.io.read`) has the ``prov`` package bui
    formal time (``prov:time``, ``prov:startTime``, ``prov:endTime``: the form a time is
    stored in depends on every form the document writes it in,
    :func:`provgraph.io._prov.formal_time_forms`), and whether a record id repeats within
-   one section (a JSON object with a key twice: the whole read keeps the last).
+   one section, or any key in one object (a JSON object with a key twice: the whole read
+   keeps the last, with the ``prov`` package's warning).
 2. *Records.* The records of each section (``entity``, ``used``... at the top level and
    in each bundle) are gathered :data:`CHUNK_RECORDS` at a time into a small PROV-JSON
    document with the prefixes in force, which goes through the very path a whole
@@ -29,7 +30,7 @@ is never split between chunks.
 
 A document this module does not stream is read whole instead, saying why
 (:class:`NotStreamed`): a top level that is not an object of PROV-JSON keys, a section
-that is not an object, a record id given twice in one section, nesting deeper than
+that is not an object, a key given twice in one object, nesting deeper than
 :data:`provgraph.limits.MAX_JSON_DEPTH`, the name ``pglexical`` used anywhere (the
 lexical-form fix needs a prefix name the document does not use), or JSON that ``ijson``
 refuses (the whole read then gives the error).
@@ -110,7 +111,9 @@ def scan(source: BinaryIO) -> Scan:
     """
     out = Scan()
     ids: set[int] = set()
-    frames: list[list[Any]] = []  # [is a map, its current key] per open container
+    # per open container: [is a map, its current key, the keys it had (None: a section's
+    # records, whose ids are hashed in ``ids``; an array)]
+    frames: list[list[Any]] = []
     records = 0
     try:
         events = _events(source)
@@ -119,6 +122,11 @@ def scan(source: BinaryIO) -> Scan:
             in_bundle = depth > 1 and frames[0][1] == "bundle"
             if event == "map_key":
                 frames[-1][1] = value
+                keys = frames[-1][2]
+                if keys is not None:  # any object but a section's records (ids: below)
+                    if value in keys:
+                        raise NotStreamed(f"the key {value!r} is repeated in one object")
+                    keys.add(value)
                 if depth == 1:
                     if value not in PROV_JSON_KEYS:
                         raise NotStreamed(f"the top-level key {value!r} is not a PROV-JSON key")
@@ -146,7 +154,11 @@ def scan(source: BinaryIO) -> Scan:
             if event in ("start_map", "start_array"):
                 if depth >= MAX_JSON_DEPTH:
                     raise NotStreamed(f"it nests deeper than {MAX_JSON_DEPTH} levels")
-                frames.append([event == "start_map", None])
+                top = frames[0][1] if frames else None
+                records_level = ((depth == 1 and top != "bundle")
+                                 or (depth == 3 and top == "bundle"))
+                frames.append([event == "start_map", None,
+                               set() if event == "start_map" and not records_level else None])
             elif event == "string" and frames[-1][0]:
                 key = frames[-1][1]
                 if key in _TIME_KEYS or (key == "$" and depth >= 2 and frames[-2][0]
