@@ -65,7 +65,11 @@ def _shared_documents() -> list[tuple[str, bytes]]:
     return docs
 
 
-def test_every_shared_document_streams_to_the_same_statements_and_report():
+@pytest.mark.parametrize("entail_slice", [None, 2])
+def test_every_shared_document_streams_to_the_same_statements_and_report(entail_slice,
+                                                                         monkeypatch):
+    if entail_slice:  # entailments and refusals worked out a few statements at a time
+        monkeypatch.setattr("provgraph.io.stream_load._ENTAIL_SLICE", entail_slice)
     docs = _shared_documents()
     assert len(docs) > 60
     qualified = 0

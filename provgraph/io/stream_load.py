@@ -16,24 +16,32 @@ the import ends whole. The engine commits every batch, so there is no large writ
 log for a reopen to replay; the undo a reopen may run removes at most the document's
 statements.
 
-What is held in memory while streaming: one batch, a 64-bit hash per distinct statement
-(to count ``stored`` and tell entailed statements from the document's own: about 70 bytes
-a statement, 70 MB for a million), a fresh label per blank node of the document, and the
-statements the PROV-O entailments need (:func:`provgraph.io.provo.complete`): the
-``prov:qualified*`` statements, the binary ``wasRevisionOf``/``wasQuotedFrom``/
-``hadPrimarySource`` ones and the ``rdf:type`` statements of the PROV subclasses, usually
-a small part of a document. The statements of each qualified node are read back from the
-store at the end, graph by graph, which is where :func:`~provgraph.io.provo.complete` and
+What is held in memory while streaming: one batch, a fresh label per blank node of the
+document, and the statements the PROV-O entailments need
+(:func:`provgraph.io.provo.complete`): the ``prov:qualified*`` statements, the binary
+``wasRevisionOf``/``wasQuotedFrom``/``hadPrimarySource`` ones and the ``rdf:type``
+statements of the PROV subclasses, usually a small part of a document. The statements of
+each qualified node are read back from the store at the end, graph by graph, which is
+where :func:`~provgraph.io.provo.complete` and
 :func:`~provgraph.io.provo.missing_in_qualified` look for them in the whole document; a
 qualified node named by an IRI that the store already described in the same graph is
 seen with those statements too (a blank node is always new: its label is fresh).
-Memory still grows with the number of statements, by the hashes and by the engine itself
-(about 270 MB per million in all: 353 MB peak for 938,610 statements, 641 MB for
-2,017,849; pyoxigraph's own bulk load of the same files peaks at 926 MB and 1.45 GB;
-bench/RESULTS.md).
 
-The PROV-DM syntaxes (PROV-JSON, PROV-N, PROV-XML) and JSON-LD/RDF-XML are read whole
-(:func:`provgraph.io.read`): the ``prov`` package builds the whole document.
+Counting ``stored`` (the document's distinct statements) and telling an entailment from
+a statement the document holds itself: into an empty store, the store is exactly the
+document's statements when the last batch is in, so ``stored`` is its size and an
+entailment is the document's own when the store holds it; nothing per statement is kept.
+Into a store that already held statements, a 64-bit hash per distinct statement is kept
+instead (about 70 bytes a statement, 70 MB for a million), since a statement the store
+held before may or may not be in the document. What still grows with the document is the
+engine's own memory (bench/RESULTS.md, issue 16 item 6: 2,017,849 statements of TriG
+peaked at 502 MB with the hashes gone, 641 MB with them; pyoxigraph's own bulk load of
+the file at 1.48 GB).
+
+:func:`store_streamed` is the part every streamed reader shares: the PROV-JSON and
+PROV-XML readers (:mod:`provgraph.io.provjson_stream_read`,
+:mod:`provgraph.io.provxml_stream_read`) feed it their statements chunk by chunk. PROV-N,
+JSON-LD and RDF/XML are read whole (:func:`provgraph.io.read`).
 """
 
 from __future__ import annotations
@@ -249,38 +257,69 @@ def _batches(quads: Iterable[Quad]) -> Iterator[list[Quad]]:
         yield batch
 
 
+_ENTAIL_SLICE = 5_000
+"""Statements of :func:`_entailed`'s input checked and completed at a time."""
+
+
 def _entailed(store: ProvStore, needed: list[Quad], seen: set[int] | None,
               name: str) -> list[Quad]:
     """The PROV-O entailments of the stored document that it does not hold itself
     (:func:`provgraph.io.provo.complete`), after :func:`provgraph.io.provo.missing_in_qualified`
     on its qualified nodes, whose statements are read back from the store. ``seen``:
     the hashes of the document's statements, or ``None`` when the store held nothing
-    before the import (then the store holds exactly the document's statements)."""
-    nodes: dict[tuple[Any, Any], None] = {}
-    for s, p, o, g in needed:
-        if p.startswith(_QUALIFIED) and not isinstance(o, Literal):
-            nodes[(o, g)] = None
-    part = list(needed)
-    have = set(needed)
+    before the import (then the store holds exactly the document's statements).
+
+    Both rules look no further than one subject and its qualified nodes, so they run
+    :data:`_ENTAIL_SLICE` statements at a time (the refusals in document order, as the
+    whole read gives the first; the entailments subject by subject), instead of over
+    every qualified node at once: at 2 million statements of the benchmark workload that
+    whole part had grown the peak by about 150 MB (bench/RESULTS.md). ``needed`` is
+    sorted in place."""
+    for i in range(0, len(needed), _ENTAIL_SLICE):
+        provo.missing_in_qualified(_with_nodes(store, needed[i:i + _ENTAIL_SLICE]), name)
+    needed.sort(key=lambda q: ("" if q[3] is None else q[3], q[0]))
+    out: list[Quad] = []
+    new: set[int] = set()
+    for bucket in _by_subject(needed):
+        part = _with_nodes(store, bucket)
+        completed, _ = provo.complete(part)
+        for q in completed[len(part):]:  # what complete() added, in its order
+            h = hash(q)
+            if h in new:  # entailed again from another subject's side
+                continue
+            # not a statement of the document itself
+            if (store.contains(q)) if seen is None else (h in seen):
+                continue
+            new.add(h)
+            out.append(q)
+    return out
+
+
+def _by_subject(quads: list[Quad]) -> Iterator[list[Quad]]:
+    """``quads`` (sorted by graph and subject) in runs of about :data:`_ENTAIL_SLICE`, a
+    subject's statements in one graph never split between two runs."""
+    run: list[Quad] = []
+    for q in quads:
+        if len(run) >= _ENTAIL_SLICE and (q[0], q[3]) != (run[-1][0], run[-1][3]):
+            yield run
+            run = []
+        run.append(q)
+    if run:
+        yield run
+
+
+def _with_nodes(store: ProvStore, quads: list[Quad]) -> list[Quad]:
+    """``quads`` and the statements of the qualified nodes they name, read from the store."""
+    part = list(quads)
+    have = set(quads)
+    nodes = dict.fromkeys((o, g) for s, p, o, g in quads
+                          if p.startswith(_QUALIFIED) and not isinstance(o, Literal))
     for o, g in nodes:
         for q in store.quads_list(o, None, None, g):
             if q not in have:
                 have.add(q)
                 part.append(q)
-    provo.missing_in_qualified(part, name)
-    completed, _ = provo.complete(part)
-    out: list[Quad] = []
-    new: set[int] = set()
-    for q in completed[len(part):]:  # what complete() added, in its order
-        h = hash(q)
-        if h in new:
-            continue
-        # not a statement of the document itself
-        if (store.contains(q)) if seen is None else (h in seen):
-            continue
-        new.add(h)
-        out.append(q)
-    return out
+    return part
 
 
 _BY_EXTENSION = {".nq": "nquads", ".nquads": "nquads", ".nt": "nquads", ".ntriples": "nquads",
