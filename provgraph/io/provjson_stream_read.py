@@ -35,8 +35,10 @@ that is not an object, a key given twice in one object, nesting deeper than
 lexical-form fix needs a prefix name the document does not use), or JSON that ``ijson``
 refuses (the whole read then gives the error).
 
-Memory: the scan keeps the prefixes, one 64-bit hash per record id (freed before any
-statement is stored) and one entry per distinct formal time; the records pass keeps one
+Memory: the scan keeps the prefixes, a Bloom filter of the record ids
+(:class:`~provgraph.io.stream_load.RepeatedKeys`: 32 bits per 50 bytes of document, a
+second scan counting the few ids it may have seen twice) and one entry per distinct
+formal time form; the records pass keeps one
 chunk and the blank-node map (one entry per blank node of the document).
 """
 
@@ -57,7 +59,7 @@ from ..terms import IRI, BNode, Quad
 from . import PROV_JSON_KEYS
 from ._prov import PROV_VERSION, formal_time_forms
 from .load import ImportReport, check_target_graph
-from .stream_load import NotStreamed, store_streamed
+from .stream_load import NotStreamed, RepeatedKeys, store_streamed
 
 __all__ = ["CHUNK_RECORDS", "NotStreamed", "Scan", "import_provjson_stream", "scan",
            "streams_provjson"]
@@ -75,12 +77,12 @@ class Scan:
     Attributes:
         prefixes: the document's ``prefix`` object (``{}`` when it has none).
         bundle_prefixes: each bundle's own ``prefix`` object, by the bundle's key.
-        times: every formal time's lexical form, in document order.
+        times: every formal time's distinct lexical forms, in the order first met.
     """
 
     prefixes: dict[str, Any] = field(default_factory=dict)
     bundle_prefixes: dict[str, Any] = field(default_factory=dict)
-    times: list[str] = field(default_factory=list)
+    times: dict[str, None] = field(default_factory=dict)
 
 
 def _events(source: BinaryIO) -> Iterator[tuple[str, Any]]:
@@ -103,14 +105,14 @@ def _value(first: tuple[str, Any], events: Iterator[tuple[str, Any]]) -> Any:
     return builder.value
 
 
-def scan(source: BinaryIO) -> Scan:
-    """Pass 1 over a PROV-JSON document read from ``source`` (module docstring).
+def scan(source: BinaryIO, ids: RepeatedKeys) -> Scan:
+    """Pass 1 over a PROV-JSON document read from ``source`` (module docstring); the
+    record ids go to ``ids`` (which may need a second scan to tell a repeat for sure).
 
     Raises:
         NotStreamed: the document is to be read whole (why in the message).
     """
     out = Scan()
-    ids: set[int] = set()
     # per open container: [is a map, its current key, the keys it had (None: a section's
     # records, whose ids are hashed in ``ids``; an array)]
     frames: list[list[Any]] = []
@@ -137,10 +139,7 @@ def scan(source: BinaryIO) -> Scan:
                     out.bundle_prefixes[bundle] = _object(_value(next(events), events),
                                                           f"the prefix of bundle {bundle!r}")
                 elif (depth == 2 and not in_bundle) or (depth == 4 and in_bundle):
-                    h = hash((*(f[1] for f in frames), value))
-                    if h in ids:
-                        raise NotStreamed(f"the id {value!r} is given twice in one section")
-                    ids.add(h)
+                    ids.add((*(f[1] for f in frames), value))
                     records += 1
                 continue
             if event in ("end_map", "end_array"):
@@ -163,7 +162,7 @@ def scan(source: BinaryIO) -> Scan:
                 key = frames[-1][1]
                 if key in _TIME_KEYS or (key == "$" and depth >= 2 and frames[-2][0]
                                          and frames[-2][1] in _TIME_KEYS):
-                    out.times.append(value)
+                    out.times[value] = None
     except ijson.JSONError as exc:
         raise NotStreamed(f"ijson does not read it ({exc})") from exc
     except UnicodeDecodeError as exc:
@@ -177,6 +176,14 @@ def _object(value: Any, what: str) -> dict[str, Any]:
     if not isinstance(value, dict):
         raise NotStreamed(f"{what} is not an object")
     return value
+
+
+def _file_size(source: BinaryIO) -> int:
+    """The size of a seekable file object, in bytes."""
+    at = source.tell()
+    size = source.seek(0, os.SEEK_END)
+    source.seek(at)
+    return size
 
 
 def _mentions_lexical(source: BinaryIO) -> bool:
@@ -295,12 +302,20 @@ def import_provjson_stream(store: ProvStore, source: str | os.PathLike[str] | Bi
     if source.read(3) == b"\xef\xbb\xbf":
         raise NotStreamed("it starts with a byte-order mark")
     source.seek(0)
-    found = scan(source)
+    ids = RepeatedKeys(_file_size(source) // 50 * 32)
+    found = scan(source, ids)
+    if ids.candidates:  # perhaps an id given twice in one section: count those exactly
+        ids.verifying()
+        source.seek(0)
+        scan(source, ids)
+        if ids.repeated():
+            raise NotStreamed("a record id is given twice in one section")
+    del ids
     source.seek(0)
     if _mentions_lexical(source):
         raise NotStreamed("it uses the name 'pglexical'")
     forms, time_warnings = formal_time_forms(found.times, name)
-    found.times = []
+    found.times = {}
     source.seek(0)
     counts = {"records": 0}
     prov_warnings: list[str] = []

@@ -12,8 +12,7 @@ network), each record element dropped once it is handled:
    document and of a ``prov:bundleContent`` is in the PROV namespace; the text of every
    formal time (``prov:time``, ``prov:startTime``, ``prov:endTime``: the form a time is
    stored in depends on every form the document writes it in); and which ids name more
-   than one record of one kind in one bundle (a 64-bit hash per identified record, freed
-   after the scan).
+   than one record of one kind in one bundle.
 2. *Records.* The record elements are written back, :data:`CHUNK_RECORDS` at a time,
    with every namespace declaration in scope and their own prefixes (a PROV-XML value
    such as ``prov:ref="ex:e"`` or a ``xsd:QName`` text depends on them), into a small
@@ -31,8 +30,9 @@ Anything this module does not stream is read whole instead
 an element with the same namespace bound to two prefixes, or an attribute in a namespace
 bound only as the default one.
 
-Memory: the scan keeps one hash per identified record and one entry per distinct formal
-time; the records pass one chunk, the records kept aside and the blank-node map.
+Memory: the scan keeps a Bloom filter of the identified records' keys
+(:class:`~provgraph.io.stream_load.RepeatedKeys`, with a second scan counting the few it
+may have seen twice) and one entry per distinct formal time form; the records pass one chunk, the records kept aside and the blank-node map.
 """
 
 from __future__ import annotations
@@ -51,8 +51,8 @@ from ..store import ProvStore
 from ..terms import IRI, BNode, Quad
 from ._prov import PROV_VERSION, formal_time_forms
 from .load import ImportReport, check_target_graph
-from .provjson_stream_read import _mentions_lexical
-from .stream_load import NotStreamed, store_streamed
+from .provjson_stream_read import _file_size, _mentions_lexical
+from .stream_load import NotStreamed, RepeatedKeys, store_streamed
 
 __all__ = ["CHUNK_RECORDS", "import_provxml_stream", "streams_provxml"]
 
@@ -79,15 +79,14 @@ def _events(source: BinaryIO) -> Iterator[tuple[str, Any]]:
         raise NotStreamed(f"the XML is refused or not well-formed ({exc})") from exc
 
 
-def _scan(source: BinaryIO) -> tuple[list[str], set[int]]:
-    """Pass 1 (module docstring): ``(formal times' texts, hashes of repeated record keys)``.
+def _scan(source: BinaryIO, ids: RepeatedKeys) -> dict[str, None]:
+    """Pass 1 (module docstring): the formal times' distinct texts; the identified records'
+    keys go to ``ids``.
 
     Raises:
         NotStreamed: the document is to be read whole.
     """
-    times: list[str] = []
-    ids: set[int] = set()
-    repeated: set[int] = set()
+    times: dict[str, None] = {}
     stack: list[Any] = []
     bundle: str | None = None
     for event, el in _events(source):
@@ -110,20 +109,17 @@ def _scan(source: BinaryIO) -> tuple[list[str], set[int]]:
                         raise NotStreamed("a bundle nests in a bundle")
                     bundle = el.get(_ID)
                 elif el.get(_ID) is not None:
-                    h = hash((bundle, tag, el.get(_ID)))
-                    if h in ids:
-                        repeated.add(h)
-                    ids.add(h)
+                    ids.add((bundle, tag, el.get(_ID)))
             stack.append(el)
             continue
         stack.pop()
         if el.tag in _TIME_TAGS and el.text and el.text.strip():
-            times.append(el.text.strip())
+            times[el.text.strip()] = None
         if stack and stack[-1].tag in (_DOCUMENT, _BUNDLE):
             if el.tag == _BUNDLE:
                 bundle = None
             stack[-1].remove(el)  # handled: free it
-    return times, repeated
+    return times
 
 
 class _Writer:
@@ -303,7 +299,14 @@ def import_provxml_stream(store: ProvStore, source: str | os.PathLike[str] | Bin
     if _mentions_lexical(source):
         raise NotStreamed("it uses the name 'pglexical'")
     source.seek(0)
-    times, repeated = _scan(source)
+    ids = RepeatedKeys(_file_size(source) // 50 * 32)
+    times = _scan(source, ids)
+    if ids.candidates:  # perhaps ids given to two records: count those exactly
+        ids.verifying()
+        source.seek(0)
+        _scan(source, ids)
+    repeated = ids.repeated()
+    del ids
     forms, time_warnings = formal_time_forms(times, name)
     del times
     source.seek(0)
