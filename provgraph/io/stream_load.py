@@ -47,6 +47,8 @@ JSON-LD and RDF/XML are read whole (:func:`provgraph.io.read`).
 from __future__ import annotations
 
 import os
+import pickle
+import tempfile
 import uuid
 from collections.abc import Callable, Iterable, Iterator
 from typing import Any, BinaryIO
@@ -222,7 +224,7 @@ def store_streamed(store: ProvStore, quads: Iterable[Quad], *, format: str, read
     # into an empty store, the store itself is the set of the document's distinct
     # statements: no hash per statement (module docstring)
     seen: set[int] | None = set() if before else None
-    needed: list[Quad] = []
+    needed = _Spool()
     graphs: set[IRI | None] = set()
     state = {"input": 0, "prov": False}
     for batch in _batches(_checked(quads, name, state, seen, needed, graphs)):
@@ -240,7 +242,8 @@ def store_streamed(store: ProvStore, quads: Iterable[Quad], *, format: str, read
             f"{name}: {distinct} statement(s) but none uses the PROV vocabulary "
             "(http://www.w3.org/ns/prov#): not a PROV document; nothing was stored. "
             "Load plain RDF with a SPARQL client instead")
-    inferred = _entailed(store, list(dict.fromkeys(needed)), seen, name)
+    with needed:
+        inferred = _entailed(store, needed, seen, name)
     for i in range(0, len(inferred), STREAM_BATCH):
         store.add(inferred[i:i + STREAM_BATCH])
     graphs.update(q[3] for q in inferred)
@@ -277,7 +280,7 @@ def _relabelled(quads: Iterable[Quad]) -> Iterator[Quad]:
 
 
 def _checked(quads: Iterable[Quad], name: str, state: dict[str, Any], seen: set[int] | None,
-             needed: list[Quad], graphs: set[IRI | None]) -> Iterator[Quad]:
+             needed: _Spool, graphs: set[IRI | None]) -> Iterator[Quad]:
     """The document's statements, refusing the ontology graph, noting what the end of
     the import needs; without repeats when ``seen`` (hashes) is given, else repeats
     included (the store keeps one)."""
@@ -319,7 +322,45 @@ _ENTAIL_SLICE = 5_000
 """Statements of :func:`_entailed`'s input checked and completed at a time."""
 
 
-def _entailed(store: ProvStore, needed: list[Quad], seen: set[int] | None,
+class _Spool:
+    """The statements :func:`_entailed` needs, in document order, kept in a temporary file
+    (pickled, :data:`_ENTAIL_SLICE` at a time) instead of memory: a document that is all
+    qualified relations has one for every four or five statements (1.5 million in 7.8
+    million statements of the synthetic PROV-JSON document, about 400 MB as tuples)."""
+
+    def __init__(self) -> None:
+        self._buffer: list[Quad] = []
+        self._file: Any = None
+
+    def append(self, q: Quad) -> None:
+        self._buffer.append(q)
+        if len(self._buffer) >= _ENTAIL_SLICE:
+            if self._file is None:
+                self._file = tempfile.TemporaryFile(prefix="provgraph-import-")
+            pickle.dump(self._buffer, self._file, protocol=pickle.HIGHEST_PROTOCOL)
+            self._buffer = []
+
+    def slices(self) -> Iterator[list[Quad]]:
+        """The statements appended, :data:`_ENTAIL_SLICE` at a time, in their order."""
+        if self._file is not None:
+            self._file.seek(0)
+            while True:
+                try:
+                    yield pickle.load(self._file)  # noqa: S301 - this import's own file
+                except EOFError:
+                    break
+        if self._buffer:
+            yield self._buffer
+
+    def __enter__(self) -> _Spool:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        if self._file is not None:
+            self._file.close()
+
+
+def _entailed(store: ProvStore, needed: _Spool, seen: set[int] | None,
               name: str) -> list[Quad]:
     """The PROV-O entailments of the stored document that it does not hold itself
     (:func:`provgraph.io.provo.complete`), after :func:`provgraph.io.provo.missing_in_qualified`
@@ -328,22 +369,27 @@ def _entailed(store: ProvStore, needed: list[Quad], seen: set[int] | None,
     before the import (then the store holds exactly the document's statements).
 
     Both rules look no further than one subject and its qualified nodes, so they run
-    :data:`_ENTAIL_SLICE` statements at a time (the refusals in document order, as the
-    whole read gives the first; the entailments subject by subject), instead of over
-    every qualified node at once: at 2 million statements of the benchmark workload that
-    whole part had grown the peak by about 150 MB (bench/RESULTS.md). ``needed`` is
-    sorted in place."""
-    for i in range(0, len(needed), _ENTAIL_SLICE):
-        provo.missing_in_qualified(_with_nodes(store, needed[i:i + _ENTAIL_SLICE]), name)
-    needed.sort(key=lambda q: ("" if q[3] is None else q[3], q[0]))
+    :data:`_ENTAIL_SLICE` statements at a time, in document order (a refusal is the
+    first the whole read gives), with the statements of their qualified nodes and, for a
+    subject with a binary ``wasRevisionOf``/``wasQuotedFrom``/``hadPrimarySource``, its
+    own statements in that graph, read back from the store (of the document's, when the
+    store held others before), instead of over every qualified node at once: at 2
+    million statements of the benchmark workload that whole part had grown the peak by
+    about 150 MB (bench/RESULTS.md)."""
     out: list[Quad] = []
     new: set[int] = set()
-    for bucket in _by_subject(needed):
-        part = _with_nodes(store, bucket)
+    for piece in needed.slices():
+        part = _with_nodes(store, piece)
+        provo.missing_in_qualified(part, name)  # this piece's nodes, in document order
+        derived = dict.fromkeys((q[0], q[3]) for q in piece if q[1] in _DERIVATION_BINARY)
+        if derived:
+            more = [q for subject, g in derived for q in store.quads_list(subject, None, None, g)
+                    if seen is None or hash(q) in seen]
+            part = _with_nodes(store, list(dict.fromkeys(part + more)))
         completed, _ = provo.complete(part)
         for q in completed[len(part):]:  # what complete() added, in its order
             h = hash(q)
-            if h in new:  # entailed again from another subject's side
+            if h in new:  # entailed again from another slice
                 continue
             # not a statement of the document itself
             if (store.contains(q)) if seen is None else (h in seen):
@@ -351,19 +397,6 @@ def _entailed(store: ProvStore, needed: list[Quad], seen: set[int] | None,
             new.add(h)
             out.append(q)
     return out
-
-
-def _by_subject(quads: list[Quad]) -> Iterator[list[Quad]]:
-    """``quads`` (sorted by graph and subject) in runs of about :data:`_ENTAIL_SLICE`, a
-    subject's statements in one graph never split between two runs."""
-    run: list[Quad] = []
-    for q in quads:
-        if len(run) >= _ENTAIL_SLICE and (q[0], q[3]) != (run[-1][0], run[-1][3]):
-            yield run
-            run = []
-        run.append(q)
-    if run:
-        yield run
 
 
 def _with_nodes(store: ProvStore, quads: list[Quad]) -> list[Quad]:
