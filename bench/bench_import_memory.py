@@ -35,7 +35,10 @@ from typing import Any
 
 from .bench_import import peak_rss_mb, write_workload_nquads
 
-_EXT = {"nquads": ".nq", "turtle": ".ttl", "trig": ".trig", "prov-json": ".json"}
+_EXT = {"nquads": ".nq", "turtle": ".ttl", "trig": ".trig", "prov-json": ".json",
+        "prov-xml": ".provx"}
+_FLOOR = ("nquads", "turtle", "trig")
+"""Formats with a raw-engine floor (pyoxigraph reads no PROV-DM syntax)."""
 _RUN = "urn:uuid:00000000-0000-7000-8000-000000000000"
 """The workload's run (bench/workload.py): every answer's statements are in its graph."""
 
@@ -78,11 +81,17 @@ def _spawn(*args: str) -> dict[str, Any]:
 
 
 def _write_documents(root: Path, statements: int, formats: list[str]) -> dict[str, Path]:
+    """The documents of ``formats`` in ``root``; those already there (``--docs``) are reused."""
     import pyoxigraph as ox
 
     nq = root / "workload.nq"
-    write_workload_nquads(nq, statements, whole_answers=True)
+    if not nq.exists():
+        write_workload_nquads(nq, statements, whole_answers=True)
     paths = {"nquads": nq}
+    have = {f for f in formats if (root / f"workload{_EXT[f]}").exists()}
+    for f in have:
+        paths[f] = root / f"workload{_EXT[f]}"
+    formats = [f for f in formats if f not in have]
     if "turtle" in formats:
         triples = (ox.Triple(q.subject, q.predicate, q.object)
                    for q in ox.parse(path=str(nq), format=ox.RdfFormat.N_QUADS))
@@ -104,10 +113,103 @@ def _write_documents(root: Path, statements: int, formats: list[str]) -> dict[st
         pg.close()
         shutil.rmtree(scratch, ignore_errors=True)
         paths["prov-json"] = root / "workload.json"
+    if "prov-xml" in formats:  # the same run bundle, as the prov package writes PROV-XML
+        from provgraph.io import provxml
+        from provgraph.io._prov import read_with_prov
+
+        doc = read_with_prov(paths["prov-json"].read_bytes(), "json", "PROV-JSON").document
+        (root / "workload.provx").write_bytes(provxml.write(doc))
+        paths["prov-xml"] = root / "workload.provx"
     return paths
 
 
+def write_synthetic_prov(path: Path, fmt: str, megabytes: float) -> int:
+    """A PROV-JSON or PROV-XML document of about ``megabytes`` MB written directly (no
+    ``prov`` package, no store: exporting a run of 3 million statements takes most of an
+    hour on the shared machine), one unit after another until the size is reached: per unit
+    an agent, an activity with start and end times, two entities (one with a label and an
+    ``xsd:dateTime`` attribute), ``used``, ``wasGeneratedBy`` with a time,
+    ``wasAssociatedWith`` and an identified ``wasDerivedFrom`` (a qualified node). The
+    records of each kind are grouped (PROV-JSON sections; PROV-XML writes them in the same
+    order). Returns the number of units."""
+    target = int(megabytes * 1e6)
+    t = "2026-01-01T00:00:%02dZ"
+    kinds = ("agent", "activity", "entity", "used", "wasGeneratedBy", "wasAssociatedWith",
+             "wasDerivedFrom")
+    per_unit = {
+        "prov-json": lambda i: {
+            "agent": [(f"ex:ag{i}", {"prov:type": {"$": "prov:SoftwareAgent",
+                                                   "type": "xsd:QName"}})],
+            "activity": [(f"ex:a{i}", {"prov:startTime": t % (i % 60),
+                                       "prov:endTime": t % ((i + 1) % 60)})],
+            "entity": [(f"ex:src{i}", {"prov:label": f"source {i}",
+                                       "ex:observed": {"$": t % (i % 60), "type": "xsd:dateTime"}}),
+                       (f"ex:out{i}", {})],
+            "used": [(f"ex:u{i}", {"prov:activity": f"ex:a{i}", "prov:entity": f"ex:src{i}"})],
+            "wasGeneratedBy": [(f"ex:g{i}", {"prov:entity": f"ex:out{i}",
+                                             "prov:activity": f"ex:a{i}",
+                                             "prov:time": t % ((i + 1) % 60)})],
+            "wasAssociatedWith": [(f"ex:w{i}", {"prov:activity": f"ex:a{i}",
+                                                "prov:agent": f"ex:ag{i}"})],
+            "wasDerivedFrom": [(f"ex:d{i}", {"prov:generatedEntity": f"ex:out{i}",
+                                             "prov:usedEntity": f"ex:src{i}"})]},
+    }
+    import json
+
+    units = 0
+    if fmt == "prov-json":
+        # sections written one after another: estimate the units from one unit's size
+        one = sum(len(json.dumps(dict(v))) for v in per_unit["prov-json"](0).values())
+        units = max(1, target // (one + 20))
+        with open(path, "w", encoding="utf-8") as out:
+            out.write('{"prefix": {"ex": "urn:example:"}')
+            for kind in kinds:
+                out.write(f', "{kind}": {{')
+                for i in range(units):
+                    for k, (key, value) in enumerate(per_unit["prov-json"](i)[kind]):
+                        sep = "" if i == 0 and k == 0 else ", "
+                        out.write(f"{sep}{json.dumps(key)}: {json.dumps(value)}")
+                out.write("}")
+            out.write("}\n")
+        return units
+    rec = {
+        "agent": lambda i: (f'<prov:agent prov:id="ex:ag{i}"><prov:type xsi:type="xsd:QName">'
+                            'prov:SoftwareAgent</prov:type></prov:agent>'),
+        "activity": lambda i: (f'<prov:activity prov:id="ex:a{i}"><prov:startTime>{t % (i % 60)}'
+                               f'</prov:startTime><prov:endTime>{t % ((i + 1) % 60)}'
+                               '</prov:endTime></prov:activity>'),
+        "entity": lambda i: (f'<prov:entity prov:id="ex:src{i}"><prov:label>source {i}'
+                             f'</prov:label><ex:observed xsi:type="xsd:dateTime">{t % (i % 60)}'
+                             f'</ex:observed></prov:entity><prov:entity prov:id="ex:out{i}"/>'),
+        "used": lambda i: (f'<prov:used prov:id="ex:u{i}"><prov:activity prov:ref="ex:a{i}"/>'
+                           f'<prov:entity prov:ref="ex:src{i}"/></prov:used>'),
+        "wasGeneratedBy": lambda i: (
+            f'<prov:wasGeneratedBy prov:id="ex:g{i}"><prov:entity prov:ref="ex:out{i}"/>'
+            f'<prov:activity prov:ref="ex:a{i}"/><prov:time>{t % ((i + 1) % 60)}</prov:time>'
+            '</prov:wasGeneratedBy>'),
+        "wasAssociatedWith": lambda i: (
+            f'<prov:wasAssociatedWith prov:id="ex:w{i}"><prov:activity prov:ref="ex:a{i}"/>'
+            f'<prov:agent prov:ref="ex:ag{i}"/></prov:wasAssociatedWith>'),
+        "wasDerivedFrom": lambda i: (
+            f'<prov:wasDerivedFrom prov:id="ex:d{i}"><prov:generatedEntity prov:ref="ex:out{i}"/>'
+            f'<prov:usedEntity prov:ref="ex:src{i}"/></prov:wasDerivedFrom>'),
+    }
+    one = sum(len(rec[k](0)) + 3 for k in kinds)
+    units = max(1, target // one)
+    with open(path, "w", encoding="utf-8") as out:
+        out.write('<?xml version="1.0" encoding="UTF-8"?>\n<prov:document '
+                  'xmlns:prov="http://www.w3.org/ns/prov#" xmlns:ex="urn:example:" '
+                  'xmlns:xsd="http://www.w3.org/2001/XMLSchema#" '
+                  'xmlns:xsi="http://www.w3.org/2001/XMLSchema-instance">\n')
+        for kind in kinds:
+            for i in range(units):
+                out.write("  " + rec[kind](i) + "\n")
+        out.write("</prov:document>\n")
+    return units
+
+
 def run(statements: int, formats: list[str], *, workdir: str | None = None,
+        docs: str | None = None, floor: bool = True, synthetic: float | None = None,
         log: Any = None) -> dict[str, Any]:
     """Peak memory of ``provgraph import`` per format (module docstring).
 
@@ -120,14 +222,25 @@ def run(statements: int, formats: list[str], *, workdir: str | None = None,
     root = Path(tempfile.mkdtemp(prefix="provgraph-bench-importmem-", dir=workdir))
     try:
         load_before = os.getloadavg()
-        paths = _write_documents(root, statements, formats)
+        where = Path(docs) if docs else root
+        where.mkdir(parents=True, exist_ok=True)
+        if synthetic:  # PROV-JSON and PROV-XML written directly (write_synthetic_prov)
+            paths = {}
+            for fmt in formats:
+                path = where / f"synthetic-{synthetic:g}MB{_EXT[fmt]}"
+                if not path.exists():
+                    write_synthetic_prov(path, fmt, synthetic)
+                paths[fmt] = path
+        else:
+            needs = formats + (["prov-json"] if "prov-xml" in formats else [])
+            paths = _write_documents(where, statements, list(dict.fromkeys(needs)))
         out: dict[str, Any] = {}
         for fmt in formats:
             path = paths[fmt]
             got: dict[str, Any] = {"file_mb": path.stat().st_size / 1e6}
             got["provgraph"] = _spawn("--child", str(root / f"pg-{fmt}"), str(path))
             shutil.rmtree(root / f"pg-{fmt}", ignore_errors=True)
-            if fmt != "prov-json":
+            if floor and fmt in _FLOOR:
                 got["floor"] = _spawn("--floor", str(root / f"ox-{fmt}"), str(path), fmt)
                 shutil.rmtree(root / f"ox-{fmt}", ignore_errors=True)
             say(f"  {fmt}: {json.dumps(got)}")
@@ -144,18 +257,29 @@ def main(argv: list[str] | None = None) -> None:
     p.add_argument("--statements", type=int, default=1_000_000)
     p.add_argument("--formats", default="nquads,turtle,trig,prov-json")
     p.add_argument("--workdir")
+    p.add_argument("--docs", help="keep the documents in DIR and reuse those already there "
+                   "(written for --statements; delete them to change the size)")
+    p.add_argument("--no-floor", action="store_true", help="skip the raw-engine floor")
+    p.add_argument("--synthetic", type=float, metavar="MB",
+                   help="PROV-JSON/PROV-XML only: documents of MB megabytes written directly "
+                   "(write_synthetic_prov) instead of the workload's run export")
     a = p.parse_args(argv)
     formats = [f for f in a.formats.split(",") if f]
     unknown = sorted(set(formats) - set(_EXT))
     if unknown:
         p.error(f"unknown formats {unknown}; choose from {sorted(_EXT)}")
-    res = run(a.statements, formats, workdir=a.workdir, log=lambda m: print(m, file=sys.stderr))
+    if a.synthetic and set(formats) - {"prov-json", "prov-xml"}:
+        p.error("--synthetic writes prov-json and prov-xml documents only")
+    res = run(a.statements, formats, workdir=a.workdir, docs=a.docs, floor=not a.no_floor,
+              synthetic=a.synthetic, log=lambda m: print(m, file=sys.stderr))
     json.dump(res, sys.stdout, indent=1)
     sys.stdout.write("\n")
 
 
 if __name__ == "__main__":
-    if len(sys.argv) > 3 and sys.argv[1] == "--child":
+    if len(sys.argv) > 4 and sys.argv[1] == "--write-synthetic":  # FORMAT MB PATH
+        print(write_synthetic_prov(Path(sys.argv[4]), sys.argv[2], float(sys.argv[3])))
+    elif len(sys.argv) > 3 and sys.argv[1] == "--child":
         print(json.dumps(_child(sys.argv[2], sys.argv[3])))
     elif len(sys.argv) > 4 and sys.argv[1] == "--floor":
         print(json.dumps(_floor_child(sys.argv[2], sys.argv[3], sys.argv[4])))

@@ -557,11 +557,12 @@ def import_(obj: _Ctx, file: Any, fmt: str, graph: str | None, sources: tuple[st
 
     PROV bundles become named graphs. The import is atomic: all statements are
     stored or none. An input that holds statements but yields none is an error.
-    An N-Quads, N-Triples, Turtle or TriG file named by its path (.nq, .nt,
-    .ttl, .trig, or --format) is streamed, still all or nothing, without
-    holding the document (353 MB for a 193 MB N-Quads file; memory still grows
-    with the number of statements); other formats and stdin are read whole, so
-    their memory grows with the file. --bulk streams an N-Quads or
+    N-Quads, N-Triples, Turtle, TriG, PROV-JSON and PROV-XML are streamed,
+    still all or nothing, without holding the document: a file by its
+    extension (.nq, .nt, .ttl, .trig, .json, .provx, .xml) or any input under
+    --format (stdin through a temporary copy). PROV-N, JSON-LD and RDF/XML
+    are read whole, so their memory grows with the file (bench/RESULTS.md,
+    issue 16 item 6, has the figures). --bulk streams an N-Quads or
     N-Triples file faster, at the price of atomicity and of the checks above.
     --graph may not name provgraph's own graphs (urn:provgraph:graph:ingestion,
     urn:provgraph:graph:ontology); a TriG or N-Quads file written by 'export --all'
@@ -592,9 +593,41 @@ def _import(obj: _Ctx, file: Any, fmt: str, graph: str | None, sources: tuple[st
     """``import`` without --bulk: atomic, so a failure stores nothing."""
     name = getattr(file, "name", "-")
     name = "<stdin>" if name in ("-", "<stdin>") else str(name)
-    if _import_streamed(obj, file, fmt, graph, name, bool(sources or partial)):
-        return
-    data = file.read()
+    with contextlib.ExitStack() as stack:
+        if fmt in _STREAMABLE and not (sources or partial):
+            file = _rereadable_bytes(file, stack)  # standard input: a temporary copy
+        if _import_streamed(obj, file, fmt, graph, name, bool(sources or partial)):
+            return
+        data = file.read()
+    _import_whole(obj, data, fmt, graph, name, sources, partial)
+
+
+_STREAMABLE = frozenset({"nquads", "ntriples", "turtle", "trig", "prov-json", "prov-xml"})
+"""Formats ``import`` streams (:func:`_import_streamed`), standard input included when
+the format is named."""
+
+
+def _rereadable_bytes(stream: Any, stack: contextlib.ExitStack) -> Any:
+    """``stream`` (binary) when it can be read again from its start, else a temporary copy
+    of it (standard input, a pipe), closed with ``stack``: a streamed import reads its
+    input more than once, and the whole read after a streamed reader declines it."""
+    try:
+        if stream.seekable():
+            return stream
+    except (AttributeError, OSError, ValueError):
+        pass
+    import shutil
+    import tempfile
+
+    copy = stack.enter_context(tempfile.TemporaryFile("w+b"))
+    shutil.copyfileobj(stream, copy, 1 << 20)
+    copy.seek(0)
+    return copy
+
+
+def _import_whole(obj: _Ctx, data: bytes, fmt: str, graph: str | None, name: str,
+                  sources: tuple[str, ...], partial: bool) -> None:
+    """``import`` of a document read whole (formats and inputs not streamed)."""
     if fmt == "auto":
         fmt = importers.detect(data) or fmt  # a RAG format with an unmistakable shape (otlp)
     obj.on_interrupt = lambda: f"nothing from {name} was stored"
@@ -634,17 +667,26 @@ def _import(obj: _Ctx, file: Any, fmt: str, graph: str | None, sources: tuple[st
 
 def _import_streamed(obj: _Ctx, file: Any, fmt: str, graph: str | None, name: str,
                      rag_options: bool) -> bool:
-    """Stream an RDF file into the store (:func:`provgraph.io.stream_load.import_rdf_stream`:
-    the document never held whole, all or nothing) when its format allows; ``False`` when it is read
-    whole. A file whose content does not fit its extension under ``--format auto`` is read
-    whole afterwards (nothing of it stayed stored), so its error is the one of the whole read."""
-    from .io.stream_load import import_rdf_stream, streamed_format
+    """Stream a file into the store, the document never held whole, all or nothing
+    (:func:`provgraph.io.stream_load.import_rdf_stream` for N-Quads, Turtle and TriG;
+    :mod:`provgraph.io.provjson_stream_read` and :mod:`provgraph.io.provxml_stream_read`
+    for PROV-JSON and PROV-XML) when its format allows; ``False`` when it is read
+    whole. A file whose content does not fit its extension under ``--format auto``, or
+    that a streamed reader leaves to the whole read (``NotStreamed``), is read whole
+    afterwards (nothing of it stayed stored), so its error is the one of the whole read."""
+    from .io.provjson_stream_read import import_provjson_stream, streams_provjson
+    from .io.provxml_stream_read import import_provxml_stream, streams_provxml
+    from .io.stream_load import NotStreamed, import_rdf_stream, streamed_format
 
-    if rag_options or name == "<stdin>" or not file.seekable():
+    if rag_options or not file.seekable():
         return False
     head = file.read(65536)
     file.seek(0)
     streamed = streamed_format(head, fmt, name)
+    if streamed is None and streams_provjson(head, fmt, name):
+        streamed = "prov-json"
+    elif streamed is None and streams_provxml(head, fmt, name):
+        streamed = "prov-xml"
     if streamed is None:
         return False
     store = obj.store(create=True)
@@ -654,7 +696,15 @@ def _import_streamed(obj: _Ctx, file: Any, fmt: str, graph: str | None, name: st
     try:
         with staged_progress({"import": f"importing {name}"}) as show:
             show("import", 0, 1)
-            done = import_rdf_stream(store, file, streamed, graph=graph, name=name)
+            if streamed == "prov-json":
+                done = import_provjson_stream(store, file, graph=graph, name=name)
+            elif streamed == "prov-xml":
+                done = import_provxml_stream(store, file, graph=graph, name=name)
+            else:
+                done = import_rdf_stream(store, file, streamed, graph=graph, name=name)
+    except NotStreamed:  # read whole instead (nothing was stored)
+        file.seek(0)
+        return False
     except SerializationError:
         if fmt != "auto":
             raise

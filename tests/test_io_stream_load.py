@@ -22,12 +22,15 @@ from .io_helpers import canon
 _RDF_EXTENSIONS = {".ttl": "turtle", ".trig": "trig", ".nq": "nquads"}
 
 
-def _both(data: bytes, fmt: str, name: str, graph: str | None = None):
+def _both(data: bytes, fmt: str, name: str, graph: str | None = None, prior: bytes = b""):
     """(report, canonical statements) of the whole-document and the streamed import,
-    each into a fresh store; an error is returned as ``("error", message)``."""
+    each into a fresh store (holding the N-Quads ``prior`` first); an error is returned as
+    ``("error", message)``."""
     out = []
     for how in ("whole", "streamed"):
         store = EmbeddedStore()
+        if prior:
+            store.load(prior, "nquads")
         try:
             if how == "whole":
                 r = import_document(store, data, fmt, graph=graph, name=name)
@@ -62,7 +65,11 @@ def _shared_documents() -> list[tuple[str, bytes]]:
     return docs
 
 
-def test_every_shared_document_streams_to_the_same_statements_and_report():
+@pytest.mark.parametrize("entail_slice", [None, 2])
+def test_every_shared_document_streams_to_the_same_statements_and_report(entail_slice,
+                                                                         monkeypatch):
+    if entail_slice:  # entailments and refusals worked out a few statements at a time
+        monkeypatch.setattr("provgraph.io.stream_load._ENTAIL_SLICE", entail_slice)
     docs = _shared_documents()
     assert len(docs) > 60
     qualified = 0
@@ -90,6 +97,31 @@ def test_the_benchmark_workload_streams_to_the_same_statements(tmp_path):
     assert streamed == whole
     stored, _, inferred = whole[0][:3]
     assert stored == len(set(path.read_bytes().splitlines())) + inferred
+
+
+def test_a_store_holding_part_of_the_document_counts_alike(tmp_path):
+    """Into a store that is not empty the streamed import counts with a hash per
+    statement; into an empty one, from the store itself: both agree with the whole
+    import, repeats in the document and entailments it states itself included."""
+    from bench.bench_import import write_workload_nquads
+
+    path = tmp_path / "w.nq"
+    write_workload_nquads(path, 2_000)
+    lines = path.read_bytes().splitlines(keepends=True)
+    p = _P.encode()
+    own = (b"<urn:ex:u> <%squalifiedUsage> <urn:ex:q> .\n<urn:ex:q> <%sentity> <urn:ex:e> .\n"
+           b"<urn:ex:u> <%sused> <urn:ex:e> .\n"
+           b"<urn:ex:p> <http://www.w3.org/1999/02/22-rdf-syntax-ns#type> <%sPerson> .\n"
+           % (p, p, p, p))
+    data = b"".join(lines) + b"".join(lines[:500]) + own + own
+    # the prior store: a third of the document, and the prov:used it states
+    for prior in (b"", b"".join(lines[::3]) + own.splitlines(keepends=True)[2]):
+        whole, streamed = _both(data, "nquads", "w.nq", prior=prior)
+        assert streamed == whole
+        stored, new, inferred = whole[0][:3]
+        assert inferred == 2  # the Usage type, the Agent type; not the stated prov:used
+        assert stored == len(set(lines)) + 4 + inferred
+        assert (new == stored) == (not prior)
 
 
 _P = "http://www.w3.org/ns/prov#"

@@ -29,8 +29,12 @@ __all__ = ["read", "write"]
 _PREDECLARED = {"prov": "http://www.w3.org/ns/prov#", "xsd": "http://www.w3.org/2001/XMLSchema#"}
 
 
-def read(data: bytes, name: str = "<input>") -> ProvRead:
+def read(data: bytes, name: str = "<input>", *, times: bool = True) -> ProvRead:
     """Read a PROV-JSON document.
+
+    ``times=False`` leaves out the lexical forms of the formal times (and their warnings):
+    for a part of a document, whose forms are found over the whole of it
+    (:mod:`provgraph.io.provjson_stream_read`).
 
     Returns:
         :class:`~provgraph.io._prov.ProvRead`; its ``bundle_names`` maps the IRI the
@@ -48,10 +52,11 @@ def read(data: bytes, name: str = "<input>") -> ProvRead:
     except ValueError:
         return read_with_prov(data, "json", "PROV-JSON", name)  # it reports the error
     names = _bundle_names(doc)
-    times = list(_formal_times(doc))
+    formal = list(_formal_times(doc)) if times else []
     got = read_with_prov(_keep_forms(data, doc), "json", "PROV-JSON", name)
     got.bundle_names.update(names)
-    got.add_times(times, name)
+    if times:
+        got.add_times(formal, name)
     return got
 
 

@@ -246,7 +246,8 @@ _PROP_TO_ATTR = {v: k for k, v in _ATTR_TO_PROP.items()}
 
 def document_to_quads(doc: ProvDocument, graph: IRI | None = None, *,
                       bundle_names: Mapping[str, str] | None = None,
-                      times: Mapping[Any, str] | None = None) -> list[Quad]:
+                      times: Mapping[Any, str] | None = None,
+                      blank_nodes: dict[str, BNode] | None = None) -> list[Quad]:
     """PROV-O quads for a :class:`prov.model.ProvDocument` (see the module docstring).
 
     Args:
@@ -261,16 +262,20 @@ def document_to_quads(doc: ProvDocument, graph: IRI | None = None, *,
             :func:`provgraph.io._prov.time_key`): the ``prov`` package holds a formal
             time as a ``datetime``, which is written in that form; a time not in it
             (``None``: none) is written in the canonical form.
+        blank_nodes: the fresh blank node given to each of the document's blank-node
+            labels, filled as they are met; pass the same dict to the calls for the
+            parts of one document read in pieces (:mod:`provgraph.io.provjson_stream_read`).
+            ``None``: a new one.
 
     Returns:
-        ``list[Quad]`` in record order; blank nodes get fresh labels on every call,
-        so two documents never share a blank node.
+        ``list[Quad]`` in record order; blank nodes get fresh labels on every call
+        (every ``blank_nodes``), so two documents never share a blank node.
 
     Raises:
         SerializationError: a record lacks a mandatory argument, or a value has
             no RDF form.
     """
-    w = _Writer(times)
+    w = _Writer(times, blank_nodes)
     w.bundle(doc, graph)
     renamed = bundle_names or {}
     for b in doc.bundles:
@@ -281,9 +286,10 @@ def document_to_quads(doc: ProvDocument, graph: IRI | None = None, *,
 
 
 class _Writer:
-    def __init__(self, times: Mapping[Any, str] | None = None) -> None:
+    def __init__(self, times: Mapping[Any, str] | None = None,
+                 bnodes: dict[str, BNode] | None = None) -> None:
         self.out: list[Quad] = []
-        self._bnodes: dict[str, BNode] = {}
+        self._bnodes: dict[str, BNode] = {} if bnodes is None else bnodes
         self._times = times or {}
 
     def fresh(self) -> BNode:

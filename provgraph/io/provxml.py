@@ -78,8 +78,12 @@ def screen(data: bytes, name: str = "<input>") -> Any:
     return root
 
 
-def read(data: bytes, name: str = "<input>") -> ProvRead:
+def read(data: bytes, name: str = "<input>", *, times: bool = True) -> ProvRead:
     """Read a PROV-XML document after screening it.
+
+    ``times=False`` leaves out the lexical forms of the formal times (and their warnings):
+    for a part of a document, whose forms are found over the whole of it
+    (:mod:`provgraph.io.provxml_stream_read`).
 
     Raises:
         SerializationError: refused by the screen, not a ``prov:document``, an
@@ -92,7 +96,8 @@ def read(data: bytes, name: str = "<input>") -> ProvRead:
                                  f"({PROV_NS}); not PROV-XML")
     _check_children(root, name)
     got = read_with_prov(_keep_forms(_without_outer_comments(data)), "xml", "PROV-XML", name)
-    got.add_times(_formal_times(root), name)
+    if times:
+        got.add_times(_formal_times(root), name)
     return got
 
 

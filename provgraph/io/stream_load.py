@@ -16,31 +16,41 @@ the import ends whole. The engine commits every batch, so there is no large writ
 log for a reopen to replay; the undo a reopen may run removes at most the document's
 statements.
 
-What is held in memory while streaming: one batch, a 64-bit hash per distinct statement
-(to count ``stored`` and tell entailed statements from the document's own: about 70 bytes
-a statement, 70 MB for a million), a fresh label per blank node of the document, and the
-statements the PROV-O entailments need (:func:`provgraph.io.provo.complete`): the
-``prov:qualified*`` statements, the binary ``wasRevisionOf``/``wasQuotedFrom``/
-``hadPrimarySource`` ones and the ``rdf:type`` statements of the PROV subclasses, usually
-a small part of a document. The statements of each qualified node are read back from the
-store at the end, graph by graph, which is where :func:`~provgraph.io.provo.complete` and
+What is held in memory while streaming: one batch, a fresh label per blank node of the
+document, and the statements the PROV-O entailments need
+(:func:`provgraph.io.provo.complete`): the ``prov:qualified*`` statements, the binary
+``wasRevisionOf``/``wasQuotedFrom``/``hadPrimarySource`` ones and the ``rdf:type``
+statements of the PROV subclasses, usually a small part of a document. The statements of
+each qualified node are read back from the store at the end, graph by graph, which is
+where :func:`~provgraph.io.provo.complete` and
 :func:`~provgraph.io.provo.missing_in_qualified` look for them in the whole document; a
 qualified node named by an IRI that the store already described in the same graph is
 seen with those statements too (a blank node is always new: its label is fresh).
-Memory still grows with the number of statements, by the hashes and by the engine itself
-(about 270 MB per million in all: 353 MB peak for 938,610 statements, 641 MB for
-2,017,849; pyoxigraph's own bulk load of the same files peaks at 926 MB and 1.45 GB;
-bench/RESULTS.md).
 
-The PROV-DM syntaxes (PROV-JSON, PROV-N, PROV-XML) and JSON-LD/RDF-XML are read whole
-(:func:`provgraph.io.read`): the ``prov`` package builds the whole document.
+Counting ``stored`` (the document's distinct statements) and telling an entailment from
+a statement the document holds itself: into an empty store, the store is exactly the
+document's statements when the last batch is in, so ``stored`` is its size and an
+entailment is the document's own when the store holds it; nothing per statement is kept.
+Into a store that already held statements, a 64-bit hash per distinct statement is kept
+instead (about 70 bytes a statement, 70 MB for a million), since a statement the store
+held before may or may not be in the document. What still grows with the document is the
+engine's own memory (bench/RESULTS.md, issue 16 item 6: 2,017,849 statements of TriG
+peaked at 502 MB with the hashes gone, 641 MB with them; pyoxigraph's own bulk load of
+the file at 1.48 GB).
+
+:func:`store_streamed` is the part every streamed reader shares: the PROV-JSON and
+PROV-XML readers (:mod:`provgraph.io.provjson_stream_read`,
+:mod:`provgraph.io.provxml_stream_read`) feed it their statements chunk by chunk. PROV-N,
+JSON-LD and RDF/XML are read whole (:func:`provgraph.io.read`).
 """
 
 from __future__ import annotations
 
 import os
+import pickle
+import tempfile
 import uuid
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from typing import Any, BinaryIO
 
 from ..errors import SerializationError
@@ -50,7 +60,8 @@ from ..vocab import GRAPH, PROV, RDF
 from . import provo
 from .load import ImportReport, check_target_graph
 
-__all__ = ["STREAMED_FORMATS", "STREAM_BATCH", "import_rdf_stream", "streamed_format"]
+__all__ = ["NotStreamed", "RepeatedKeys", "STREAMED_FORMATS", "STREAM_BATCH", "import_rdf_stream", "store_streamed",
+           "streamed_format"]
 
 STREAMED_FORMATS = frozenset({"nquads", "ntriples", "turtle", "trig"})
 """Formats :func:`import_rdf_stream` reads streaming."""
@@ -64,6 +75,71 @@ _P = "http://www.w3.org/ns/prov#"
 _QUALIFIED = _P + "qualified"
 _DERIVATION_BINARY = frozenset(b for b, _, _ in provo._DERIVATION_KINDS.values())
 _SUBCLASSES = frozenset((*provo._AGENT_SUBCLASSES, *provo._ENTITY_SUBCLASSES))
+
+
+class NotStreamed(Exception):
+    """A document a streamed reader (:mod:`provgraph.io.provjson_stream_read`,
+    :mod:`provgraph.io.provxml_stream_read`) leaves to the whole-document read
+    (:func:`provgraph.io.load.import_document`); the message says why. Raised before
+    anything is stored."""
+
+
+class RepeatedKeys:
+    """Which keys (hashable tuples: a record id in its section or bundle) occur more than
+    once in a document, found in two passes over it without a set of every key: the
+    first pass adds each key to a Bloom filter of ``bits`` bits (8 probes; 16 MB for a
+    200 MB document sized at one record per 50 bytes, against about 70 bytes a record for
+    a set) and notes the keys it may have seen before; only when there are such
+    candidates does the caller run a second pass, which counts exactly those.
+
+    Use: ``add(key)`` for every key in pass 1; if :attr:`candidates`, call
+    :meth:`verifying` then ``add(key)`` again for every key in pass 2; :meth:`repeated`
+    gives the hashes of the keys that occur more than once.
+
+    Example:
+        >>> r = RepeatedKeys(1 << 12)
+        >>> for k in [("e", "a"), ("e", "b"), ("e", "a")]:
+        ...     r.add(k)
+        >>> r.verifying()
+        >>> for k in [("e", "a"), ("e", "b"), ("e", "a")]:
+        ...     r.add(k)
+        >>> r.repeated() == {hash(("e", "a"))}
+        True
+    """
+
+    def __init__(self, bits: int) -> None:
+        self.bits = max(1 << 16, bits)
+        self._filter = bytearray(self.bits // 8 + 1)
+        self.candidates: dict[int, int] = {}
+        self._verifying = False
+
+    def add(self, key: tuple[Any, ...]) -> None:
+        """Pass 1: note ``key``; pass 2 (after :meth:`verifying`): count it."""
+        h = hash(key)
+        if self._verifying:
+            if h in self.candidates:
+                self.candidates[h] += 1
+            return
+        h2 = hash((h, 1)) | 1
+        seen = True
+        f, m = self._filter, self.bits
+        for i in range(8):
+            bit = (h + i * h2) % m
+            byte, mask = bit >> 3, 1 << (bit & 7)
+            if not f[byte] & mask:
+                seen = False
+                f[byte] |= mask
+        if seen:
+            self.candidates[h] = 0
+
+    def verifying(self) -> None:
+        """Start pass 2: the filter is dropped, the candidates are counted."""
+        self._filter = bytearray()
+        self._verifying = True
+
+    def repeated(self) -> set[int]:
+        """Hashes of the keys counted more than once in pass 2 (empty without candidates)."""
+        return {h for h, n in self.candidates.items() if n > 1}
 
 
 def _needed(q: Quad) -> bool:
@@ -115,35 +191,67 @@ def import_rdf_stream(store: ProvStore, source: str | os.PathLike[str] | BinaryI
     if graph is not None and (why := check_target_graph(str(graph))) is not None:
         raise ValueError(why)
     target = IRI(graph) if graph else None
+    with store.journaled(f"import {name}"):
+        return store_streamed(store, _relabelled(_parsed(source, format, target, name)),
+                              format=format, reader=f"{format} streamed by pyoxigraph",
+                              name=name)
+
+
+def store_streamed(store: ProvStore, quads: Iterable[Quad], *, format: str, reader: str,
+                   name: str, input_count: Callable[[int], int] = lambda n: n,
+                   warnings: Callable[[], list[str]] = list) -> ImportReport:
+    """Store a document's statements as they come, inside the caller's
+    :meth:`~provgraph.store.ProvStore.journaled` write, with the checks and counts of
+    :func:`~provgraph.io.load.import_document` (the module docstring says how).
+
+    Args:
+        store: the store, in a journaled write the caller opened (a refusal raises, and
+            the caller's block undoes what was stored).
+        quads: the document's statements, blank nodes already labelled for this import.
+        format, reader, name: for the report and the messages.
+        input_count: the document's own count of statements (records, for the PROV-DM
+            syntaxes) from the number of statements read, called at the end.
+        warnings: the report's warnings, called at the end.
+
+    Returns:
+        :class:`~provgraph.io.load.ImportReport`.
+
+    Raises:
+        SerializationError: the document writes into the ontology graph, holds no
+            statement or no PROV term, or has a qualified node PROV-DM refuses.
+    """
     before = len(store)
-    seen: set[int] = set()
-    needed: list[Quad] = []
+    # into an empty store, the store itself is the set of the document's distinct
+    # statements: no hash per statement (module docstring)
+    seen: set[int] | None = set() if before else None
+    needed = _Spool()
     graphs: set[IRI | None] = set()
     state = {"input": 0, "prov": False}
-    with store.journaled(f"import {name}"):
-        parsed = _relabelled(_parsed(source, format, target, name))
-        for batch in _batches(_checked(parsed, name, state, seen, needed, graphs)):
-            store.add(batch)
-        if not seen:
-            if state["input"]:
-                raise SerializationError(
-                    f"{name}: the {format} document holds {state['input']} statement(s) but "
-                    "none could be stored; nothing was stored")
-            raise SerializationError(f"{name}: the {format} document holds no PROV "
-                                     "statements; nothing was stored")
-        if not state["prov"]:
+    for batch in _batches(_checked(quads, name, state, seen, needed, graphs)):
+        store.add(batch)
+    distinct = len(seen) if seen is not None else len(store) - before
+    if not distinct:
+        if (held := input_count(state["input"])):
             raise SerializationError(
-                f"{name}: {len(seen)} statement(s) but none uses the PROV vocabulary "
-                "(http://www.w3.org/ns/prov#): not a PROV document; nothing was stored. "
-                "Load plain RDF with a SPARQL client instead")
+                f"{name}: the {format} document holds {held} statement(s) but "
+                "none could be stored; nothing was stored")
+        raise SerializationError(f"{name}: the {format} document holds no PROV "
+                                 "statements; nothing was stored")
+    if not state["prov"]:
+        raise SerializationError(
+            f"{name}: {distinct} statement(s) but none uses the PROV vocabulary "
+            "(http://www.w3.org/ns/prov#): not a PROV document; nothing was stored. "
+            "Load plain RDF with a SPARQL client instead")
+    with needed:
         inferred = _entailed(store, needed, seen, name)
-        for i in range(0, len(inferred), STREAM_BATCH):
-            store.add(inferred[i:i + STREAM_BATCH])
-        graphs.update(q[3] for q in inferred)
-    return ImportReport(name=name, format=format, reader=f"{format} streamed by pyoxigraph",
-                        stored=len(seen) + len(inferred), new=len(store) - before,
+    for i in range(0, len(inferred), STREAM_BATCH):
+        store.add(inferred[i:i + STREAM_BATCH])
+    graphs.update(q[3] for q in inferred)
+    return ImportReport(name=name, format=format, reader=reader,
+                        stored=distinct + len(inferred), new=len(store) - before,
                         inferred=len(inferred),
-                        graphs=sorted(graphs, key=lambda g: "" if g is None else g))
+                        graphs=sorted(graphs, key=lambda g: "" if g is None else g),
+                        warnings=warnings())
 
 
 def _parsed(source: str | os.PathLike[str] | BinaryIO, format: str, graph: IRI | None,
@@ -171,16 +279,18 @@ def _relabelled(quads: Iterable[Quad]) -> Iterator[Quad]:
         yield (s, p, o, g)
 
 
-def _checked(quads: Iterable[Quad], name: str, state: dict[str, Any], seen: set[int],
-             needed: list[Quad], graphs: set[IRI | None]) -> Iterator[Quad]:
-    """The document's distinct statements, refusing the ontology graph, noting what the
-    end of the import needs."""
+def _checked(quads: Iterable[Quad], name: str, state: dict[str, Any], seen: set[int] | None,
+             needed: _Spool, graphs: set[IRI | None]) -> Iterator[Quad]:
+    """The document's statements, refusing the ontology graph, noting what the end of
+    the import needs; without repeats when ``seen`` (hashes) is given, else repeats
+    included (the store keeps one)."""
     for q in quads:
         state["input"] += 1
-        h = hash(q)
-        if h in seen:
-            continue
-        seen.add(h)
+        if seen is not None:
+            h = hash(q)
+            if h in seen:
+                continue
+            seen.add(h)
         g = q[3]
         if g not in graphs:
             if g == GRAPH.ONTOLOGY:
@@ -208,31 +318,99 @@ def _batches(quads: Iterable[Quad]) -> Iterator[list[Quad]]:
         yield batch
 
 
-def _entailed(store: ProvStore, needed: list[Quad], seen: set[int], name: str) -> list[Quad]:
+_ENTAIL_SLICE = 5_000
+"""Statements of :func:`_entailed`'s input checked and completed at a time."""
+
+
+class _Spool:
+    """The statements :func:`_entailed` needs, in document order, kept in a temporary file
+    (pickled, :data:`_ENTAIL_SLICE` at a time) instead of memory: a document that is all
+    qualified relations has one for every four or five statements (1.5 million in 7.8
+    million statements of the synthetic PROV-JSON document, about 400 MB as tuples)."""
+
+    def __init__(self) -> None:
+        self._buffer: list[Quad] = []
+        self._file: Any = None
+
+    def append(self, q: Quad) -> None:
+        self._buffer.append(q)
+        if len(self._buffer) >= _ENTAIL_SLICE:
+            if self._file is None:
+                self._file = tempfile.TemporaryFile(prefix="provgraph-import-")
+            pickle.dump(self._buffer, self._file, protocol=pickle.HIGHEST_PROTOCOL)
+            self._buffer = []
+
+    def slices(self) -> Iterator[list[Quad]]:
+        """The statements appended, :data:`_ENTAIL_SLICE` at a time, in their order."""
+        if self._file is not None:
+            self._file.seek(0)
+            while True:
+                try:
+                    yield pickle.load(self._file)  # noqa: S301 - this import's own file
+                except EOFError:
+                    break
+        if self._buffer:
+            yield self._buffer
+
+    def __enter__(self) -> _Spool:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        if self._file is not None:
+            self._file.close()
+
+
+def _entailed(store: ProvStore, needed: _Spool, seen: set[int] | None,
+              name: str) -> list[Quad]:
     """The PROV-O entailments of the stored document that it does not hold itself
     (:func:`provgraph.io.provo.complete`), after :func:`provgraph.io.provo.missing_in_qualified`
-    on its qualified nodes, whose statements are read back from the store."""
-    nodes: dict[tuple[Any, Any], None] = {}
-    for s, p, o, g in needed:
-        if p.startswith(_QUALIFIED) and not isinstance(o, Literal):
-            nodes[(o, g)] = None
-    part = list(needed)
-    have = set(needed)
+    on its qualified nodes, whose statements are read back from the store. ``seen``:
+    the hashes of the document's statements, or ``None`` when the store held nothing
+    before the import (then the store holds exactly the document's statements).
+
+    Both rules look no further than one subject and its qualified nodes, so they run
+    :data:`_ENTAIL_SLICE` statements at a time, in document order (a refusal is the
+    first the whole read gives), with the statements of their qualified nodes and, for a
+    subject with a binary ``wasRevisionOf``/``wasQuotedFrom``/``hadPrimarySource``, its
+    own statements in that graph, read back from the store (of the document's, when the
+    store held others before), instead of over every qualified node at once: at 2
+    million statements of the benchmark workload that whole part had grown the peak by
+    about 150 MB (bench/RESULTS.md)."""
+    out: list[Quad] = []
+    new: set[int] = set()
+    for piece in needed.slices():
+        part = _with_nodes(store, piece)
+        provo.missing_in_qualified(part, name)  # this piece's nodes, in document order
+        derived = dict.fromkeys((q[0], q[3]) for q in piece if q[1] in _DERIVATION_BINARY)
+        if derived:
+            more = [q for subject, g in derived for q in store.quads_list(subject, None, None, g)
+                    if seen is None or hash(q) in seen]
+            part = _with_nodes(store, list(dict.fromkeys(part + more)))
+        completed, _ = provo.complete(part)
+        for q in completed[len(part):]:  # what complete() added, in its order
+            h = hash(q)
+            if h in new:  # entailed again from another slice
+                continue
+            # not a statement of the document itself
+            if (store.contains(q)) if seen is None else (h in seen):
+                continue
+            new.add(h)
+            out.append(q)
+    return out
+
+
+def _with_nodes(store: ProvStore, quads: list[Quad]) -> list[Quad]:
+    """``quads`` and the statements of the qualified nodes they name, read from the store."""
+    part = list(quads)
+    have = set(quads)
+    nodes = dict.fromkeys((o, g) for s, p, o, g in quads
+                          if p.startswith(_QUALIFIED) and not isinstance(o, Literal))
     for o, g in nodes:
         for q in store.quads_list(o, None, None, g):
             if q not in have:
                 have.add(q)
                 part.append(q)
-    provo.missing_in_qualified(part, name)
-    completed, _ = provo.complete(part)
-    out: list[Quad] = []
-    new: set[int] = set()
-    for q in completed[len(part):]:  # what complete() added, in its order
-        h = hash(q)
-        if h not in seen and h not in new:  # not a statement of the document itself
-            new.add(h)
-            out.append(q)
-    return out
+    return part
 
 
 _BY_EXTENSION = {".nq": "nquads", ".nquads": "nquads", ".nt": "nquads", ".ntriples": "nquads",
