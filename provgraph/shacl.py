@@ -161,7 +161,8 @@ def validate_shapes(store: ProvStore, graphs: Iterable[IRI | None] | None = None
         ['<https://w3id.org/provgraph/ns#sha256>']
     """
     data = ShapesData()
-    data.add((q[0], q[1], q[2]) for q in _quads_of(store, graphs))
+    for g in _graphs_of(store, graphs):
+        data.add_ntriples(store.serialize("ntriples", graph=g))  # type: ignore[arg-type]
     return data.validate()
 
 
@@ -190,6 +191,7 @@ class ShapesData:
     def __init__(self) -> None:
         self._engine: subprocess.Popen[bytes] | None = None
         self._errors: IO[bytes] | None = None
+        self._closed = False
 
     def add(self, triples: Iterable[tuple[Term, Term, Term]]) -> None:
         """Add statements (subject, predicate, object as :mod:`provgraph.terms` terms);
@@ -200,9 +202,33 @@ class ShapesData:
         Raises:
             StoreError: a term that is not valid RDF (an IRI that is not absolute).
             VocabularyError: the engine's process cannot be started or has failed.
+            ValueError: called after :meth:`close`.
         """
         text = serialize_quads(((s, p, o, None) for s, p, o in triples), "ntriples")  # type: ignore[misc]
         self._send(text)
+
+    def add_ntriples(self, text: bytes) -> None:
+        """Add statements written as N-Triples (UTF-8; a store's
+        ``serialize("ntriples", graph=...)``), as :meth:`add` does, without their terms
+        going through Python. Raises as :meth:`add`; text that does not parse is
+        reported by :meth:`validate` (:class:`~provgraph.errors.VocabularyError`)."""
+        self._send(text if text.endswith(b"\n") or not text else text + b"\n")
+
+    def close(self) -> None:
+        """No more statements: the engine starts validating them at once, in its own
+        process, while the caller goes on (``provgraph validate`` checks PROV-CONSTRAINTS
+        meanwhile); :meth:`validate` then waits for its report. :meth:`validate` closes
+        the data itself when it is not closed yet. Raises as :meth:`add`."""
+        if self._closed:
+            return
+        # the ontology is mixed into the data graph, as pyshacl's ont_graph does (inplace)
+        self._send(_ontology_ntriples().encode())
+        self._closed = True
+        assert self._engine is not None and self._engine.stdin is not None
+        try:
+            self._engine.stdin.close()
+        except BrokenPipeError:
+            pass  # the engine ended early: validate() says why
 
     def validate(self) -> ShaclReport:
         """Validate the statements added so far against the bundled shapes; see
@@ -211,13 +237,11 @@ class ShapesData:
         Ctrl-C (KeyboardInterrupt) while the engine runs stops its process at once and
         is raised here (the engine holds the interpreter lock while it validates, so in
         this process an interrupt would wait for it: 31 s at 279,000 statements)."""
-        # the ontology is mixed into the data graph, as pyshacl's ont_graph does (inplace)
-        self._send(_ontology_ntriples().encode())
+        self.close()
         engine, errors = self._engine, self._errors
-        assert engine is not None and engine.stdin is not None and engine.stdout is not None
+        assert engine is not None and engine.stdout is not None
         self._engine = self._errors = None
         try:
-            engine.stdin.close()
             out = engine.stdout.read()
             engine.wait()
         except BaseException:  # Ctrl-C included: the engine stops with the command
@@ -232,6 +256,8 @@ class ShapesData:
         return _report_from_json(out)
 
     def _send(self, text: bytes) -> None:
+        if self._closed:
+            raise ValueError("ShapesData: statements added after close()")
         if self._engine is None:
             # standard error to a file, not a pipe: a pipe the engine filled while this
             # process writes its standard input would stop both
@@ -361,6 +387,14 @@ def _shapes_graph() -> rdflib.Graph:
 
 # ---------------------------------------------------------------------------
 # reading the store
+
+
+def _graphs_of(store: ProvStore, graphs: Iterable[IRI | None] | None) -> list[IRI | None]:
+    """The graphs :func:`validate_shapes` reads, once each: ``graphs``, or every graph but
+    the ontology graph (the default graph first)."""
+    if graphs is None:
+        return [None, *(g for g in store.named_graphs() if g != GRAPH.ONTOLOGY)]
+    return list(dict.fromkeys(graphs))
 
 
 def _quads_of(store: ProvStore, graphs: Iterable[IRI | None] | None) -> Iterator[Any]:
