@@ -1,9 +1,8 @@
 """SHACL validation of recorded provenance against the bundled shapes.
 
-This module owns :func:`validate_shapes`: it reads quads through the
-:class:`~provgraph.store.ProvStore` interface (never pyoxigraph directly),
-writes the union of the graphs asked for as N-Triples text (the store layer's
-serializer, each literal's lexical form as stored), and validates it against
+This module owns :func:`validate_shapes`: it reads the graphs asked for through the
+:class:`~provgraph.store.ProvStore` interface (never pyoxigraph directly), as N-Triples
+text the store layer writes (each literal's lexical form as stored), and validates it against
 ``ontologies/rag-shapes.ttl`` with pyshacl-turbo (a Rust SHACL engine with
 pyshacl's API and report, MIT/Apache-2.0), with ``ontologies/rag-prov.ttl``
 mixed into the data graph as pyshacl's ``ont_graph`` does, so that ``sh:class``
@@ -118,7 +117,7 @@ def validate_shapes(store: ProvStore, graphs: Iterable[IRI | None] | None = None
 
     Args:
         store: any :class:`~provgraph.store.ProvStore`; read only through
-            :meth:`~provgraph.store.ProvStore.quads`.
+            :meth:`~provgraph.store.ProvStore.serialize` (``"ntriples"``, graph by graph).
         graphs: names of the graphs whose union is validated: IRIs (a run graph,
             :data:`provgraph.vocab.GRAPH.INGESTION`), or ``None`` for the default
             graph. ``graphs=None`` (the default) validates the union of every
