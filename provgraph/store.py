@@ -969,6 +969,8 @@ def _parsed_quads(parsed: Iterable[Any]) -> Iterator[Quad]:
         gv = names.get(g, _MISSING)
         if gv is _MISSING:
             gv = names[g] = _graph_from_ox(g)
+        sv: Term | None
+        ov: Term | None
         if type(s) is named:
             text = s.value
             sv = iris.get(text)
