@@ -276,6 +276,24 @@ class ShapesData:
             raise VocabularyError("the SHACL engine failed: " + (_engine_problem(
                 self._engine.returncode, self._errors) or "it stopped reading")) from None
 
+    def kill(self) -> None:
+        """Stop the engine's process at once, if it runs (a caller interrupted, or failing,
+        before :meth:`validate`): it validates from :meth:`close` on, and would go on
+        after the caller ended. The statements are dropped; use the object no more."""
+        if self._engine is not None:
+            if self._engine.poll() is None:
+                self._engine.kill()
+            self._engine.wait()
+            for pipe in (self._engine.stdin, self._engine.stdout):
+                if pipe is not None:
+                    with contextlib.suppress(OSError):
+                        pipe.close()
+            self._engine = None
+        if self._errors is not None:
+            self._errors.close()
+            self._errors = None
+        self._closed = True
+
     def __del__(self) -> None:  # an instance dropped unvalidated (an error while reading)
         if self._engine is not None and self._engine.poll() is None:
             self._engine.kill()

@@ -273,6 +273,19 @@ def validate(store: ProvStore, run: IRI | str | None = None, *, shapes: bool = T
     # union in its own process while this one checks PROV-CONSTRAINTS graph by graph
     # (issue 16, item 2). The text of a graph is kept, to be read here too, while the kept
     # texts stay under _KEPT_TEXT bytes; a graph past that is read again.
+    try:
+        _run_checks(store, graphs, report, shapes_data, progress)
+    except BaseException:  # Ctrl-C included: the engine's process stops with the command
+        if shapes_data is not None:
+            shapes_data.kill()
+        raise
+    return report
+
+
+def _run_checks(store: ProvStore, graphs: list[IRI | None], report: ValidationReport,
+                shapes_data: Any, progress: Callable[[str, int, int], None] | None) -> None:
+    """:func:`validate`'s work into ``report``: the graphs to the SHACL engine
+    (``shapes_data``, or ``None``), the PROV-CONSTRAINTS checks beside it, its report."""
     kept: dict[IRI | None, bytes] = {}
     if shapes_data is not None:
         room = _KEPT_TEXT
@@ -293,7 +306,6 @@ def validate(store: ProvStore, run: IRI | str | None = None, *, shapes: bool = T
         report.shacl = shapes_data.validate()
         if progress is not None:
             progress("shapes", 1, 1)
-    return report
 
 
 @contextlib.contextmanager
