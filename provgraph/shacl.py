@@ -40,19 +40,16 @@ from dataclasses import dataclass, field
 from functools import lru_cache
 from typing import IO, Any
 
-import pyshacl_turbo
-from pyshacl_turbo.rdf import Input as _TurboInput
-import rdflib
-from rdflib.collection import Collection
-from rdflib.namespace import SH as _SH
-from rdflib.plugins.sparql import prepareQuery
+from typing import TYPE_CHECKING
 
-from ._rdflib_terms import from_rdflib
 from .errors import VocabularyError
 from .resources import ontology_text
 from .store import ANY_GRAPH, ProvStore, parse_rdf, serialize_quads
 from .terms import IRI, XSD, BNode, Literal, Term, term_from_json, term_to_json
 from .vocab import GRAPH
+
+if TYPE_CHECKING:  # imported where used: the command's own process never needs them
+    import rdflib
 
 __all__ = ["ShaclReport", "ShapesData", "Violation", "validate_shapes", "SHAPES_FILE",
            "ONTOLOGY_FILE"]
@@ -318,8 +315,10 @@ def validate_text(text: str) -> tuple[bool, list[Violation]]:
     """Validate N-Triples ``text`` (the data graph, the ontology mixed in) against the
     bundled shapes with pyshacl-turbo in this process: ``(conforms, violations)``.
     :mod:`provgraph._shacl_engine` runs it for :class:`ShapesData`."""
+    from pyshacl_turbo.rdf import Input
+
     conforms, results_graph, _text = _compiled_shapes().validate(
-        _TurboInput(text, "nt", None, {}, preserve_ids=True),
+        Input(text, "nt", None, {}, preserve_ids=True),
         inference="none", abort_on_first=False, allow_infos=False, allow_warnings=False)
     return bool(conforms), _violations(results_graph)
 
@@ -349,6 +348,8 @@ def _report_from_json(data: bytes) -> ShaclReport:
 def _compiled_shapes() -> Any:
     """The bundled shapes compiled by pyshacl-turbo, once per process (from the same parse
     as :func:`_shapes_graph`'s copies, so blank-node shapes keep their labels)."""
+    import pyshacl_turbo
+
     return pyshacl_turbo.compile_shapes(_shapes_parsed())  # type: ignore[no-untyped-call]
 
 
@@ -396,6 +397,8 @@ def _shapes_parsed() -> rdflib.Graph:
 def _shapes_graph() -> rdflib.Graph:
     """A fresh copy of the bundled shapes (one parse per process: the copies share their
     blank nodes, so results of the two engines name the same shapes)."""
+    import rdflib
+
     copy = rdflib.Graph()
     for triple in _shapes_parsed():
         copy.add(triple)
@@ -429,6 +432,8 @@ def _quads_of(store: ProvStore, graphs: Iterable[IRI | None] | None) -> Iterator
 
 
 def _to_rdflib(term: Term) -> Any:
+    import rdflib
+
     if isinstance(term, IRI):
         return rdflib.URIRef(term)
     if isinstance(term, BNode):
@@ -448,30 +453,38 @@ def _to_rdflib(term: Term) -> Any:
     raise TypeError(f"not an RDF term: {term!r}")
 
 
-class _DataGraph(rdflib.Graph):
-    """An rdflib graph that parses each SPARQL text once.
+@lru_cache(maxsize=1)
+def _data_graph_class() -> Any:
+    """:class:`_DataGraph`, made when first needed (rdflib is imported only then)."""
+    import rdflib
 
-    pyshacl evaluates a SPARQL-based constraint once per focus node (SHACL §5.3)
-    with the same text and ``$this`` pre-bound, and rdflib would re-parse the
-    text every time (about 30 ms each): thousands of claims would take minutes.
-    """
+    class _DataGraph(rdflib.Graph):
+        """An rdflib graph that parses each SPARQL text once.
 
-    def query(self, query_object: Any, processor: Any = "sparql", result: Any = "sparql",
-              initNs: Any = None, initBindings: Any = None,  # noqa: N803 (rdflib's names)
-              use_store_provided: bool = True, **kwargs: Any) -> Any:
-        if isinstance(query_object, str) and not initNs:
-            query_object = _prepared(query_object)
-        return super().query(query_object, processor, result, initNs, initBindings,
-                             use_store_provided, **kwargs)
+        pyshacl evaluates a SPARQL-based constraint once per focus node (SHACL §5.3)
+        with the same text and ``$this`` pre-bound, and rdflib would re-parse the
+        text every time (about 30 ms each): thousands of claims would take minutes.
+        """
+
+        def query(self, query_object: Any, processor: Any = "sparql", result: Any = "sparql",
+                  initNs: Any = None, initBindings: Any = None,  # noqa: N803 (rdflib's names)
+                  use_store_provided: bool = True, **kwargs: Any) -> Any:
+            if isinstance(query_object, str) and not initNs:
+                query_object = _prepared(query_object)
+            return super().query(query_object, processor, result, initNs, initBindings,
+                                 use_store_provided, **kwargs)
+    return _DataGraph
 
 
 @lru_cache(maxsize=64)
 def _prepared(text: str) -> Any:
+    from rdflib.plugins.sparql import prepareQuery
+
     return prepareQuery(text)
 
 
 def _data_graph(quads: Iterable[Any]) -> rdflib.Graph:
-    graph = _DataGraph()
+    graph: rdflib.Graph = _data_graph_class()()
     with _quiet_rdflib():
         for s, p, o, _g in quads:
             graph.add((_to_rdflib(s), _to_rdflib(p), _to_rdflib(o)))
@@ -480,6 +493,8 @@ def _data_graph(quads: Iterable[Any]) -> rdflib.Graph:
 
 def _bundled_graph(name: str) -> rdflib.Graph:
     """Parse a bundled Turtle file; never fetch (Turtle parsing resolves nothing)."""
+    import rdflib
+
     text = ontology_text(name)
     graph = rdflib.Graph()
     try:
@@ -508,12 +523,18 @@ def _quiet_rdflib() -> Iterator[None]:
 
 def _from_rdflib(node: Any) -> Term | None:
     """A report or data term as a provgraph term (:func:`provgraph._rdflib_terms.from_rdflib`)."""
+    from ._rdflib_terms import from_rdflib
+
     term: Term | None = from_rdflib(node)
     return term
 
 
 def _path_text(g: rdflib.Graph, node: Any) -> str | None:
     """A SHACL property path (SHACL §2.3.1) as SPARQL 1.1 property path text."""
+    import rdflib
+    from rdflib.collection import Collection
+    from rdflib.namespace import SH as _SH
+
     if node is None:
         return None
     if isinstance(node, rdflib.URIRef):
@@ -535,11 +556,16 @@ def _path_text(g: rdflib.Graph, node: Any) -> str | None:
 
 
 def _group(g: rdflib.Graph, node: Any) -> str:
+    import rdflib
+
     text = _path_text(g, node) or ""
     return text if isinstance(node, rdflib.URIRef) else f"({text})"
 
 
 def _violations(results: rdflib.Graph) -> list[Violation]:
+    import rdflib
+    from rdflib.namespace import SH as _SH
+
     out = []
     for result in results.subjects(rdflib.RDF.type, _SH.ValidationResult):
         focus = _from_rdflib(results.value(result, _SH.focusNode))
