@@ -38,9 +38,7 @@ import tempfile
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from functools import lru_cache
-from typing import IO, Any
-
-from typing import TYPE_CHECKING
+from typing import IO, TYPE_CHECKING, Any
 
 from .errors import VocabularyError
 from .resources import ontology_text
