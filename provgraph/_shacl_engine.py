@@ -31,7 +31,7 @@ def main() -> int:
 
     _compiled_shapes()
     reader.join()
-    text = received[0].decode("utf-8") if received else ""
+    text = received.pop().decode("utf-8") if received else ""  # one copy of the text
     conforms, violations = validate_text(text)
     sys.stdout.buffer.write(report_to_json(conforms, violations))
     return 0

@@ -923,12 +923,13 @@ def validate(obj: _Ctx, run_iri: str | None) -> None:
                 "store was not changed (validate only reads)")
 
     obj.on_interrupt = note
-    with staged_progress({"graphs": "PROV-CONSTRAINTS, graph by graph",
-                          "shapes": "SHACL shapes"}) as show:
+    with staged_progress({"read": "reading the graphs for the SHACL engine",
+                          "shapes": "SHACL shapes (beside the PROV-CONSTRAINTS checks)",
+                          "graphs": "PROV-CONSTRAINTS, graph by graph"}) as show:
         def progress(stage: str, i: int, n: int) -> None:
             if stage == "graphs":
                 done["graphs"], done["total"] = i, n
-            else:
+            elif stage == "shapes":
                 done["shapes"] = 1
             show(stage, i, n)
 

@@ -1,9 +1,8 @@
 """SHACL validation of recorded provenance against the bundled shapes.
 
-This module owns :func:`validate_shapes`: it reads quads through the
-:class:`~provgraph.store.ProvStore` interface (never pyoxigraph directly),
-writes the union of the graphs asked for as N-Triples text (the store layer's
-serializer, each literal's lexical form as stored), and validates it against
+This module owns :func:`validate_shapes`: it reads the graphs asked for through the
+:class:`~provgraph.store.ProvStore` interface (never pyoxigraph directly), as N-Triples
+text the store layer writes (each literal's lexical form as stored), and validates it against
 ``ontologies/rag-shapes.ttl`` with pyshacl-turbo (a Rust SHACL engine with
 pyshacl's API and report, MIT/Apache-2.0), with ``ontologies/rag-prov.ttl``
 mixed into the data graph as pyshacl's ``ont_graph`` does, so that ``sh:class``
@@ -39,21 +38,16 @@ import tempfile
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from functools import lru_cache
-from typing import IO, Any
+from typing import IO, TYPE_CHECKING, Any
 
-import pyshacl_turbo
-from pyshacl_turbo.rdf import Input as _TurboInput
-import rdflib
-from rdflib.collection import Collection
-from rdflib.namespace import SH as _SH
-from rdflib.plugins.sparql import prepareQuery
-
-from ._rdflib_terms import from_rdflib
 from .errors import VocabularyError
 from .resources import ontology_text
 from .store import ANY_GRAPH, ProvStore, parse_rdf, serialize_quads
 from .terms import IRI, XSD, BNode, Literal, Term, term_from_json, term_to_json
 from .vocab import GRAPH
+
+if TYPE_CHECKING:  # imported where used: the command's own process never needs them
+    import rdflib
 
 __all__ = ["ShaclReport", "ShapesData", "Violation", "validate_shapes", "SHAPES_FILE",
            "ONTOLOGY_FILE"]
@@ -118,7 +112,7 @@ def validate_shapes(store: ProvStore, graphs: Iterable[IRI | None] | None = None
 
     Args:
         store: any :class:`~provgraph.store.ProvStore`; read only through
-            :meth:`~provgraph.store.ProvStore.quads`.
+            :meth:`~provgraph.store.ProvStore.serialize` (``"ntriples"``, graph by graph).
         graphs: names of the graphs whose union is validated: IRIs (a run graph,
             :data:`provgraph.vocab.GRAPH.INGESTION`), or ``None`` for the default
             graph. ``graphs=None`` (the default) validates the union of every
@@ -161,7 +155,8 @@ def validate_shapes(store: ProvStore, graphs: Iterable[IRI | None] | None = None
         ['<https://w3id.org/provgraph/ns#sha256>']
     """
     data = ShapesData()
-    data.add((q[0], q[1], q[2]) for q in _quads_of(store, graphs))
+    for g in _graphs_of(store, graphs):
+        data.add_ntriples(store.serialize("ntriples", graph=g))  # type: ignore[arg-type]
     return data.validate()
 
 
@@ -190,6 +185,7 @@ class ShapesData:
     def __init__(self) -> None:
         self._engine: subprocess.Popen[bytes] | None = None
         self._errors: IO[bytes] | None = None
+        self._closed = False
 
     def add(self, triples: Iterable[tuple[Term, Term, Term]]) -> None:
         """Add statements (subject, predicate, object as :mod:`provgraph.terms` terms);
@@ -200,9 +196,33 @@ class ShapesData:
         Raises:
             StoreError: a term that is not valid RDF (an IRI that is not absolute).
             VocabularyError: the engine's process cannot be started or has failed.
+            ValueError: called after :meth:`close`.
         """
         text = serialize_quads(((s, p, o, None) for s, p, o in triples), "ntriples")  # type: ignore[misc]
         self._send(text)
+
+    def add_ntriples(self, text: bytes) -> None:
+        """Add statements written as N-Triples (UTF-8; a store's
+        ``serialize("ntriples", graph=...)``), as :meth:`add` does, without their terms
+        going through Python. Raises as :meth:`add`; text that does not parse is
+        reported by :meth:`validate` (:class:`~provgraph.errors.VocabularyError`)."""
+        self._send(text if text.endswith(b"\n") or not text else text + b"\n")
+
+    def close(self) -> None:
+        """No more statements: the engine starts validating them at once, in its own
+        process, while the caller goes on (``provgraph validate`` checks PROV-CONSTRAINTS
+        meanwhile); :meth:`validate` then waits for its report. :meth:`validate` closes
+        the data itself when it is not closed yet. Raises as :meth:`add`."""
+        if self._closed:
+            return
+        # the ontology is mixed into the data graph, as pyshacl's ont_graph does (inplace)
+        self._send(_ontology_ntriples().encode())
+        self._closed = True
+        assert self._engine is not None and self._engine.stdin is not None
+        try:
+            self._engine.stdin.close()
+        except BrokenPipeError:
+            pass  # the engine ended early: validate() says why
 
     def validate(self) -> ShaclReport:
         """Validate the statements added so far against the bundled shapes; see
@@ -211,13 +231,11 @@ class ShapesData:
         Ctrl-C (KeyboardInterrupt) while the engine runs stops its process at once and
         is raised here (the engine holds the interpreter lock while it validates, so in
         this process an interrupt would wait for it: 31 s at 279,000 statements)."""
-        # the ontology is mixed into the data graph, as pyshacl's ont_graph does (inplace)
-        self._send(_ontology_ntriples().encode())
+        self.close()
         engine, errors = self._engine, self._errors
-        assert engine is not None and engine.stdin is not None and engine.stdout is not None
+        assert engine is not None and engine.stdout is not None
         self._engine = self._errors = None
         try:
-            engine.stdin.close()
             out = engine.stdout.read()
             engine.wait()
         except BaseException:  # Ctrl-C included: the engine stops with the command
@@ -232,6 +250,8 @@ class ShapesData:
         return _report_from_json(out)
 
     def _send(self, text: bytes) -> None:
+        if self._closed:
+            raise ValueError("ShapesData: statements added after close()")
         if self._engine is None:
             # standard error to a file, not a pipe: a pipe the engine filled while this
             # process writes its standard input would stop both
@@ -250,6 +270,24 @@ class ShapesData:
             self._engine.wait()
             raise VocabularyError("the SHACL engine failed: " + (_engine_problem(
                 self._engine.returncode, self._errors) or "it stopped reading")) from None
+
+    def kill(self) -> None:
+        """Stop the engine's process at once, if it runs (a caller interrupted, or failing,
+        before :meth:`validate`): it validates from :meth:`close` on, and would go on
+        after the caller ended. The statements are dropped; use the object no more."""
+        if self._engine is not None:
+            if self._engine.poll() is None:
+                self._engine.kill()
+            self._engine.wait()
+            for pipe in (self._engine.stdin, self._engine.stdout):
+                if pipe is not None:
+                    with contextlib.suppress(OSError):
+                        pipe.close()
+            self._engine = None
+        if self._errors is not None:
+            self._errors.close()
+            self._errors = None
+        self._closed = True
 
     def __del__(self) -> None:  # an instance dropped unvalidated (an error while reading)
         if self._engine is not None and self._engine.poll() is None:
@@ -275,8 +313,10 @@ def validate_text(text: str) -> tuple[bool, list[Violation]]:
     """Validate N-Triples ``text`` (the data graph, the ontology mixed in) against the
     bundled shapes with pyshacl-turbo in this process: ``(conforms, violations)``.
     :mod:`provgraph._shacl_engine` runs it for :class:`ShapesData`."""
+    from pyshacl_turbo.rdf import Input
+
     conforms, results_graph, _text = _compiled_shapes().validate(
-        _TurboInput(text, "nt", None, {}, preserve_ids=True),
+        Input(text, "nt", None, {}, preserve_ids=True),
         inference="none", abort_on_first=False, allow_infos=False, allow_warnings=False)
     return bool(conforms), _violations(results_graph)
 
@@ -306,6 +346,8 @@ def _report_from_json(data: bytes) -> ShaclReport:
 def _compiled_shapes() -> Any:
     """The bundled shapes compiled by pyshacl-turbo, once per process (from the same parse
     as :func:`_shapes_graph`'s copies, so blank-node shapes keep their labels)."""
+    import pyshacl_turbo
+
     return pyshacl_turbo.compile_shapes(_shapes_parsed())  # type: ignore[no-untyped-call]
 
 
@@ -353,6 +395,8 @@ def _shapes_parsed() -> rdflib.Graph:
 def _shapes_graph() -> rdflib.Graph:
     """A fresh copy of the bundled shapes (one parse per process: the copies share their
     blank nodes, so results of the two engines name the same shapes)."""
+    import rdflib
+
     copy = rdflib.Graph()
     for triple in _shapes_parsed():
         copy.add(triple)
@@ -361,6 +405,14 @@ def _shapes_graph() -> rdflib.Graph:
 
 # ---------------------------------------------------------------------------
 # reading the store
+
+
+def _graphs_of(store: ProvStore, graphs: Iterable[IRI | None] | None) -> list[IRI | None]:
+    """The graphs :func:`validate_shapes` reads, once each: ``graphs``, or every graph but
+    the ontology graph (the default graph first)."""
+    if graphs is None:
+        return [None, *(g for g in store.named_graphs() if g != GRAPH.ONTOLOGY)]
+    return list(dict.fromkeys(graphs))
 
 
 def _quads_of(store: ProvStore, graphs: Iterable[IRI | None] | None) -> Iterator[Any]:
@@ -378,6 +430,8 @@ def _quads_of(store: ProvStore, graphs: Iterable[IRI | None] | None) -> Iterator
 
 
 def _to_rdflib(term: Term) -> Any:
+    import rdflib
+
     if isinstance(term, IRI):
         return rdflib.URIRef(term)
     if isinstance(term, BNode):
@@ -397,30 +451,38 @@ def _to_rdflib(term: Term) -> Any:
     raise TypeError(f"not an RDF term: {term!r}")
 
 
-class _DataGraph(rdflib.Graph):
-    """An rdflib graph that parses each SPARQL text once.
+@lru_cache(maxsize=1)
+def _data_graph_class() -> Any:
+    """:class:`_DataGraph`, made when first needed (rdflib is imported only then)."""
+    import rdflib
 
-    pyshacl evaluates a SPARQL-based constraint once per focus node (SHACL §5.3)
-    with the same text and ``$this`` pre-bound, and rdflib would re-parse the
-    text every time (about 30 ms each): thousands of claims would take minutes.
-    """
+    class _DataGraph(rdflib.Graph):
+        """An rdflib graph that parses each SPARQL text once.
 
-    def query(self, query_object: Any, processor: Any = "sparql", result: Any = "sparql",
-              initNs: Any = None, initBindings: Any = None,  # noqa: N803 (rdflib's names)
-              use_store_provided: bool = True, **kwargs: Any) -> Any:
-        if isinstance(query_object, str) and not initNs:
-            query_object = _prepared(query_object)
-        return super().query(query_object, processor, result, initNs, initBindings,
-                             use_store_provided, **kwargs)
+        pyshacl evaluates a SPARQL-based constraint once per focus node (SHACL §5.3)
+        with the same text and ``$this`` pre-bound, and rdflib would re-parse the
+        text every time (about 30 ms each): thousands of claims would take minutes.
+        """
+
+        def query(self, query_object: Any, processor: Any = "sparql", result: Any = "sparql",
+                  initNs: Any = None, initBindings: Any = None,  # noqa: N803 (rdflib's names)
+                  use_store_provided: bool = True, **kwargs: Any) -> Any:
+            if isinstance(query_object, str) and not initNs:
+                query_object = _prepared(query_object)
+            return super().query(query_object, processor, result, initNs, initBindings,
+                                 use_store_provided, **kwargs)
+    return _DataGraph
 
 
 @lru_cache(maxsize=64)
 def _prepared(text: str) -> Any:
+    from rdflib.plugins.sparql import prepareQuery
+
     return prepareQuery(text)
 
 
 def _data_graph(quads: Iterable[Any]) -> rdflib.Graph:
-    graph = _DataGraph()
+    graph: rdflib.Graph = _data_graph_class()()
     with _quiet_rdflib():
         for s, p, o, _g in quads:
             graph.add((_to_rdflib(s), _to_rdflib(p), _to_rdflib(o)))
@@ -429,6 +491,8 @@ def _data_graph(quads: Iterable[Any]) -> rdflib.Graph:
 
 def _bundled_graph(name: str) -> rdflib.Graph:
     """Parse a bundled Turtle file; never fetch (Turtle parsing resolves nothing)."""
+    import rdflib
+
     text = ontology_text(name)
     graph = rdflib.Graph()
     try:
@@ -457,12 +521,18 @@ def _quiet_rdflib() -> Iterator[None]:
 
 def _from_rdflib(node: Any) -> Term | None:
     """A report or data term as a provgraph term (:func:`provgraph._rdflib_terms.from_rdflib`)."""
+    from ._rdflib_terms import from_rdflib
+
     term: Term | None = from_rdflib(node)
     return term
 
 
 def _path_text(g: rdflib.Graph, node: Any) -> str | None:
     """A SHACL property path (SHACL §2.3.1) as SPARQL 1.1 property path text."""
+    import rdflib
+    from rdflib.collection import Collection
+    from rdflib.namespace import SH as _SH
+
     if node is None:
         return None
     if isinstance(node, rdflib.URIRef):
@@ -484,11 +554,16 @@ def _path_text(g: rdflib.Graph, node: Any) -> str | None:
 
 
 def _group(g: rdflib.Graph, node: Any) -> str:
+    import rdflib
+
     text = _path_text(g, node) or ""
     return text if isinstance(node, rdflib.URIRef) else f"({text})"
 
 
 def _violations(results: rdflib.Graph) -> list[Violation]:
+    import rdflib
+    from rdflib.namespace import SH as _SH
+
     out = []
     for result in results.subjects(rdflib.RDF.type, _SH.ValidationResult):
         focus = _from_rdflib(results.value(result, _SH.focusNode))

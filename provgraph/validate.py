@@ -96,15 +96,18 @@ the import keeps the derivation's as ``pg:imprecise true`` on the node, which
 
 from __future__ import annotations
 
+import contextlib
 import datetime as _dt
+import gc
+import io
 from collections import defaultdict
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
 from .ordering import EventOrder, strongly_connected
 from .relations import PROV_RELATIONS
-from .store import ProvStore
+from .store import ProvStore, iter_rdf
 from .terms import IRI, XSD, BNode, Literal, Term
 from .vocab import GRAPH, PG, PROV, RDF, RDFS
 from .xsd import ill_typed, instant
@@ -224,10 +227,12 @@ def validate(store: ProvStore, run: IRI | str | None = None, *, shapes: bool = T
         run: a run IRI: check only that graph. ``None``: every graph except the
             ontology graph.
         shapes: also run the SHACL shapes when available.
-        progress: called as ``progress(stage, done, total)``: ``("graphs", i, n)`` after
-            each graph's PROV-CONSTRAINTS check (the store is read once, graph by
-            graph), ``("shapes", 0, 1)`` before and ``("shapes", 1, 1)`` after the SHACL
-            validation of their union. ``None``: no calls.
+        progress: called as ``progress(stage, done, total)``: ``("read", i, n)`` after
+            each graph is read for the SHACL engine (with ``shapes``), ``("shapes", 0,
+            1)`` when the engine starts validating their union (in its own process,
+            while the checks go on), ``("graphs", i, n)`` after each graph's
+            PROV-CONSTRAINTS check, ``("shapes", 1, 1)`` when the engine's report is in.
+            ``None``: no calls.
 
     Returns:
         :class:`ValidationReport`: violations (PROV-CONSTRAINTS numbers), PROV-DM
@@ -264,24 +269,90 @@ def validate(store: ProvStore, run: IRI | str | None = None, *, shapes: bool = T
                                  "in this build")
         else:  # the shapes validate the union of the same graphs (issue 16: read once)
             shapes_data = ShapesData()
+    # The SHACL engine gets every graph first, as the store writes it, and validates their
+    # union in its own process while this one checks PROV-CONSTRAINTS graph by graph
+    # (issue 16, item 2). The text of a graph is kept, to be read here too, while the kept
+    # texts stay under _KEPT_TEXT bytes; a graph past that is read again.
+    try:
+        _run_checks(store, graphs, report, shapes_data, progress)
+    except BaseException:  # Ctrl-C included: the engine's process stops with the command
+        if shapes_data is not None:
+            shapes_data.kill()
+        raise
+    return report
+
+
+def _run_checks(store: ProvStore, graphs: list[IRI | None], report: ValidationReport,
+                shapes_data: Any, progress: Callable[[str, int, int], None] | None) -> None:
+    """:func:`validate`'s work into ``report``: the graphs to the SHACL engine
+    (``shapes_data``, or ``None``), the PROV-CONSTRAINTS checks beside it, its report."""
+    kept: dict[IRI | None, bytes] = {}
+    if shapes_data is not None:
+        room = _KEPT_TEXT
+        for i, g in enumerate(graphs, 1):
+            text = store.serialize("ntriples", graph=g)
+            assert text is not None
+            shapes_data.add_ntriples(text)
+            if len(text) <= room:
+                kept[g], room = text, room - len(text)
+            if progress is not None:
+                progress("read", i, len(graphs))
+        shapes_data.close()
+        if progress is not None:
+            progress("shapes", 0, 1)
+    with _collector_paused():
+        _check_graphs(store, graphs, kept, report, progress)
+    if shapes_data is not None:
+        report.shacl = shapes_data.validate()
+        if progress is not None:
+            progress("shapes", 1, 1)
+
+
+@contextlib.contextmanager
+def _collector_paused() -> Iterator[None]:
+    """Python's cyclic garbage collector off while the checks build their indexes: they
+    make no reference cycles, and each full collection walks every object the indexes
+    hold (issue 16, item 2: a fifth of the checks' time on the demo store). It is back
+    on, as it was, when the block ends."""
+    was = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if was:
+            gc.enable()
+
+
+def _check_graphs(store: ProvStore, graphs: list[IRI | None], kept: dict[IRI | None, bytes],
+                  report: ValidationReport,
+                  progress: Callable[[str, int, int], None] | None) -> None:
+    """The PROV-CONSTRAINTS checks, the retained originals and the warnings of each graph,
+    into ``report``: from its N-Triples text in ``kept`` when there, else from the store."""
     for i, g in enumerate(graphs, 1):
-        triples = [(q[0], q[1], q[2]) for q in store.quads(graph=g)]
+        text = kept.pop(g, None)
+        triples = (_parsed_triples(text) if text is not None
+                   else [(q[0], q[1], q[2]) for q in store.quads(graph=g)])
+        del text
         violations, warnings = _check(triples, g)
         report.violations.extend(violations)
         report.warnings.extend(warnings)
         report.warnings.extend(zone_less_times(triples, g))
         report.originals.extend(_corrupt_originals(store, triples, g))
-        if shapes_data is not None:
-            shapes_data.add(triples)
         if progress is not None:
             progress("graphs", i, len(graphs))
-    if shapes_data is not None:
-        if progress is not None:
-            progress("shapes", 0, 1)
-        report.shacl = shapes_data.validate()
-        if progress is not None:
-            progress("shapes", 1, 1)
-    return report
+
+
+_KEPT_TEXT = 256 << 20
+"""Bytes of N-Triples text :func:`validate` keeps after handing it to the SHACL engine, to
+read the statements from again (parsing the text costs about half of reading the store
+again); the graphs past it are read from the store, so a large store holds no more than
+this much text."""
+
+
+def _parsed_triples(text: bytes) -> list[tuple[Any, Any, Any]]:
+    """The statements of one graph's N-Triples text (as the store wrote them) as terms, as
+    :meth:`~provgraph.store.ProvStore.quads` gives them."""
+    return [(s, p, o) for s, p, o, _ in iter_rdf(io.BytesIO(text), "ntriples")]
 
 
 def _corrupt_originals(store: ProvStore, triples: list[tuple[Any, Any, Any]],
@@ -386,6 +457,23 @@ def _n3(t: Any) -> str:
     return t.n3() if hasattr(t, "n3") else f"<{t}>"
 
 
+def _sorted(triples: Iterable[tuple[Any, Any, Any]]) -> list[tuple[Any, Any, Any]]:
+    """``triples`` without repeats, sorted by their N-Triples text, term by term (the
+    order every check reports in). Each IRI's text is made once (issue 16: the sort key
+    was a third of the checks' time on the demo store); a blank node's is never taken
+    from that cache, as an IRI and a blank node of one label are equal strings."""
+    texts: dict[Any, str] = {}
+
+    def n3(t: Any) -> str:
+        if type(t) is not IRI:
+            return _n3(t)
+        text = texts.get(t)
+        if text is None:
+            text = texts[t] = f"<{t}>"
+        return text
+    return sorted(set(triples), key=lambda t: (n3(t[0]), n3(t[1]), n3(t[2])))
+
+
 def _st(s: Any, p: Any, o: Any) -> str:
     return f"{_n3(s)} {_n3(p)} {_n3(o)} ."
 
@@ -437,7 +525,7 @@ def check_attributes(triples: Iterable[tuple[Any, Any, Any]], graph: IRI | None 
 
 def _check(triples: Iterable[tuple[Any, Any, Any]], graph: IRI | None
            ) -> tuple[list[ConstraintViolation], list[AttributeWarning]]:
-    ts = sorted(set(triples), key=lambda t: tuple(_n3(x) for x in t))
+    ts = _sorted(triples)
     g = str(graph) if graph is not None else None
     out: list[ConstraintViolation] = []
 
@@ -632,7 +720,7 @@ def event_order(triples: Iterable[tuple[Any, Any, Any]]) -> EventOrder:
         >>> order.precedes(IRI(ex + "g2"), IRI(ex + "g1")) is None
         True
     """
-    ts = sorted(set(triples), key=lambda t: tuple(_n3(x) for x in t))
+    ts = _sorted(triples)
     by_sp, by_p = _indexes(ts)
     kinds_of = _typing(ts, by_p, by_sp, {}, lambda *args: None)
     return EventOrder.build(by_sp, by_p, kinds_of["E"], kinds_of["A"])
@@ -671,29 +759,34 @@ def _typing(ts: list[tuple[Any, Any, Any]], by_p: Any, by_sp: Any,
     """Constraint 50 typing with 53-56; returns, per kind ("E", "A", "G"), the resources
     of that kind with the statement that says so."""
     why: dict[str, dict[Any, str]] = {"E": {}, "A": {}, "G": {}}
+    # the first statement that says so, its text made only then (issue 16, item 2: a
+    # setdefault made the text of every typing statement, 28,000 on the demo store)
     for s, p, o in ts:
         if p == RDF.type:
             if o in _ENTITY_CLASSES:
-                why["E"].setdefault(s, _st(s, p, o))
+                if s not in why["E"]:
+                    why["E"][s] = _st(s, p, o)
             elif o == PROV.Activity:
-                why["A"].setdefault(s, _st(s, p, o))
+                if s not in why["A"]:
+                    why["A"][s] = _st(s, p, o)
             elif o in (PROV.Agent, PROV.Person, PROV.Organization, PROV.SoftwareAgent):
-                why["G"].setdefault(s, _st(s, p, o))
+                if s not in why["G"]:
+                    why["G"][s] = _st(s, p, o)
             continue
         pos = _POSITIONS.get(p)
         if pos is not None:
-            if pos[0]:
-                why[pos[0]].setdefault(s, _st(s, p, o))
-            if pos[1] and not isinstance(o, Literal):
-                why[pos[1]].setdefault(o, _st(s, p, o))
+            if pos[0] and s not in why[pos[0]]:
+                why[pos[0]][s] = _st(s, p, o)
+            if pos[1] and not isinstance(o, Literal) and o not in why[pos[1]]:
+                why[pos[1]][o] = _st(s, p, o)
         q = _QUALIFIED.get(p)
         if q is not None and not isinstance(o, Literal):
             _, subj_t, slot, slot_t = q
-            if subj_t:
-                why[subj_t].setdefault(s, _st(s, p, o))
+            if subj_t and s not in why[subj_t]:
+                why[subj_t][s] = _st(s, p, o)
             for x in by_sp.get((o, slot), []):
-                if slot_t and not isinstance(x, Literal):
-                    why[slot_t].setdefault(x, _st(o, slot, x))
+                if slot_t and not isinstance(x, Literal) and x not in why[slot_t]:
+                    why[slot_t][x] = _st(o, slot, x)
     for x in sorted(set(why["E"]) & set(why["A"]), key=_n3):
         v("C55 entity-activity-disjoint", f"{_n3(x)} is both an entity and an activity "
           "(typing, PROV-CONSTRAINTS constraint 50)", why["E"][x], why["A"][x])

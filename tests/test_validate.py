@@ -374,3 +374,66 @@ def test_the_mandatory_object_is_the_relations_own_slot_or_prov_influencer():
     report = validate(store, shapes=False)
     assert [v.message.split(";")[0] for v in report.violations] == [
         "Attribution <http://example.org/at1> has no agent (<http://www.w3.org/ns/prov#agent>)"]
+
+
+def test_statements_read_back_from_the_shacl_text_give_the_report_read_from_the_store(
+        rag_store, monkeypatch):
+    """issue 16, item 2: validate hands the SHACL engine each graph's N-Triples first and
+    reads the statements back from that text (while it is small) instead of the store;
+    both reads give one report, violations of both kinds, retained originals and
+    warnings alike, in one order, with blank nodes and literals the store keeps under a
+    private datatype."""
+    import provgraph.validate as v
+    from provgraph.terms import IRI, XSD, BNode, Literal
+    from provgraph.vocab import PG, PROV, RDF
+
+    store, r = rag_store
+    run, ex = r["run"], "http://example.org/"
+    node = BNode("n1")
+    store.add([
+        (IRI(ex + "x"), RDF.type, PROV.Entity, run), (IRI(ex + "x"), RDF.type, PROV.Activity, run),
+        (IRI(ex + "a"), PROV.startedAtTime, Literal("2026-02-30T00:00:00Z", XSD + "dateTime"), run),
+        (IRI(ex + "a"), PROV.endedAtTime, Literal("2026-01-01T00:00:00", XSD + "dateTime"), None),
+        (IRI(ex + "e"), PROV.qualifiedGeneration, node, None),
+        (node, PROV.atTime, Literal("007", XSD + "int"), None),
+        (IRI(ex + "q"), RDF.type, PG.Query, run), (IRI(ex + "q"), PG.text, Literal("a\\"), run),
+    ])
+    kept = v.validate(store)
+    monkeypatch.setattr(v, "_KEPT_TEXT", 0)
+    read = v.validate(store)
+    assert kept.messages() == read.messages() and kept.warnings == read.warnings
+    assert kept.violations == read.violations and kept.originals == read.originals
+    constraints = {x.constraint for x in kept.violations}
+    assert {"C55 entity-activity-disjoint", "ill-typed literal",
+            "PROV-O range xsd:dateTime"} <= constraints
+    assert kept.shacl is not None and not kept.shacl.conforms
+    assert any(w.rule == "zone-less xsd:dateTime" for w in kept.warnings)
+
+
+def test_an_interrupt_during_the_checks_stops_the_shacl_engine_too(rag_store, monkeypatch):
+    """issue 16, item 2: the SHACL engine validates in its own process while the
+    PROV-CONSTRAINTS checks run; Ctrl-C there must stop it with the command, not leave it
+    validating (it would go on for 23 s at 930,000 statements)."""
+    import provgraph.validate as v
+    from provgraph import shacl
+
+    store, _ = rag_store
+    made: list[shacl.ShapesData] = []
+
+    class Watched(shacl.ShapesData):
+        def __init__(self) -> None:
+            super().__init__()
+            made.append(self)
+
+    engines = []
+
+    def interrupted(*args: object) -> None:
+        engines.append(made[0]._engine)  # running, its data closed
+        assert engines[0] is not None and engines[0].poll() is None
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(shacl, "ShapesData", Watched)
+    monkeypatch.setattr(v, "_check_graphs", interrupted)
+    with pytest.raises(KeyboardInterrupt):
+        v.validate(store)
+    assert engines[0].poll() is not None and made[0]._engine is None
