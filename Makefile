@@ -22,7 +22,7 @@ demo: $(STAMP)
 
 test: $(STAMP)
 	$(BIN)/python -m mypy
-	$(BIN)/python -m pytest -q -m "not servers and not slow and not frameworks and not browser and not soak"
+	$(BIN)/python -m pytest -q -n 2 --dist loadscope -m "not servers and not slow and not frameworks and not browser and not soak"
 
 # The store contract and the query library on real SPARQL engines (issue 13): the Oxigraph
 # server (pip install oxigraph) and Virtuoso (apt-get install virtuoso-opensource), started
