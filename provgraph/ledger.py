@@ -310,6 +310,7 @@ class LedgerWriter:
     """Wait for the disk after every line (``$PROVGRAPH_LEDGER_SYNC`` unset or ``each``), or
     only at each engine flush (``flush``): :data:`SYNC_ENV`."""
     _file: IO[bytes] | None = None
+    _failed: OSError | None = None
 
     def __post_init__(self) -> None:
         path = self.root / LEDGER_NAME
@@ -361,14 +362,26 @@ class LedgerWriter:
         Call it *before* the write it records commits. Returns its number.
 
         Raises:
-            OSError: it cannot be written (the write must not go ahead then).
+            OSError: it cannot be written (the write must not go ahead then). A line that
+                failed may be in the file in whole or in part, so after one failure every
+                later call raises too: the next writer open (which reads the file's last
+                line and reconciles it with the store) is the only safe continuation.
         """
         assert self._file is not None, "ledger closed"
+        if self._failed is not None:
+            raise OSError(f"the ledger {self.path} could not write line {self.n + 1} "
+                          f"({self._failed}); this process writes nothing more to the store: "
+                          "close it and open it again, which reconciles that line") \
+                from self._failed
         raw = _encode(self.n + 1, self.head, op, removed, added, self.blobs, note)
-        self._file.write(raw + b"\n")
-        self._file.flush()
-        if sync and self.sync_each:
-            _datasync(self._file.fileno())
+        try:
+            self._file.write(raw + b"\n")
+            self._file.flush()
+            if sync and self.sync_each:
+                _datasync(self._file.fileno())
+        except OSError as err:
+            self._failed = err
+            raise
         self.n += 1
         self.head = line_hash(raw)
         self.blobs.clear()  # in place: the blob store's on_new appends to this list

@@ -685,3 +685,32 @@ def test_a_writer_signs_a_checkpoint_every_n_lines(tmp_path, keys, monkeypatch):
         EmbeddedStore(path)
     monkeypatch.setenv("PROVGRAPH_CHECKPOINT_EVERY", "3")
     EmbeddedStore(path).close()  # the lock was released by the failed open
+
+
+def test_after_a_failed_sync_no_line_reuses_its_number_and_a_reopen_reconciles(recorded,
+                                                                                monkeypatch):
+    path, _ = recorded
+    import provgraph.ledger as ledger_module
+
+    before = len(_lines(path))
+    led = LedgerWriter(path)
+    n = led.n
+
+    def failing_sync(fd: int) -> None:
+        raise OSError(5, "Input/output error")
+
+    monkeypatch.setattr(ledger_module, "_datasync", failing_sync)
+    with pytest.raises(OSError, match="Input/output error"):
+        led.append("add", added=["<urn:x:a> <urn:x:p> <urn:x:o>"])
+    monkeypatch.undo()  # the disk works again; the writer must still refuse
+    with pytest.raises(OSError, match=rf"could not write line {n + 1}.*open it again"):
+        led.append("add", added=["<urn:x:b> <urn:x:p> <urn:x:o>"])
+    led.close()
+    lines = list(read_lines(path / LEDGER_NAME))
+    assert len(lines) == before + 1 and lines[-1].n == n + 1  # the failed line, once
+    assert check_chain(path / LEDGER_NAME)[1] is None
+    report = verify_store(path)  # the reopen reconciles the line whose write never ran
+    assert report.ok, report.findings
+    lines = list(read_lines(path / LEDGER_NAME))
+    assert [line.op for line in lines[-2:]] == ["add", "recover"]
+    assert [line.n for line in lines] == list(range(1, len(lines) + 1))
