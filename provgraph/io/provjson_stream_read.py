@@ -52,14 +52,13 @@ from typing import Any, BinaryIO
 
 import ijson
 
-from ..errors import SerializationError
 from ..limits import MAX_JSON_DEPTH
 from ..store import ProvStore
-from ..terms import IRI, BNode, Quad
+from ..terms import IRI, Quad
 from . import PROV_JSON_KEYS
 from ._prov import PROV_VERSION, formal_time_forms
 from .load import ImportReport, check_target_graph
-from .stream_load import NotStreamed, RepeatedKeys, store_streamed
+from .stream_load import NotStreamed, ProvChunks, RepeatedKeys
 
 __all__ = ["CHUNK_RECORDS", "NotStreamed", "Scan", "import_provjson_stream", "scan",
            "streams_provjson"]
@@ -317,32 +316,16 @@ def import_provjson_stream(store: ProvStore, source: str | os.PathLike[str] | Bi
     forms, time_warnings = formal_time_forms(found.times, name)
     found.times = {}
     source.seek(0)
-    counts = {"records": 0}
-    prov_warnings: list[str] = []
-    constraints: dict[str | None, list[str]] = {None: []}
-
-    def warnings() -> list[str]:
-        return [*prov_warnings, *time_warnings, *(w for ws in constraints.values() for w in ws)]
-
-    with store.journaled(f"import {name}"):
-        return store_streamed(
-            store, _quads(source, found, forms, target, name, counts, prov_warnings,
-                          constraints),
-            format="prov-json", name=name, warnings=warnings,
-            reader=f"prov-json streamed by ijson {ijson.__version__}, records read by the "
-                   f"prov package {PROV_VERSION}",
-            input_count=lambda _: counts["records"])
+    chunks = ProvChunks(name, target, forms, time_warnings)
+    return chunks.store(store, _quads(source, found, chunks), format="prov-json",
+                        reader=f"prov-json streamed by ijson {ijson.__version__}, records "
+                               f"read by the prov package {PROV_VERSION}")
 
 
-def _quads(source: BinaryIO, found: Scan, forms: dict[Any, str], target: IRI | None,
-           name: str, counts: dict[str, int], prov_warnings: list[str],
-           constraints: dict[str | None, list[str]]) -> Iterator[Quad]:
+def _quads(source: BinaryIO, found: Scan, chunks: ProvChunks) -> Iterator[Quad]:
     """The document's statements, chunk by chunk (pass 2)."""
-    from ..validate import check_document
     from .provjson import read as read_chunk
-    from .provo import document_to_quads
 
-    blank_nodes: dict[str, BNode] = {}
     for bundle, section, records in _records(source):
         chunk: dict[str, Any] = {}
         if found.prefixes:
@@ -355,14 +338,5 @@ def _quads(source: BinaryIO, found: Scan, forms: dict[Any, str], target: IRI | N
             if bundle in found.bundle_prefixes:
                 inner = {"prefix": found.bundle_prefixes[bundle], **inner}
             chunk["bundle"] = {bundle: inner}
-        got = read_chunk(json.dumps(chunk).encode("utf-8"), name, times=False)
-        counts["records"] += got.record_count
-        prov_warnings += got.warnings
-        for v in check_document(got.document):
-            constraints.setdefault(bundle, []).append(f"{name}: {v}")
-        try:
-            quads = document_to_quads(got.document, target, bundle_names=got.bundle_names,
-                                      times=forms, blank_nodes=blank_nodes)
-        except SerializationError as exc:
-            raise SerializationError(f"{name}: {exc}; nothing was stored") from exc
-        yield from quads
+        got = read_chunk(json.dumps(chunk).encode("utf-8"), chunks.name, times=False)
+        yield from chunks.quads(got, lambda _v: bundle)

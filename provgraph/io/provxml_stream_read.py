@@ -45,14 +45,13 @@ from xml.sax.saxutils import escape, quoteattr
 from defusedxml import DefusedXmlException
 from defusedxml import ElementTree as SafeET
 
-from ..errors import SerializationError
 from ..limits import MAX_XML_DEPTH
 from ..store import ProvStore
-from ..terms import IRI, BNode, Quad
+from ..terms import IRI, Quad
 from ._prov import PROV_VERSION, formal_time_forms
 from .load import ImportReport, check_target_graph
 from .provjson_stream_read import _file_size, _mentions_lexical
-from .stream_load import NotStreamed, RepeatedKeys, store_streamed
+from .stream_load import NotStreamed, ProvChunks, RepeatedKeys
 
 __all__ = ["CHUNK_RECORDS", "import_provxml_stream", "streams_provxml"]
 
@@ -310,45 +309,19 @@ def import_provxml_stream(store: ProvStore, source: str | os.PathLike[str] | Bin
     forms, time_warnings = formal_time_forms(times, name)
     del times
     source.seek(0)
-    counts = {"records": 0}
-    prov_warnings: list[str] = []
-    constraints: dict[str | None, list[str]] = {None: []}
-
-    def warnings() -> list[str]:
-        return [*prov_warnings, *time_warnings, *(w for ws in constraints.values() for w in ws)]
-
-    with store.journaled(f"import {name}"):
-        return store_streamed(
-            store, _quads(source, repeated, forms, target, name, counts, prov_warnings,
-                          constraints),
-            format="prov-xml", name=name, warnings=warnings,
-            reader=f"prov-xml streamed by defusedxml iterparse, records read by the prov "
-                   f"package {PROV_VERSION}",
-            input_count=lambda _: counts["records"])
+    chunks = ProvChunks(name, target, forms, time_warnings)
+    return chunks.store(store, _quads(source, repeated, chunks), format="prov-xml",
+                        reader=f"prov-xml streamed by defusedxml iterparse, records read by "
+                               f"the prov package {PROV_VERSION}")
 
 
-def _quads(source: BinaryIO, repeated: set[int], forms: dict[Any, str], target: IRI | None,
-           name: str, counts: dict[str, int], prov_warnings: list[str],
-           constraints: dict[str | None, list[str]]) -> Iterator[Quad]:
+def _quads(source: BinaryIO, repeated: set[int], chunks: ProvChunks) -> Iterator[Quad]:
     """The document's statements, chunk by chunk (pass 2)."""
-    from ..validate import check_document
-    from .provo import document_to_quads
     from .provxml import read as read_chunk
 
-    blank_nodes: dict[str, BNode] = {}
     for head, body in _records(source, repeated):
-        text = head + "".join(body)
-        got = read_chunk(text.encode("utf-8"), name, times=False)
-        counts["records"] += got.record_count
-        prov_warnings += got.warnings
+        got = read_chunk((head + "".join(body)).encode("utf-8"), chunks.name, times=False)
         for b in got.document.bundles:  # the whole read reports bundle by bundle
             if b.identifier is not None:
-                constraints.setdefault(str(b.identifier.uri), [])
-        for v in check_document(got.document):
-            constraints.setdefault(v.graph, []).append(f"{name}: {v}")
-        try:
-            quads = document_to_quads(got.document, target, bundle_names=got.bundle_names,
-                                      times=forms, blank_nodes=blank_nodes)
-        except SerializationError as exc:
-            raise SerializationError(f"{name}: {exc}; nothing was stored") from exc
-        yield from quads
+                chunks.constraints.setdefault(str(b.identifier.uri), [])
+        yield from chunks.quads(got, lambda v: v.graph)

@@ -51,7 +51,8 @@ import pickle
 import tempfile
 import uuid
 from collections.abc import Callable, Iterable, Iterator
-from typing import Any, BinaryIO
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any, BinaryIO
 
 from ..errors import SerializationError
 from ..store import ProvStore, iter_rdf
@@ -59,6 +60,10 @@ from ..terms import IRI, BNode, Literal, Quad
 from ..vocab import GRAPH, PROV, RDF
 from . import provo
 from .load import ImportReport, check_target_graph
+
+if TYPE_CHECKING:
+    from ..validate import ConstraintViolation
+    from ._prov import ProvRead
 
 __all__ = ["NotStreamed", "RepeatedKeys", "STREAMED_FORMATS", "STREAM_BATCH", "import_rdf_stream", "store_streamed",
            "streamed_format"]
@@ -458,3 +463,66 @@ def streamed_format(head: bytes, format: str, name: str) -> str | None:
     if _PROVN_COMMENT.sub(b" ", text[:4096]).lstrip().startswith(b"document"):
         return None
     return got
+
+
+@dataclass
+class ProvChunks:
+    """A PROV-DM document (PROV-JSON, PROV-XML) stored chunk by chunk: what the chunks'
+    reads add up to, and their conversion to statements, for
+    :func:`provgraph.io.provjson_stream_read.import_provjson_stream` and
+    :func:`provgraph.io.provxml_stream_read.import_provxml_stream` alike.
+
+    Args:
+        name: the input's name for messages.
+        target: named graph for statements outside any bundle (``None``: the default graph).
+        forms: the lexical forms of the formal times, read over the whole document
+            (:func:`provgraph.io._prov.formal_time_forms`).
+        time_warnings: that function's warnings.
+    """
+
+    name: str
+    target: IRI | None
+    forms: dict[Any, str]
+    time_warnings: list[str]
+    records: int = 0
+    """PROV records read so far (the report's input count)."""
+    prov_warnings: list[str] = field(default_factory=list)
+    constraints: dict[str | None, list[str]] = field(default_factory=lambda: {None: []})
+    """PROV-CONSTRAINTS findings per bundle, in the order the whole read reports them."""
+    blank_nodes: dict[str, BNode] = field(default_factory=dict)
+    """One blank-node label per document, shared by every chunk."""
+
+    def quads(self, got: ProvRead,
+              graph_of: Callable[[ConstraintViolation], str | None]) -> list[Quad]:
+        """One chunk's statements; its records, warnings and PROV-CONSTRAINTS findings
+        (filed under ``graph_of(finding)``) are added up.
+
+        Raises:
+            SerializationError: the chunk cannot be written as PROV-O; nothing is stored.
+        """
+        from ..validate import check_document
+
+        self.records += got.record_count
+        self.prov_warnings += got.warnings
+        for v in check_document(got.document):
+            self.constraints.setdefault(graph_of(v), []).append(f"{self.name}: {v}")
+        try:
+            return provo.document_to_quads(got.document, self.target,
+                                           bundle_names=got.bundle_names, times=self.forms,
+                                           blank_nodes=self.blank_nodes)
+        except SerializationError as exc:
+            raise SerializationError(f"{self.name}: {exc}; nothing was stored") from exc
+
+    def warnings(self) -> list[str]:
+        """The report's warnings: the reads', the formal times', then the findings."""
+        return [*self.prov_warnings, *self.time_warnings,
+                *(w for ws in self.constraints.values() for w in ws)]
+
+    def store(self, store: ProvStore, quads: Iterable[Quad], *, format: str,
+              reader: str) -> ImportReport:
+        """Store ``quads`` (made by :meth:`quads`) in one journaled write:
+        :func:`store_streamed`, all or nothing."""
+        with store.journaled(f"import {self.name}"):
+            return store_streamed(store, quads, format=format, name=self.name,
+                                  warnings=self.warnings, reader=reader,
+                                  input_count=lambda _: self.records)
