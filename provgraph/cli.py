@@ -1293,15 +1293,23 @@ def lineage(obj: _Ctx, iri: str, max_depth: int | None, fmt: str | None, no_head
 
 @cli.command()
 @_run_option
+@click.option("--recompute", is_flag=True,
+              help="Compute from the statements and originals, without reading or writing "
+              "the stale index kept beside the store.")
 @_fail_option
 @output_options
 @pass_ctx
-def stale(obj: _Ctx, run: str | None, fail_on_found: bool, fmt: str | None, no_headers: bool) -> None:
+def stale(obj: _Ctx, run: str | None, recompute: bool, fail_on_found: bool, fmt: str | None,
+          no_headers: bool) -> None:
     """List claims whose cited snapshot has a newer revision or was deleted.
 
     Each row says "updated" or "deleted" and, for updated ones, whether the
     cited text is still present, unchanged, in the newest snapshot
     (span_unchanged).
+
+    The rows of the whole store are kept in PATH/index/ and read back while no
+    statement has been written and the originals they were computed from are
+    unchanged; --recompute ignores that index (the answer is the same).
 
     \b
     Example:
@@ -1310,8 +1318,8 @@ def stale(obj: _Ctx, run: str | None, fail_on_found: bool, fmt: str | None, no_h
     """
     from . import analytics
 
-    _write_result(analytics.stale(obj.store(read_only=True), run=run), analytics.StaleRow, fmt, no_headers,
-                  "stale", fail_on_found)
+    rows = analytics.stale(obj.store(read_only=True), run=run, index=not recompute)
+    _write_result(rows, analytics.StaleRow, fmt, no_headers, "stale", fail_on_found)
 
 
 @cli.command()

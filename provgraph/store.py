@@ -43,11 +43,13 @@ from __future__ import annotations
 
 import contextlib
 import errno
+import hashlib
 import importlib
 import io
 import itertools
 import os
 import re
+import tempfile
 import time
 from abc import ABC, abstractmethod
 from collections.abc import Callable, Collection, Iterable, Iterator, Mapping, Sequence, Sized
@@ -67,6 +69,9 @@ from ._undo_journal import JOURNAL_NAME, UndoJournal, discard as _discard_journa
 from .ledger import HEAD_NAME, LEDGER_NAME, LedgerLine, LedgerWriter, predicted
 from .terms import IRI, BNode, Literal, Quad, Term
 from ._lexical import LEXICAL, encode_datatype, engine_keeps
+
+INDEX_DIR = "index"
+"""The folder of a store directory that holds derived indexes (:meth:`ProvStore.write_index`)."""
 
 _T = TypeVar("_T")
 
@@ -379,6 +384,29 @@ class ProvStore(ABC):
 
     def optimize(self) -> None:
         """Compact the store after large bulk loads (speeds up queries)."""
+
+    # -- derived indexes (issue 16) -------------------------------------------
+    def state_token(self) -> str | None:
+        """A token for the statements this object reads: two calls give the same token
+        only when the store held the same statements, so a result computed from the
+        store under one token may be reused while the token is unchanged (the stale
+        index, :mod:`provgraph.staleness`). ``None``: the store cannot tell (here: never
+        a token; :class:`EmbeddedStore` gives one for a store on disk). A token never
+        covers the retained originals, which a reader checks itself.
+        """
+        return None
+
+    def read_index(self, name: str) -> bytes | None:
+        """The bytes of the derived index ``name`` kept beside the store, or ``None``
+        when there is none or it cannot be read (here: never one). An index is derived
+        data: its content is only trusted together with a :meth:`state_token` it names."""
+        return None
+
+    def write_index(self, name: str, data: bytes) -> bool:
+        """Keep ``data`` as the derived index ``name`` (replaced whole, never half-written);
+        returns whether it was kept. Failing to keep an index (a read-only disk, no
+        permission) is not an error: the index only saves time. Here: never kept."""
+        return False
 
     # -- conveniences built on the primitives --------------------------------
     def contains(self, quad: Quad) -> bool:
@@ -1107,6 +1135,7 @@ class EmbeddedStore(ProvStore):
         self._names: dict[Any, Any] = {}  # pyoxigraph predicate/graph -> provgraph term
         self._objects: dict[Any, Term] = {}  # pyoxigraph object -> provgraph term (bounded)
         self.read_only = read_only
+        self._read_token: str | None = None  # a read-only open's state_token()
         self._root: Path | None = None
         self._created: Path | None = None  # the topmost directory this open created
         self._root_for_reopen: Path | None = None  # a read-only store's directory
@@ -1126,15 +1155,13 @@ class EmbeddedStore(ProvStore):
                 self._store = ox.Store()
                 self.location = ":memory:"
                 if blobs is None:
-                    import tempfile
-
                     self._tmp = tempfile.TemporaryDirectory(prefix="provgraph-originals-")
                     blobs = Originals(Path(self._tmp.name))
             elif read_only:
                 root = Path(path)
                 self.location = str(root)
                 # No lock, no file written: a read-only mount or a full disk still reads.
-                self._store = _open_read_only(root / "rdf")
+                self._store, self._read_token = _open_read_only_at(root)
                 self._root_for_reopen = root
                 self.in_flight = journal_name(root / JOURNAL_NAME)
                 if blobs is None:
@@ -2185,13 +2212,65 @@ class EmbeddedStore(ProvStore):
                 if not _lost_race(exc, root) or time.monotonic() >= deadline:
                     raise
             try:
-                self._store = _open_read_only(root / "rdf")
+                self._store, self._read_token = _open_read_only_at(root)
             except OSError as exc:
                 raise StoreError(f"cannot reopen the store at {root} for reading: {exc}") from exc
 
     def optimize(self) -> None:
         with _map_errors(f"store {self.location}"):
             self._store.optimize()
+
+    def state_token(self) -> str | None:
+        """See :meth:`ProvStore.state_token`. For a store on disk: a digest of the names,
+        sizes and modification times of the engine's durable files (RocksDB's table
+        files, write-ahead logs, manifest and ``CURRENT``: every committed write appends
+        to a log or adds a table file) and of the ledger. A writing open compacts and
+        flushes, so the token changes at each writer's open and close even when no
+        statement changed (a reuse is lost, never a wrong one made). A read-only open
+        takes it when it opens, and gives it only if no write landed while it opened
+        (else ``None``), so the token is that of the state the reads see. ``None`` for an
+        in-memory store and while a journaled write has not finished."""
+        if self.read_only:
+            return self._read_token
+        root = self._root
+        if root is None or (root / JOURNAL_NAME).exists():
+            return None
+        return _disk_state(root)
+
+    def read_index(self, name: str) -> bytes | None:
+        """See :meth:`ProvStore.read_index`: ``PATH/index/NAME`` of a store on disk."""
+        root = self._root or self._root_for_reopen
+        if root is None:
+            return None
+        try:
+            return (root / INDEX_DIR / name).read_bytes()
+        except OSError:
+            return None
+
+    def write_index(self, name: str, data: bytes) -> bool:
+        """See :meth:`ProvStore.write_index`: ``PATH/index/NAME``, written to a temporary
+        file in that directory and renamed over the old one (two processes writing at
+        once each rename a whole file). A read-only open writes it too when it can: the
+        one file such an open writes, derived data outside the engine's files and the
+        ledger, which :meth:`state_token` does not cover."""
+        root = self._root or self._root_for_reopen
+        if root is None:
+            return False
+        folder = root / INDEX_DIR
+        tmp: str | None = None
+        try:
+            folder.mkdir(exist_ok=True)
+            tmp = str(folder / f".{name}.{os.getpid()}.{os.urandom(4).hex()}.tmp")
+            fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o666)  # as umask allows
+            with os.fdopen(fd, "wb") as f:
+                f.write(data)
+            os.replace(tmp, folder / name)
+            return True
+        except OSError:
+            if tmp is not None:
+                with contextlib.suppress(OSError):
+                    os.unlink(tmp)
+            return False
 
     def discard_if_new(self) -> bool:
         """Close the store and, when this object created its directory, delete that
@@ -2237,6 +2316,40 @@ class EmbeddedStore(ProvStore):
         if self._tmp is not None:
             self._tmp.cleanup()
             self._tmp = None
+
+
+def _disk_state(root: Path) -> str | None:
+    """The digest :meth:`EmbeddedStore.state_token` gives for the store at ``root``, or
+    ``None`` when its files cannot be listed."""
+    h = hashlib.sha256()
+    try:
+        entries = []
+        with os.scandir(root / "rdf") as it:
+            for e in it:
+                n = e.name
+                if n.endswith((".sst", ".log")) or n.startswith("MANIFEST-") or n == "CURRENT":
+                    st = e.stat()
+                    entries.append(f"{n} {st.st_size} {st.st_mtime_ns}")
+        for name in (LEDGER_NAME, HEAD_NAME):
+            with contextlib.suppress(FileNotFoundError):
+                st = (root / name).stat()
+                entries.append(f"{name} {st.st_size} {st.st_mtime_ns}")
+    except OSError:
+        return None
+    for line in sorted(entries):
+        h.update(line.encode() + b"\n")
+    return h.hexdigest()
+
+
+def _open_read_only_at(root: Path) -> tuple[Any, str | None]:
+    """:func:`_open_read_only` of ``root/rdf`` and the store's :func:`_disk_state` when
+    no write landed while it opened (the same before and after), else ``None``; also
+    ``None`` while a journaled write is unfinished."""
+    before = _disk_state(root)
+    store = _open_read_only(root / "rdf")
+    after = _disk_state(root)
+    stable = before is not None and before == after and not (root / JOURNAL_NAME).exists()
+    return store, (after if stable else None)
 
 
 def _open_read_only(rdf: Path) -> Any:
@@ -2418,8 +2531,10 @@ def open_store(path: str | os.PathLike[str] | None = None, *, memory: bool = Fal
 _OXIGRAPH_FAMILIES = ('[CFOptions "id2str"]', '[CFOptions "spog"]')
 """RocksDB column families every Oxigraph store has (named in its ``OPTIONS-*`` files)."""
 _STORE_ENTRIES = frozenset({"rdf", "originals", "writer.json", "exports", JOURNAL_NAME,
-                            LEDGER_NAME, HEAD_NAME, HEAD_NAME + ".tmp", "checkpoints"})
-"""What a provgraph store directory holds (``exports``: the demo's bundle files)."""
+                            LEDGER_NAME, HEAD_NAME, HEAD_NAME + ".tmp", "checkpoints",
+                            INDEX_DIR})
+"""What a provgraph store directory holds (``exports``: the demo's bundle files;
+``index``: derived indexes, :meth:`EmbeddedStore.write_index`)."""
 
 
 def _refuse_file_in_the_way(root: Path) -> None:

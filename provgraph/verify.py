@@ -60,7 +60,9 @@ class Finding:
     Attributes:
         kind: ``no-ledger``, ``chain``, ``head``, ``statement-missing`` (the ledger says
             the store holds it; it does not), ``statement-extra`` (the store holds it; the
-            ledger never wrote it), ``blob-missing``, ``blob-corrupt``, ``checkpoint``.
+            ledger never wrote it), ``blob-missing``, ``blob-corrupt``, ``checkpoint``,
+            ``stale-index`` (the stale index disagrees with the store: its file was
+            changed outside provgraph).
         where: what failed: ``ledger.jsonl line N``, an N-Quads statement, ``blob <sha-256>``.
         detail: what is wrong, for a person.
         line: the ledger line concerned (the bad line; the line that last wrote the
@@ -179,6 +181,9 @@ def verify_store(path: str | Path, *, checkpoint: str | Path | None = None,
                    "write command starts one with the statements it holds then"))
         return report
     lines, problem = check_chain(root / LEDGER_NAME)
+    # before the writer's open below, which changes the engine's files and so makes any
+    # index unused: the index as the reading commands would use it now
+    _check_stale_index(root, report)
     if problem is None:
         before = (root / LEDGER_NAME).stat().st_size
         writer: EmbeddedStore | None = None
@@ -211,6 +216,30 @@ def verify_store(path: str | Path, *, checkpoint: str | Path | None = None,
     finally:
         store.close()
     return report
+
+
+def _check_stale_index(root: Path, report: VerifyReport) -> None:
+    """A ``stale-index`` finding when the stale index ``provgraph stale`` would answer
+    from disagrees with computing it (:func:`provgraph.staleness.check_index`), read
+    on a read-only open; an original it cannot read is the blob check's finding, not
+    this one's."""
+    from .staleness import INDEX_FILE, check_index
+
+    if not (root / INDEX_FILE).exists():
+        return
+    try:
+        store = EmbeddedStore(root, read_only=True)
+    except StoreError:
+        return  # the store itself cannot be read: the checks after this one say so
+    try:
+        why = check_index(store)
+    except StoreError:
+        return
+    finally:
+        store.close()
+    if why is not None:
+        report.findings.append(Finding(kind="stale-index", where=str(root / INDEX_FILE),
+                                       detail=why))
 
 
 @dataclass(frozen=True, kw_only=True)
