@@ -147,11 +147,17 @@ def render_record(r: dict[str, Any]) -> str:
                                       f"{bench_record.SUB} answers, ratio "
                                       f"{p['ratio']['min']:.2f}-{p['ratio']['max']:.2f}×)")
 
+    if "recorder_tx" in ms and "raw_tx_durable" in ms:
+        ratio, spread = paired_ratio("recorder_tx/raw_tx_durable")
+        t.add("record, one transaction per answer" + spread, ms["recorder_tx"],
+              "pyoxigraph `Store.extend`, quads pre-built, each answer's ledger line "
+              "appended and `fdatasync`-ed first (the same durable work)", ms["raw_tx_durable"],
+              ratio, f"≤ {TARGETS['record']}×", ratio <= TARGETS["record"], "ms/answer")
     if "recorder_tx" in ms and "raw_tx" in ms:
         ratio, spread = paired_ratio("recorder_tx/raw_tx")
         t.add("record, one transaction per answer" + spread, ms["recorder_tx"],
-              "pyoxigraph `Store.extend`, quads pre-built", ms["raw_tx"], ratio,
-              f"≤ {TARGETS['record']}×", ratio <= TARGETS["record"], "ms/answer")
+              "pyoxigraph `Store.extend`, quads pre-built, nothing synced (issue 8's floor, "
+              "before the ledger)", ms["raw_tx"], ratio, "", None, "ms/answer")
     if "recorder_tx" in ms and "raw_tx_build" in ms:
         ratio, spread = paired_ratio("recorder_tx/raw_tx_build")
         t.add("record, one transaction per answer" + spread, ms["recorder_tx"],

@@ -14,13 +14,18 @@ stays bounded at 100,000 answers:
 =========================  ===================================================
 ``recorder_tx``            ``Recorder``: one ``batch()`` (one transaction) per answer
 ``raw_tx``                 ``pyoxigraph.Store.extend(quads)`` per answer, quads pre-built
+``raw_tx_durable``         same, each answer's ledger line appended and ``fdatasync``-ed
+                           first, as the ledger does (:data:`provgraph.ledger.SYNC_ENV`)
 ``raw_tx_build``           same, building ``pyoxigraph`` terms from strings in the loop
 ``recorder_batch``         ``Recorder``: one ``batch()`` per slice of ``SLICE`` answers
 ``raw_batch``              ``Store.extend`` of a whole slice (one transaction)
 ``raw_bulk``               ``Store.bulk_extend`` of a whole slice (no transaction)
 =========================  ===================================================
 
-The target ratio is ``recorder_tx / raw_tx`` ≤ 1.5 (issue 8).
+The target ratio is ``recorder_tx / raw_tx_durable`` ≤ 1.5: the raw engine doing the same
+work, which since the ledger (issue 20) includes making each transaction's line durable
+before it commits. Issue 8 set the target against ``raw_tx``, before there was a ledger;
+that ratio is still shown.
 """
 
 from __future__ import annotations
@@ -51,7 +56,8 @@ SUB = 50
 target row (quick mode's 500 answers: 10 pairs; 5 pairs of 100 answers gave medians
 from 1.38 to 1.55 in two runs an hour apart)."""
 
-ALL_VARIANTS = ("recorder_tx", "raw_tx", "raw_tx_build", "recorder_batch", "raw_batch", "raw_bulk")
+ALL_VARIANTS = ("recorder_tx", "raw_tx", "raw_tx_durable", "raw_tx_build", "recorder_batch",
+                "raw_batch", "raw_bulk")
 
 
 # --------------------------------------------------------------------------- raw side
@@ -70,6 +76,16 @@ def _raw_term(t: Any, cache: dict[Any, Any]) -> Any:
     if type(t) is BNode:
         return ox.BlankNode(t)
     return ox.NamedNode(t)
+
+
+def _ledger_line(quads: list[Quad]) -> bytes:
+    """The ledger line the store writes for a transaction adding ``quads`` (its length
+    and encoding; the chain fields are placeholders)."""
+    from provgraph import store as st_mod
+    from provgraph.ledger import GENESIS, _encode
+
+    added = st_mod._ledger_strs([st_mod._quad_to_store(q) for q in quads])
+    return _encode(1, GENESIS, "add", (), added, (), None) + b"\n"
 
 
 def to_ox(quads: Iterable[Quad]) -> list[ox.Quad]:
@@ -129,7 +145,8 @@ def _pairs(timers: dict[str, _Timer]) -> dict[str, Any]:
     """The per-answer variants against ``raw_tx`` block by block: they take turns every
     ``SUB`` answers, so block ``i`` of each is one A B pair (:func:`bench.pairing.paired_values`)."""
     out: dict[str, Any] = {}
-    for a, b in (("recorder_tx", "raw_tx"), ("recorder_tx", "raw_tx_build")):
+    for a, b in (("recorder_tx", "raw_tx"), ("recorder_tx", "raw_tx_durable"),
+                 ("recorder_tx", "raw_tx_build")):
         if a in timers and b in timers and timers[a].laps and \
                 len(timers[a].laps) == len(timers[b].laps):
             out[f"{a}/{b}"] = pairing.paired_values(timers[a].laps, timers[b].laps)
@@ -182,6 +199,7 @@ def run(answers: int, *, workdir: str | None = None, variants: Iterable[str] = A
                     for t in ing_ox:
                         st.extend(t)
 
+        fd = os.open(root / "raw_tx_durable.lines", os.O_WRONLY | os.O_CREAT | os.O_APPEND)
         n_statements = 0
         for lo in range(0, answers, SLICE):
             hi = min(answers, lo + SLICE)
@@ -192,6 +210,7 @@ def run(answers: int, *, workdir: str | None = None, variants: Iterable[str] = A
             cap.transactions = []
             n_statements += sum(map(len, tx))
             tx_ox = [to_ox(t) for t in tx]
+            lines = [_ledger_line(t) for t in tx] if "raw_tx_durable" in variants else []
             gc.collect()
             # per-answer variants alternate every SUB answers, so that load from other
             # processes falls on all of them alike; slice variants run once per slice
@@ -202,6 +221,13 @@ def run(answers: int, *, workdir: str | None = None, variants: Iterable[str] = A
                         st = raw[v]
                         with t:
                             for q in tx_ox[lo2:lo2 + SUB]:
+                                st.extend(q)
+                    elif v == "raw_tx_durable":
+                        st = raw[v]
+                        with t:
+                            for q, line in zip(tx_ox[lo2:lo2 + SUB], lines[lo2:lo2 + SUB]):
+                                os.write(fd, line)
+                                os.fdatasync(fd)
                                 st.extend(q)
                     elif v == "raw_tx_build":
                         st = raw[v]
@@ -232,6 +258,7 @@ def run(answers: int, *, workdir: str | None = None, variants: Iterable[str] = A
             say(f"  record {answers}: {hi} answers done")
             del tx, tx_ox, specs
         cap.close()
+        os.close(fd)
 
         res["statements_per_answer"] = n_statements / answers
         res["seconds"] = {v: timers[v].seconds for v in variants}
@@ -364,7 +391,7 @@ def run_prefilled(answers: int, *, tail: int = SLICE, workdir: str | None = None
 def _ratios(res: dict[str, Any]) -> dict[str, float]:
     s = res["seconds"]
     out: dict[str, float] = {}
-    pairs = [("recorder_tx", "raw_tx"), ("recorder_tx", "raw_tx_build"),
+    pairs = [("recorder_tx", "raw_tx"), ("recorder_tx", "raw_tx_durable"), ("recorder_tx", "raw_tx_build"),
              ("recorder_batch", "raw_batch"), ("recorder_batch", "raw_bulk")]
     for a, b in pairs:
         if a in s and b in s and s[b] > 0:
