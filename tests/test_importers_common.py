@@ -277,3 +277,40 @@ def test_a_discarded_original_is_not_listed_by_the_next_ledger_line(monkeypatch,
     store.close()
     report = verify_store(path)
     assert report.ok, report.findings
+
+
+def test_a_partial_import_removes_the_originals_of_the_items_it_rolled_back(monkeypatch, tmp_path,
+                                                                            runner):
+    """--partial kept the originals an item wrote before it failed (the item's statements
+    were rolled back): evidence of nothing. They are now removed with the item; the
+    originals of the items kept, one of them also cited by a failed item, stay, and the
+    store verifies."""
+    from provgraph.cli import cli
+    from provgraph.importers import cohere
+    from provgraph.importers._common import ClaimSpec, ItemSpec, text_doc
+    from provgraph.originals import Originals, sha256_hex
+
+    kept, shared, lost = "Water boils.", "Ice melts at zero.", "Only a failed item cites this."
+
+    def parse(data, name, sources=()):
+        def item(key, text, end=None):
+            return ItemSpec(docs=[text_doc(key, text, f"x#{key}")], answer=text[:3] if end else text,
+                            claims=[ClaimSpec(start=0, end=end or len(text))])
+        # the failing items retain their passage, then fail on a claim outside the answer
+        return [item("a", kept), item("b", lost, end=9), item("c", shared, end=9),
+                item("d", shared)], []
+
+    monkeypatch.setattr(cohere, "parse", parse)
+    store, doc = tmp_path / "store", tmp_path / "in.json"
+    doc.write_bytes(b'{"in": 1}')
+    done = runner.invoke(cli, ["--store", str(store), "import", "--format", "cohere", "--partial",
+                               str(doc)])
+    assert done.exit_code == 0, done.output
+    assert "item 1 at $: could not be recorded" in done.stderr, done.stderr  # from 0
+    assert "item 2 at $: could not be recorded" in done.stderr, done.stderr
+    blobs = set(Originals(store / "originals").digests())
+    assert sha256_hex(lost.encode()) not in blobs  # only the rolled-back item cited it
+    assert {sha256_hex(kept.encode()), sha256_hex(shared.encode()),
+            sha256_hex(doc.read_bytes())} <= blobs
+    verified = runner.invoke(cli, ["--store", str(store), "verify"])
+    assert verified.exit_code == 0, verified.output

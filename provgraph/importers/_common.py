@@ -382,6 +382,10 @@ class _ImportRecorder(Recorder):
     def pending_count(self) -> int:
         return len(set(self._pending or ()))
 
+    def pending_quads(self) -> Sequence[Any]:
+        """The statements this batch holds, not yet written (empty outside a batch)."""
+        return self._pending or ()
+
 
 RecordItem = Callable[["_ImportRecorder", ItemSpec], tuple[int, int, int, set[IRI]]]
 """An importer's own way to record one item (``record_item`` in its module): returns
@@ -423,7 +427,7 @@ def record(store: ProvStore, fmt: str, name: str, data: bytes,
     with new_blobs(store.originals) as written:
         try:
             return _record_all(store, fmt, name, data, len(items), ok, errs, partial,
-                               generator_input, record_item, report)
+                               generator_input, record_item, report, written)
         except BaseException:
             _discard_unreferenced(store, written)
             raise
@@ -442,9 +446,11 @@ def _discard_unreferenced(store: ProvStore, written: Sequence[str]) -> None:
 def _record_all(store: ProvStore, fmt: str, name: str, data: bytes, n_items: int,
                 ok: list[tuple[int, ItemSpec]], errs: list[ItemError], partial: bool,
                 generator_input: str, record_item: RecordItem | None,
-                report: Callable[..., ImportReport]) -> ImportReport:
+                report: Callable[..., ImportReport], written: list[str]) -> ImportReport:
     """:func:`record` once the all-or-nothing rule holds: retain the input, record the
-    items in one batch, report."""
+    items in one batch, report. ``written``: the originals this import wrote so far
+    (:func:`provgraph.originals.new_blobs`); those an item rolled back by ``partial``
+    wrote and nothing else references are removed with it (:func:`_discard_rolled_back`)."""
     digest = store.originals.put(bytes(data))
     config = {"importer": fmt, "importer_version": __version__, "input": name,
               "input_sha256": digest, "items": n_items, "generator_input": generator_input}
@@ -457,7 +463,7 @@ def _record_all(store: ProvStore, fmt: str, name: str, data: bytes, n_items: int
             if record_item is None:
                 rec.release_run()  # else each item starts its own run (start_run)
             for i, spec in ok:
-                point = rec.savepoint()
+                point, mark = rec.savepoint(), len(written)
                 try:
                     got = record_item(rec, spec) if record_item else _record_item(rec, fmt, spec)
                 except ProvgraphError as exc:
@@ -465,6 +471,7 @@ def _record_all(store: ProvStore, fmt: str, name: str, data: bytes, n_items: int
                     if not partial:
                         raise
                     rec.rollback(point)
+                    _discard_rolled_back(store, rec, written, mark)
                     continue
                 n_ok += 1
                 for k, n in enumerate(got[:3]):
@@ -479,6 +486,23 @@ def _record_all(store: ProvStore, fmt: str, name: str, data: bytes, n_items: int
         raise ImportFailed(report(n_ok=n_ok), partial=partial) from exc
     runs = tuple(rec.runs) if record_item else (rec.iri,)
     return report(runs, stored, (*totals, len(snaps)), n_ok)
+
+
+def _discard_rolled_back(store: ProvStore, rec: _ImportRecorder, written: list[str],
+                         mark: int) -> None:
+    """Remove the originals written since ``written[mark]`` (by an item ``--partial``
+    rolled back) that neither a statement still pending in ``rec`` nor one in the store
+    references by ``pg:sha256``: the item's statements are gone, so its originals would
+    be evidence of nothing. They are not on a ledger line yet (the batch has not
+    committed), so the ledger forgets them too."""
+    fresh = written[mark:]
+    if not fresh:
+        return
+    pending = {str(q[2]) for q in rec.pending_quads() if q[1] == PG.sha256}
+    for digest in fresh:
+        if digest not in pending:
+            _discard_unreferenced(store, [digest])
+    del written[mark:]
 
 
 def _record_item(rec: _ImportRecorder, fmt: str, spec: ItemSpec) -> tuple[int, int, int, set[IRI]]:
