@@ -2252,10 +2252,13 @@ class EmbeddedStore(ProvStore):
         file in that directory and renamed over the old one (two processes writing at
         once each rename a whole file). A read-only open writes it too when it can: the
         one file such an open writes, derived data outside the engine's files and the
-        ledger, which :meth:`state_token` does not cover."""
+        ledger, which :meth:`state_token` does not cover; it writes nothing once a write
+        has landed since it opened (its reads are of an older state)."""
         root = self._root or self._root_for_reopen
         if root is None:
             return False
+        if self.read_only and (self._read_token is None or _disk_state(root) != self._read_token):
+            return False  # the store moved on since this open: an index nobody would use
         folder = root / INDEX_DIR
         tmp: str | None = None
         try:

@@ -151,3 +151,22 @@ def test_the_cli_gives_the_same_rows_with_and_without_the_index(demo_copy):
     kept = _cli(demo_copy, "stale", "--json")
     assert first.stdout == kept.stdout == recomputed.stdout
     assert json.loads(kept.stdout)
+
+
+def test_a_reader_opened_before_a_write_keeps_no_index_of_the_older_state(demo_copy):
+    reader = EmbeddedStore(demo_copy, read_only=True)  # sees the state before the write
+    try:
+        w = EmbeddedStore(demo_copy)
+        w.remove_graph(staleness.stale(reader, index=False)[0].run)
+        w.close()
+        rows = staleness.stale(reader)
+        assert rows == staleness.stale(reader, index=False)  # its own (older) state
+        assert not _index(demo_copy).exists()  # which no later open would read
+    finally:
+        reader.close()
+    s = EmbeddedStore(demo_copy, read_only=True)
+    try:
+        assert staleness.stale(s) == staleness.stale(s, index=False)
+        assert _index(demo_copy).exists()
+    finally:
+        s.close()
