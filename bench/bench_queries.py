@@ -508,7 +508,7 @@ command's arguments. ``stale`` computes (the first call after any write, or
 (:func:`provgraph.staleness.stale`: the call the benchmark makes first keeps it), timed
 against the raw floor of computing it: the engine's reads of ``stale``."""
 
-_READS_OF = {"stale-indexed": "stale"}
+READS_OF = {"stale-indexed": "stale"}
 """A question whose raw floor is another's reads (the indexed call makes no engine reads)."""
 
 
@@ -538,13 +538,13 @@ def measure_floors(path: Path, *, pairs: int = 5, cli_pairs: int | None = None,
     tmp = tempfile.TemporaryDirectory(prefix="provgraph-floor-")
     try:
         for name, (fn, argv) in FLOOR_QUESTIONS.items():
-            rows, calls = engine_reads(store, lambda: FLOOR_QUESTIONS[_READS_OF.get(name, name)][0](store))
-            if name in _READS_OF:
+            rows, calls = engine_reads(store, lambda: FLOOR_QUESTIONS[READS_OF.get(name, name)][0](store))
+            if name in READS_OF:
                 rows = fn(store)  # keeps the index; then its rows are checked too
             if truth is not None:
-                checked = _checks(_READS_OF.get(name, name), rows, truth)
+                checked = _checks(READS_OF.get(name, name), rows, truth)
                 out.setdefault("checks", {}).update(
-                    {(f"{name}_{k}" if name in _READS_OF else k): v for k, v in checked.items()})
+                    {(f"{name}_{k}" if name in READS_OF else k): v for k, v in checked.items()})
             reads = Path(tmp.name) / f"{name}.json"
             reads.write_text(reads_json(calls), encoding="utf-8")
             res: dict[str, Any] = {"rows": len(rows), "reads": len(calls),

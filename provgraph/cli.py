@@ -689,6 +689,7 @@ def _import_streamed(obj: _Ctx, file: Any, fmt: str, graph: str | None, name: st
         streamed = "prov-xml"
     if streamed is None:
         return False
+    obj.on_interrupt = lambda: f"nothing from {name} was stored"  # while the store opens
     store = obj.store(create=True)
     if not store.journals:
         return False

@@ -251,7 +251,7 @@ def stale(store: ProvStore, *, run: str | None = None, index: bool = True) -> li
             bytes are missing or altered.
     """
     run_iri = check_run(store, run)
-    token = store.state_token() if index else None
+    token = store.state_token() if index and _code_key() is not None else None
     if token is not None:
         kept = _read_index(store, token)
         if kept is not None:
@@ -321,15 +321,20 @@ _INDEX_QUERIES = ("stale", "stale-claims", "revisions", "invalidations", "stale-
 
 
 @functools.lru_cache(maxsize=1)
-def _code_key() -> str:
+def _code_key() -> str | None:
     """A digest of the code that computes stale rows (:data:`_INDEX_INPUTS`,
-    :data:`_INDEX_QUERIES`): an index written by other code is not used."""
+    :data:`_INDEX_QUERIES`): an index written by other code is not used. ``None`` (no
+    index is read or written) when a source file cannot be read, as in an installation
+    that ships bytecode only."""
     from ._rows import _catalog
 
     h = hashlib.sha256(_INDEX_NAME.encode())
     base = Path(__file__).parent
-    for name in _INDEX_INPUTS:
-        h.update(name.encode() + b"\0" + (base / name).read_bytes() + b"\0")
+    try:
+        for name in _INDEX_INPUTS:
+            h.update(name.encode() + b"\0" + (base / name).read_bytes() + b"\0")
+    except OSError:
+        return None
     for name in _INDEX_QUERIES:
         h.update(name.encode() + b"\0" + _catalog().get(name).text.encode() + b"\0")
     return h.hexdigest()

@@ -45,7 +45,7 @@ def bench_store(tmp_path_factory):
     return path, truth
 
 
-@pytest.mark.parametrize("question", sorted(bq.FLOOR_QUESTIONS))
+@pytest.mark.parametrize("question", sorted(q for q in bq.FLOOR_QUESTIONS if q not in bq.READS_OF))
 def test_the_floor_replays_the_reads_the_library_made(bench_store, question, tmp_path):
     path, truth = bench_store
     fn = bq.FLOOR_QUESTIONS[question][0]
@@ -110,3 +110,20 @@ def test_every_target_row_of_the_floor_report_is_judged_from_10000_answers():
     big = bq.floor_rows(100_000, floors)
     assert [r["ok"] for r in big] == [False, False, False, False]  # and 1.1 s > 0.4 / 0.7 s
     assert Path(bq.__file__).name == "bench_queries.py"
+
+
+def test_the_indexed_question_reads_nothing_and_is_timed_against_the_computed_reads(bench_store):
+    """``stale-indexed`` answers from the stale index (no engine read once the first call
+    kept it), with the rows ``stale`` computes; its floor is ``stale``'s reads."""
+    path, truth = bench_store
+    assert bq.READS_OF == {"stale-indexed": "stale"}
+    store = EmbeddedStore(path, read_only=True)
+    try:
+        computed, reads = bq.engine_reads(store, lambda: bq.FLOOR_QUESTIONS["stale"][0](store))
+        assert reads
+        bq.FLOOR_QUESTIONS["stale-indexed"][0](store)  # keeps the index
+        rows, calls = bq.engine_reads(store, lambda: bq.FLOOR_QUESTIONS["stale-indexed"][0](store))
+        assert rows == computed and all(bq._checks("stale", rows, truth).values())
+        assert [c for c in calls if c[0] == "query"] == []
+    finally:
+        store.close()
