@@ -170,3 +170,29 @@ def test_a_reader_opened_before_a_write_keeps_no_index_of_the_older_state(demo_c
         assert _index(demo_copy).exists()
     finally:
         s.close()
+
+
+@pytest.mark.parametrize("ledger", [True, False])
+def test_every_committed_write_changes_the_state_token(tmp_path, ledger):
+    """The engine's write-ahead log grows with each commit, so even a store without a
+    ledger gives a new token after every add, remove and replace; a read-only open gives
+    the token of the state it reads, and an in-memory store none."""
+    from provgraph.terms import IRI, Literal
+
+    def quad(i: int):
+        return (IRI(f"urn:x:s{i}"), IRI("urn:x:p"), Literal("v"), IRI("urn:x:g"))
+
+    s = EmbeddedStore(tmp_path / "s", ledger=ledger)
+    seen = [s.state_token()]
+    for write in (lambda: s.add([quad(1)]), lambda: s.add([quad(2)]),
+                  lambda: s.remove([quad(1)]), lambda: s.replace([quad(2)], [quad(3)])):
+        write()
+        seen.append(s.state_token())
+    assert None not in seen and len(set(seen)) == len(seen)
+    s.close()
+    r = EmbeddedStore(tmp_path / "s", read_only=True)
+    try:
+        assert r.state_token() is not None and r.state_token() == r.state_token()
+    finally:
+        r.close()
+    assert EmbeddedStore().state_token() is None
