@@ -78,8 +78,9 @@ import tempfile
 from bisect import bisect_left
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
+from itertools import islice
 from operator import itemgetter
-from typing import Any, BinaryIO
+from typing import Any, BinaryIO, TypeGuard
 
 from ..errors import NotFound, SerializationError
 from ..kinds import require_lineage_start, require_run
@@ -424,6 +425,64 @@ def _pos(store: ProvStore, s: IRI | BNode) -> _POs:
     return sorted(got, key=_pair_key)
 
 
+class _Reads:
+    """:func:`_pos` for the run walk, read ahead in batches
+    (:meth:`provgraph.store.ProvStore.subject_pairs_batch`). On a subject not read yet,
+    that subject and others the walk will visit next (the top of its ``todo`` stack) are
+    read, then, level by level, the resources their upstream, describing and qualified
+    relations name (the subjects the walk reaches from them), until nothing new is named
+    or ``limit`` subjects are held. Each subject gets the pairs :func:`_pos` would give
+    it; only the number of reads changes (issue 16, item 7: one read of 2,200 subjects
+    costs the engine less than 2,200 reads of one).
+
+    Memory: what is read ahead is held until the walk takes it (:meth:`pos`) or skips it
+    (:meth:`drop`), at most ``limit`` subjects beyond the one asked for."""
+
+    def __init__(self, store: ProvStore, todo: list[IRI | BNode], done: set[IRI | BNode],
+                 waiting: dict[IRI | BNode, _POs], limit: int = 4096) -> None:
+        self.store, self.todo, self.done, self.waiting = store, todo, done, waiting
+        self.limit = limit
+        self.held: dict[IRI | BNode, _POs] = {}
+
+    def pos(self, s: IRI | BNode) -> _POs:
+        """The pairs of ``s`` (as :func:`_pos`), read now if they were not read ahead."""
+        got = self.held.pop(s, None)
+        if got is None:
+            self._read(s)
+            got = self.held.pop(s)
+        return got
+
+    def drop(self, s: IRI | BNode) -> None:
+        """Forget the pairs read ahead for ``s`` (the walk skips it)."""
+        self.held.pop(s, None)
+
+    def _new(self, t: Any) -> TypeGuard[IRI]:
+        return (type(t) is IRI and t not in self.held and t not in self.done
+                and t not in self.waiting)
+
+    def _read(self, s: IRI | BNode) -> None:
+        room = self.limit - len(self.held)
+        want: dict[IRI | BNode, None] = {s: None}
+        for t in islice(reversed(self.todo), 2 * self.limit):  # bounded look at the stack
+            if len(want) > room:
+                break
+            if self._new(t):
+                want[t] = None
+        while want:
+            subjects = list(want)
+            got = [sorted(pos, key=_pair_key) for pos in self.store.subject_pairs_batch(
+                subjects, skip_graph=GRAPH.ONTOLOGY, skip_predicates=_LEFT_OUT)]
+            self.held.update(zip(subjects, got))
+            room = self.limit - len(self.held)
+            want = {}
+            for pos in got:
+                for p, o in pos:
+                    if len(want) >= room:
+                        break
+                    if (p in _FOLLOW or p in _QUALIFIED_PROPS) and self._new(o):
+                        want[o] = None
+
+
 def _pair_key(po: tuple[IRI, Term]) -> tuple[str, int, str, str, str]:
     p, o = po
     if isinstance(o, Literal):
@@ -473,22 +532,24 @@ def _run_walk(store: ProvStore, seeds: list[IRI | BNode]) -> _Walk:
     done: set[IRI | BNode] = set()
     waiting: dict[IRI | BNode, _POs] = {}
     todo: list[IRI | BNode] = list(reversed(seeds))
+    reads = _Reads(store, todo, done, waiting)
     final = False
     while True:
         if not todo:
             if final or not waiting:
                 break
             final = True  # only unclaimed nodes are left: write them on their own
-            todo = sorted(waiting, reverse=True)
+            todo[:] = sorted(waiting, reverse=True)  # in place: reads looks ahead in it
             continue
         s = todo.pop()
         if s in done:
+            reads.drop(s)
             continue
         if isinstance(s, BNode):
             raise NotStreamable(f"blank node _:{s} in the closure")
         pos = waiting.pop(s, None) if final else None
         if pos is None:
-            pos = _pos(store, s)
+            pos = reads.pos(s)
             if not final and _node_like(pos):
                 waiting[s] = pos
                 continue
@@ -500,7 +561,7 @@ def _run_walk(store: ProvStore, seeds: list[IRI | BNode]) -> _Walk:
                     raise NotStreamable(f"qualified node <{o}> qualifies more than one relation")
                 done.add(o)
                 got = waiting.pop(o, None)
-                nodes[o] = got if got is not None else _pos(store, o)
+                nodes[o] = got if got is not None else reads.pos(o)
         yield s, pos, nodes
         for part in (pos, *nodes.values()):
             for o in _upstream(part):
