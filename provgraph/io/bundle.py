@@ -41,7 +41,10 @@ Store cost: a claim bundle is read with :data:`CLAIM_EXPORT_READS` store reads,
 whatever the number of citations or statements: one pattern lookup (the claim's types:
 it exists and is no run, :mod:`provgraph.kinds`) and one SPARQL query (:func:`lineage_closure`: the closure path over
 :data:`~provgraph.relations.UPSTREAM`, the describing path, and every statement of
-each node reached, in one batch). A run bundle still reads subject by subject.
+each node reached, in one batch). A run bundle in PROV-JSON reads its subjects in
+batches of up to 4,096 (:meth:`~provgraph.store.ProvStore.subject_pairs_batch`), level by
+level along the closure (5 reads for the demo run's 2,200 subjects); in the other formats,
+subject by subject.
 
 Outside the bundle, the document describes it: ``<bundle> a prov:Entity,
 prov:Bundle``, an ``rdfs:label``, ``rdfs:seeAlso`` the claim or run, and
@@ -327,7 +330,7 @@ def export(store: ProvStore, format: str, *, claim: str | None = None, run: str 
 
     Store cost: a claim export issues :data:`CLAIM_EXPORT_READS` (2) store reads in
     every format, however many citations and statements the claim has (module
-    docstring); a run export reads subject by subject.
+    docstring); a run export reads in batches (PROV-JSON) or subject by subject.
         UnsupportedFormat: unknown format; Turtle/RDF-XML for several graphs.
         SerializationError: the statements have no form in ``format``.
 
