@@ -126,6 +126,38 @@ def test_a_run_spooled_to_temporary_files_is_the_same_file(rag_store, monkeypatc
     assert spooled.digest == whole.digest and verify_bundle(out.getvalue()).ok
 
 
+def test_a_run_read_ahead_in_any_batches_is_the_same_file(tmp_path, monkeypatch):
+    """The run walk reads its subjects ahead in batches (bundle._Reads over
+    subject_pairs_batch, issue 16 item 7): with at most 10 subjects held (many reads, the
+    look-ahead cut short at every level) and one subject a read (the walk's reads before
+    the batches), the file is the same byte for byte; the default reads a few batches."""
+    from bench import workload as w
+
+    wl = w.Workload(12)
+    store = EmbeddedStore(tmp_path / "s")
+    w.record_workload(store, wl)
+    calls: list[int] = []
+    real_batch = store.subject_pairs_batch
+
+    def counted(subjects, **kw):
+        calls.append(len(subjects))
+        return real_batch(subjects, **kw)
+
+    monkeypatch.setattr(store, "subject_pairs_batch", counted)
+    whole = export(store, "prov-json", run=wl.run_iri).data
+    default_reads, subjects = len(calls), sum(calls)
+    assert default_reads <= 12 and subjects > 500, calls
+    real_reads = bundle_mod._Reads
+    calls.clear()
+    monkeypatch.setattr(bundle_mod, "_Reads", lambda *a: real_reads(*a, limit=5))
+    assert export(store, "prov-json", run=wl.run_iri).data == whole
+    assert len(calls) > 10 * default_reads and max(calls) <= 11 and sum(calls) == subjects
+    calls.clear()
+    monkeypatch.setattr(real_reads, "pos", lambda self, s: bundle_mod._pos(store, s))
+    assert export(store, "prov-json", run=wl.run_iri).data == whole and not calls
+    store.close()
+
+
 def test_blank_nodes_fall_back_to_the_general_path(paths):
     store = EmbeddedStore()
     import_document(store, b"""@prefix prov: <http://www.w3.org/ns/prov#> .
