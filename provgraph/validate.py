@@ -105,7 +105,6 @@ from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from .ordering import EventOrder, strongly_connected
 from .relations import PROV_RELATIONS
 from .store import ProvStore, iter_rdf
 from .terms import IRI, XSD, BNode, Literal, Term
@@ -113,6 +112,7 @@ from .vocab import GRAPH, PG, PROV, RDF, RDFS
 from .xsd import ill_typed, instant
 
 if TYPE_CHECKING:
+    from .ordering import EventOrder
     from .shacl import ShapesData
 
 __all__ = ["ConstraintViolation", "AttributeWarning", "ValidationReport", "validate",
@@ -633,6 +633,8 @@ def _check(triples: Iterable[tuple[Any, Any, Any]], graph: IRI | None
     # §5.2 ordering (C30-C49, C42 acyclicity among them); a time the key and uniqueness
     # checks above found in conflict orders nothing
     contested = {st for x in out if x.constraint.split()[0] in _UNIFYING for st in x.statements}
+    from .ordering import EventOrder  # imported here: after the SHACL engine has its data
+
     order = EventOrder.build(by_sp, by_p, kinds_of["E"], kinds_of["A"], contested)
     for cycle in order.cycles():
         v(cycle.constraint, cycle.message, *cycle.statements)
@@ -733,6 +735,8 @@ def event_order(triples: Iterable[tuple[Any, Any, Any]]) -> EventOrder:
     ts = _sorted(triples)
     by_sp, by_p = _indexes(ts)
     kinds_of = _typing(ts, by_p, by_sp, {}, lambda *args: None)
+    from .ordering import EventOrder
+
     return EventOrder.build(by_sp, by_p, kinds_of["E"], kinds_of["A"])
 
 
@@ -749,6 +753,8 @@ def _specialization_cycles(by_p: Any, v: Any) -> None:
     succ: list[list[int]] = [[] for _ in ids]
     for s, o in pairs:
         succ[ids[s]].append(ids[o])
+    from .ordering import strongly_connected
+
     comp = strongly_connected(succ)
     members: dict[int, list[Any]] = defaultdict(list)
     for x, n in ids.items():
