@@ -924,8 +924,8 @@ def validate(obj: _Ctx, run_iri: str | None) -> None:
 
     obj.on_interrupt = note
     # the SHACL engine's process starts first, so it loads its shapes while this one
-    # imports the checks and opens the store (issue 16, item 2: started once the store was
-    # open, it was ready only about when the store had been read for it)
+    # imports the checks and opens the store, and is ready before its data even on a busy
+    # machine (issue 16, item 2)
     engine = ShapesData().start()
     try:
         from .validate import validate as check
