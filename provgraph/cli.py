@@ -910,7 +910,7 @@ def validate(obj: _Ctx, run_iri: str | None) -> None:
         provgraph validate
         provgraph validate --run urn:uuid:0190...
     """
-    from .validate import validate as check
+    from .shacl import ShapesData
 
     done = {"graphs": 0, "total": 0, "shapes": 0}
 
@@ -924,17 +924,28 @@ def validate(obj: _Ctx, run_iri: str | None) -> None:
                 "store was not changed (validate only reads)")
 
     obj.on_interrupt = note
-    with staged_progress({"read": "reading the graphs for the SHACL engine",
-                          "shapes": "SHACL shapes (beside the PROV-CONSTRAINTS checks)",
-                          "graphs": "PROV-CONSTRAINTS, graph by graph"}) as show:
-        def progress(stage: str, i: int, n: int) -> None:
-            if stage == "graphs":
-                done["graphs"], done["total"] = i, n
-            elif stage == "shapes":
-                done["shapes"] = 1
-            show(stage, i, n)
+    # the SHACL engine's process starts first, so it loads its shapes while this one
+    # imports the checks and opens the store, and is ready before its data even on a busy
+    # machine (issue 16, item 2)
+    engine = ShapesData().start()
+    try:
+        from .validate import validate as check
 
-        report = check(obj.store(read_only=True), run_iri, progress=progress)
+        store = obj.store(read_only=True)
+        with staged_progress({"read": "reading the graphs for the SHACL engine",
+                              "shapes": "SHACL shapes (beside the PROV-CONSTRAINTS checks)",
+                              "graphs": "PROV-CONSTRAINTS, graph by graph"}) as show:
+            def progress(stage: str, i: int, n: int) -> None:
+                if stage == "graphs":
+                    done["graphs"], done["total"] = i, n
+                elif stage == "shapes":
+                    done["shapes"] = 1
+                show(stage, i, n)
+
+            report = check(store, run_iri, progress=progress, shapes_data=engine)
+    except BaseException:  # the engine's process ends with the command (validate's own)
+        engine.kill()
+        raise
     for msg in report.messages():
         click.echo(msg)
     for warning in report.warnings:

@@ -42,12 +42,16 @@ from typing import IO, TYPE_CHECKING, Any
 
 from .errors import VocabularyError
 from .resources import ontology_text
-from .store import ANY_GRAPH, ProvStore, parse_rdf, serialize_quads
 from .terms import IRI, XSD, BNode, Literal, Term, term_from_json, term_to_json
 from .vocab import GRAPH
 
-if TYPE_CHECKING:  # imported where used: the command's own process never needs them
+if TYPE_CHECKING:
+    # rdflib and pyshacl-turbo are imported where used: the command's own process never
+    # needs them; nor does the engine's process need the store layer (pyoxigraph), which
+    # is imported where used as well (issue 16, item 2: the engine's start-up)
     import rdflib
+
+    from .store import ProvStore
 
 __all__ = ["ShaclReport", "ShapesData", "Violation", "validate_shapes", "SHAPES_FILE",
            "ONTOLOGY_FILE"]
@@ -198,6 +202,8 @@ class ShapesData:
             VocabularyError: the engine's process cannot be started or has failed.
             ValueError: called after :meth:`close`.
         """
+        from .store import serialize_quads
+
         text = serialize_quads(((s, p, o, None) for s, p, o in triples), "ntriples")  # type: ignore[misc]
         self._send(text)
 
@@ -249,9 +255,17 @@ class ShapesData:
             raise VocabularyError(f"the SHACL engine failed: {problem}")
         return _report_from_json(out)
 
-    def _send(self, text: bytes) -> None:
+    def start(self) -> ShapesData:
+        """Start the engine's process now, if it has not started: it loads and compiles the
+        shapes while the caller goes on (``provgraph validate`` starts it before it opens
+        the store; issue 16, item 2). :meth:`add` starts it otherwise. Returns ``self``.
+
+        Raises:
+            VocabularyError: the engine's process cannot be started.
+            ValueError: called after :meth:`close` or :meth:`kill`.
+        """
         if self._closed:
-            raise ValueError("ShapesData: statements added after close()")
+            raise ValueError("ShapesData: started after close()")
         if self._engine is None:
             # standard error to a file, not a pipe: a pipe the engine filled while this
             # process writes its standard input would stop both
@@ -261,9 +275,17 @@ class ShapesData:
                     [sys.executable, "-m", "provgraph._shacl_engine"], stdin=subprocess.PIPE,
                     stdout=subprocess.PIPE, stderr=self._errors)
             except OSError as exc:
+                self._errors.close()
+                self._errors = None
                 raise VocabularyError(f"the SHACL engine cannot be started ({sys.executable} "
                                       f"-m provgraph._shacl_engine): {exc}") from exc
-        assert self._engine.stdin is not None
+        return self
+
+    def _send(self, text: bytes) -> None:
+        if self._closed:
+            raise ValueError("ShapesData: statements added after close()")
+        self.start()
+        assert self._engine is not None and self._engine.stdin is not None
         try:
             self._engine.stdin.write(text)
         except BrokenPipeError:  # the engine ended early: say why
@@ -353,6 +375,8 @@ def _compiled_shapes() -> Any:
 
 @lru_cache(maxsize=1)
 def _ontology_ntriples() -> str:
+    from .store import parse_rdf, serialize_quads
+
     quads = parse_rdf(ontology_text(ONTOLOGY_FILE), "turtle")
     return serialize_quads(quads, "ntriples").decode()
 
@@ -416,6 +440,8 @@ def _graphs_of(store: ProvStore, graphs: Iterable[IRI | None] | None) -> list[IR
 
 
 def _quads_of(store: ProvStore, graphs: Iterable[IRI | None] | None) -> Iterator[Any]:
+    from .store import ANY_GRAPH
+
     if graphs is None:
         for quad in store.quads(graph=ANY_GRAPH):
             if quad[3] != GRAPH.ONTOLOGY:

@@ -103,14 +103,17 @@ import io
 from collections import defaultdict
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from .ordering import EventOrder, strongly_connected
 from .relations import PROV_RELATIONS
 from .store import ProvStore, iter_rdf
 from .terms import IRI, XSD, BNode, Literal, Term
 from .vocab import GRAPH, PG, PROV, RDF, RDFS
 from .xsd import ill_typed, instant
+
+if TYPE_CHECKING:
+    from .ordering import EventOrder
+    from .shacl import ShapesData
 
 __all__ = ["ConstraintViolation", "AttributeWarning", "ValidationReport", "validate",
            "check_graph", "check_attributes", "check_document", "event_order"]
@@ -218,7 +221,8 @@ class ValidationReport:
 
 
 def validate(store: ProvStore, run: IRI | str | None = None, *, shapes: bool = True,
-             progress: Callable[[str, int, int], None] | None = None) -> ValidationReport:
+             progress: Callable[[str, int, int], None] | None = None,
+             shapes_data: ShapesData | None = None) -> ValidationReport:
     """Check the store (or one run's graph) against the PROV-CONSTRAINTS subset
     above and the SHACL shapes.
 
@@ -233,6 +237,12 @@ def validate(store: ProvStore, run: IRI | str | None = None, *, shapes: bool = T
             while the checks go on), ``("graphs", i, n)`` after each graph's
             PROV-CONSTRAINTS check, ``("shapes", 1, 1)`` when the engine's report is in.
             ``None``: no calls.
+        shapes_data: a :class:`provgraph.shacl.ShapesData` with nothing added yet, usually
+            started already (:meth:`~provgraph.shacl.ShapesData.start`: ``provgraph
+            validate`` starts the SHACL engine before it opens the store, so the engine
+            loads its shapes meanwhile); validate takes it over and stops its process on
+            any error, Ctrl-C included. ``None``: validate makes one (with ``shapes``).
+            Given with ``shapes=False``, it is stopped unused.
 
     Returns:
         :class:`ValidationReport`: violations (PROV-CONSTRAINTS numbers), PROV-DM
@@ -251,30 +261,30 @@ def validate(store: ProvStore, run: IRI | str | None = None, *, shapes: bool = T
         >>> [v.constraint for v in validate(s, shapes=False).violations]
         ['C55 entity-activity-disjoint']
     """
-    from .errors import NotFound
-
-    if run is not None:
-        from .kinds import require_run
-
-        graphs: list[IRI | None] = [require_run(store, str(run))]
-    else:
-        graphs = [None] + [g for g in store.named_graphs() if g != GRAPH.ONTOLOGY]
-    report = ValidationReport(graphs=graphs)
-    shapes_data: Any = None
-    if shapes:
-        try:
-            from .shacl import ShapesData
-        except ImportError:
-            report.shacl_note = ("SHACL shapes not checked: provgraph.shacl is not installed "
-                                 "in this build")
-        else:  # the shapes validate the union of the same graphs (issue 16: read once)
-            shapes_data = ShapesData()
-    # The SHACL engine gets every graph first, as the store writes it, and validates their
-    # union in its own process while this one checks PROV-CONSTRAINTS graph by graph
-    # (issue 16, item 2). The text of a graph is kept, to be read here too, while the kept
-    # texts stay under _KEPT_TEXT bytes; a graph past that is read again.
     try:
-        _run_checks(store, graphs, report, shapes_data, progress)
+        report = ValidationReport()
+        if shapes and shapes_data is None:
+            try:
+                from .shacl import ShapesData
+            except ImportError:
+                report.shacl_note = ("SHACL shapes not checked: provgraph.shacl is not "
+                                     "installed in this build")
+            else:  # the shapes validate the union of the same graphs (issue 16: read once)
+                shapes_data = ShapesData().start()
+        elif not shapes and shapes_data is not None:
+            shapes_data.kill()
+            shapes_data = None
+        if run is not None:
+            from .kinds import require_run
+
+            report.graphs = [require_run(store, str(run))]
+        else:
+            report.graphs = [None] + [g for g in store.named_graphs() if g != GRAPH.ONTOLOGY]
+        # The SHACL engine gets every graph first, as the store writes it, and validates
+        # their union in its own process while this one checks PROV-CONSTRAINTS graph by
+        # graph (issue 16, item 2). The text of a graph is kept, to be read here too, while
+        # the kept texts stay under _KEPT_TEXT bytes; a graph past that is read again.
+        _run_checks(store, report.graphs, report, shapes_data, progress)
     except BaseException:  # Ctrl-C included: the engine's process stops with the command
         if shapes_data is not None:
             shapes_data.kill()
@@ -623,6 +633,8 @@ def _check(triples: Iterable[tuple[Any, Any, Any]], graph: IRI | None
     # §5.2 ordering (C30-C49, C42 acyclicity among them); a time the key and uniqueness
     # checks above found in conflict orders nothing
     contested = {st for x in out if x.constraint.split()[0] in _UNIFYING for st in x.statements}
+    from .ordering import EventOrder  # imported here: after the SHACL engine has its data
+
     order = EventOrder.build(by_sp, by_p, kinds_of["E"], kinds_of["A"], contested)
     for cycle in order.cycles():
         v(cycle.constraint, cycle.message, *cycle.statements)
@@ -723,6 +735,8 @@ def event_order(triples: Iterable[tuple[Any, Any, Any]]) -> EventOrder:
     ts = _sorted(triples)
     by_sp, by_p = _indexes(ts)
     kinds_of = _typing(ts, by_p, by_sp, {}, lambda *args: None)
+    from .ordering import EventOrder
+
     return EventOrder.build(by_sp, by_p, kinds_of["E"], kinds_of["A"])
 
 
@@ -739,6 +753,8 @@ def _specialization_cycles(by_p: Any, v: Any) -> None:
     succ: list[list[int]] = [[] for _ in ids]
     for s, o in pairs:
         succ[ids[s]].append(ids[o])
+    from .ordering import strongly_connected
+
     comp = strongly_connected(succ)
     members: dict[int, list[Any]] = defaultdict(list)
     for x, n in ids.items():

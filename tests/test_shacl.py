@@ -7,6 +7,7 @@ import ast
 import dataclasses
 import datetime as dt
 import hashlib
+import io
 from pathlib import Path
 from typing import Any
 
@@ -320,3 +321,61 @@ def test_shacl_module_does_not_import_pyoxigraph():
         elif isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
             imported.add(node.module.split(".")[0])
     assert "pyoxigraph" not in imported
+
+
+class _Trickle(io.BytesIO):
+    """Standard input as a pipe gives it: a few bytes at a time, cutting characters."""
+
+    def read1(self, size: int = -1) -> bytes:
+        return super().read1(5)
+
+
+def test_the_engine_reads_the_text_as_ascii_with_the_same_statements():
+    """issue 16, item 2: the engine's process escapes each character past ASCII as it reads
+    (an ASCII str goes to the engine without a second UTF-8 copy); the statements are the
+    same, and a block where one may be in a blank node label is kept as it is."""
+    import pyoxigraph
+
+    from provgraph._shacl_engine import read_text
+
+    def statements(text: bytes) -> set[Any]:
+        return set(pyoxigraph.parse(text, pyoxigraph.RdfFormat.N_TRIPLES))
+
+    lines = ['<urn:x:é> <urn:x:p> "naïve \\" café\\n\\\\ ÿ 😀"@fr .',
+             '<urn:x:a> <urn:x:p> "x"^^<urn:x:typ€> .',
+             '<urn:x:a> <urn:x:p> "x _:é is no label" .',
+             '<urn:x:a> <urn:x:p> _:b1 .', '<urn:x:a> <urn:x:p> "plain" .']
+    data = ("\n".join(lines) + "\n").encode()
+    for stream in (io.BytesIO(data), _Trickle(data), _Trickle(data.rstrip(b"\n"))):
+        assert statements(read_text(stream).encode()) == statements(data)
+    # the pipe gives one line a block here: each line is escaped but the look-alike one
+    by_line = read_text(_Trickle(data)).splitlines()
+    assert by_line[0] == ('<urn:x:\\u00E9> <urn:x:p> "na\\u00EFve \\" caf\\u00E9\\n\\\\ '
+                          '\\u00FF \\U0001F600"@fr .')
+    assert by_line[1] == '<urn:x:a> <urn:x:p> "x"^^<urn:x:typ\\u20AC> .'
+    assert by_line[2:] == lines[2:]
+    assert read_text(io.BytesIO(b"".join(x.encode() + b"\n" for x in lines[3:]))).isascii()
+    labelled = '_:bé <urn:x:p> "é" .\n<urn:x:a> <urn:x:p> _:bé .\n'.encode()
+    kept = read_text(io.BytesIO(labelled))
+    assert kept == labelled.decode() and statements(kept.encode()) == statements(labelled)
+    with pytest.raises(UnicodeDecodeError):
+        read_text(io.BytesIO(b'<urn:x:a> <urn:x:p> "\xff" .\n'))
+
+
+def test_validate_stops_a_started_engine_it_was_given_when_the_run_is_unknown():
+    """provgraph validate starts the SHACL engine before it opens the store and hands it
+    to validate(), which owns it from then on: an error stops its process."""
+    from provgraph.errors import NotFound
+    from provgraph.shacl import ShapesData
+    from provgraph.validate import validate
+
+    with EmbeddedStore() as store:
+        engine = ShapesData().start()
+        process = engine._engine
+        assert process is not None and process.poll() is None
+        with pytest.raises(NotFound):
+            validate(store, "urn:x:no-such-run", shapes_data=engine)
+        assert process.poll() is not None and engine._engine is None
+        started = ShapesData().start()
+        report = validate(store, shapes_data=started)
+        assert report.shacl is not None and report.shacl.conforms
