@@ -46,7 +46,6 @@ TARGETS = {
     "export_speedup": 3.0,  # whole-run PROV-JSON export vs the prov package reading the
     # run's PROV-O and writing PROV-JSON, at least (issue 16, item 7)
     "export_rss_mb": 500,
-    "claim_ms": 10.0,  # one claim bundle, at most
     "claim_floor": 1.5,  # one claim bundle / its raw pyoxigraph floor, at most
 }
 
@@ -273,8 +272,10 @@ def render_export(r: dict[str, Any]) -> str:
     t.add(f"one claim bundle to PROV-JSON, median ({cp['ratio']['n']} pairs, claim by claim; "
           f"{cp['a']['min'] * 1000:.3g}-{cp['a']['max'] * 1000:.3g} ms)", g["claim_ms_median"],
           "prov: build + serialize from the workload specs", p["claim_ms_median"],
-          cp["ratio"]["median"], f"≤ {TARGETS['claim_ms']} ms",
-          g["claim_ms_median"] <= TARGETS["claim_ms"], "ms")
+          # issue 8's absolute 10 ms is below the raw engine's own floor for these two
+          # reads on this machine (the next row); issue 16 item 7 restated the target
+          # against that floor, which the next row checks
+          cp["ratio"]["median"], "", None, "ms")
     t.add(f"one claim bundle against its raw floor (same pairs; ratio {fp['ratio']['min']:.2f}-"
           f"{fp['ratio']['max']:.2f}×)", g["claim_ms_median"],
           "pyoxigraph: the same two reads + N-Quads", 1000 * fp["b"]["median"],
