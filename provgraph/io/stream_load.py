@@ -65,8 +65,8 @@ if TYPE_CHECKING:
     from ..validate import ConstraintViolation
     from ._prov import ProvRead
 
-__all__ = ["NotStreamed", "RepeatedKeys", "STREAMED_FORMATS", "STREAM_BATCH", "import_rdf_stream", "store_streamed",
-           "streamed_format"]
+__all__ = ["NotStreamed", "RepeatedKeys", "STREAMED_FORMATS", "STREAM_BATCH", "import_rdf_stream",
+           "relabelled", "store_streamed", "streamed_format"]
 
 STREAMED_FORMATS = frozenset({"nquads", "ntriples", "turtle", "trig"})
 """Formats :func:`import_rdf_stream` reads streaming."""
@@ -197,7 +197,7 @@ def import_rdf_stream(store: ProvStore, source: str | os.PathLike[str] | BinaryI
         raise ValueError(why)
     target = IRI(graph) if graph else None
     with store.journaled(f"import {name}"):
-        return store_streamed(store, _relabelled(_parsed(source, format, target, name)),
+        return store_streamed(store, relabelled(_parsed(source, format, target, name)),
                               format=format, reader=f"{format} streamed by pyoxigraph",
                               name=name)
 
@@ -267,8 +267,9 @@ def _parsed(source: str | os.PathLike[str] | BinaryIO, format: str, graph: IRI |
         raise SerializationError(f"{name}: {exc}") from exc
 
 
-def _relabelled(quads: Iterable[Quad]) -> Iterator[Quad]:
-    """Fresh blank-node labels (as :func:`provgraph.io.read` gives), label by label."""
+def relabelled(quads: Iterable[Quad]) -> Iterator[Quad]:
+    """``quads`` with fresh blank-node labels (as :func:`provgraph.io.read` gives them),
+    label by label: two imports of a document never share a blank node."""
     labels: dict[str, BNode] = {}
 
     def fresh(t: Any) -> Any:
