@@ -35,7 +35,10 @@ surrogate, a non-integer number that JSON's round trip through a float would wri
 differently, nesting deeper than :data:`provgraph.limits.MAX_JSON_DEPTH`, a remote or
 legacy-dialect context, a PROV-JSONLD context reference anywhere but the first key of
 the top-level object, and JSON-LD the Streaming JSON-LD profile does not parse (keys out
-of its order; a syntax error). Each of those differs from what the whole read hands the
+of its order: ``@context`` first, then ``@type``, then the rest, which pyoxigraph's own
+JSON-LD writer and ProvToolbox's PROV-JSONLD follow and compacted JSON-LD written with
+``@id`` before ``@type`` does not; a syntax error). That refusal may come after some
+statements were stored: they are undone before the whole read. Each of those differs from what the whole read hands the
 engine (it parses the JSON, rewrites it and hands over ``json.dumps`` of it), or is an
 error the whole read words.
 
@@ -234,7 +237,7 @@ def import_jsonld_stream(store: ProvStore, source: str | os.PathLike[str] | Bina
 
     Example:
         >>> from provgraph.store import EmbeddedStore
-        >>> doc = io.BytesIO(b'{"@id": "urn:ex:e", "@type": "http://www.w3.org/ns/prov#Entity"}')
+        >>> doc = io.BytesIO(b'{"@type": "http://www.w3.org/ns/prov#Entity", "@id": "urn:ex:e"}')
         >>> import_jsonld_stream(EmbeddedStore(), doc, name="e.jsonld").stored
         1
     """
