@@ -42,12 +42,14 @@ records kept aside and the blank-node map.
 
 from __future__ import annotations
 
+import bisect
 import codecs
+import itertools
 import os
 import re
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
-from typing import BinaryIO
+from typing import Any, BinaryIO
 
 from prov.serializers.provn_lexer import ProvNSyntaxError, Token, TokenKind, tokenize
 
@@ -113,6 +115,13 @@ class _Splitter:
         self.outer: tuple[dict[str, str], str | None] = (self.scope, None)
         self.bundle: str | None = None
         self.reset()
+
+    def state(self) -> tuple[Any, ...]:
+        """What :meth:`restore` puts back: the state between two statements."""
+        return self.phase, self.scope, self.default, self.outer, self.bundle
+
+    def restore(self, state: tuple[Any, ...]) -> None:
+        self.phase, self.scope, self.default, self.outer, self.bundle = state
 
     def reset(self) -> None:
         """Forget the statement being split (the next block splits it again)."""
@@ -205,16 +214,41 @@ class _Splitter:
         return None
 
 
+_SPACE = re.compile(r"(?:[ \t\r\n]+|//[^\n\r]*|/\*.*?\*/)*", re.S)
+"""What the lexer skips between tokens (PROV-N's WS and comments)."""
+_BODY = re.compile(r"""[^"'<()\[\]/\\]+|\"\"\"(?:\\.|"(?!"")|[^"\\])*\"\"\"|"(?:\\.|[^"\\\n\r])*"|"""
+                   r"""'(?:\\.|[^'\\\n\r])*'|<(?:[^<>"{}|^`\\\x00-\x20]|\\[^\x00-\x20])*>|"""
+                   r"""//[^\n\r]*|/\*.*?\*/|\\.|.""", re.S)
+"""The pieces of a record's arguments: runs of plain text, then the lexer's strings, long
+strings, qualified-name literals, IRIs, comments and escapes (each skipped whole, so a
+parenthesis inside one does not count), and single characters (a bracket)."""
+_HINT = re.compile(r"[0-9]{4,}-[0-9]{2}-[0-9]{2}T")
+"""Text that may hold a formal time (the lexer's DATETIME starts so)."""
+_HEAD = 256
+"""Characters the lexer is first given to read a statement's first tokens (more when
+they do not fit)."""
+
+
 def statements(source: BinaryIO, block: int | None = None,
-               lexer_warnings: list[str] | None = None) -> Iterator[Statement]:
+               lexer_warnings: list[str] | None = None, *,
+               times: bool = True) -> Iterator[Statement]:
     """The top-level statements of the PROV-N document read from ``source`` (binary,
-    UTF-8), in order, found by the ``prov`` package's lexer a block at a time.
+    UTF-8), in order, a block at a time.
+
+    The ``prov`` package's lexer reads each statement's first tokens (its keyword, a
+    declaration, a bundle's name, a record's identifier) and the formal times; a
+    record's arguments are passed over piece by piece (:data:`_BODY`: strings, IRIs,
+    comments and escapes whole) to its closing parenthesis, which is much faster than
+    lexing them. Should the two ever disagree on where a record ends, the ``prov``
+    package, which parses every record, refuses the chunk or reads another number of
+    records, and the document is read whole.
 
     Args:
         source: the document, read from its current position.
         block: characters per block (``None``: :data:`BLOCK_CHARS`).
-        lexer_warnings: if given, the lexer's warnings (whitespace PROV-N does not
-            allow) are appended with the file's line and column.
+        lexer_warnings: if given, the lexer's warnings between statements (whitespace
+            PROV-N does not allow) are appended, with the file's line and column.
+        times: whether to find the records' formal times (:attr:`Statement.times`).
 
     Raises:
         NotStreamed: the text is not UTF-8, the lexer refuses it, or its statements are
@@ -248,75 +282,157 @@ def statements(source: BinaryIO, block: int | None = None,
             buf = buf.removeprefix("\ufeff")  # as the lexer does
             started = True
         starts = [0, *(m.end() for m in _LINEBREAK.finditer(buf))]
+
+        def where(offset: int) -> tuple[int, int]:
+            i = bisect.bisect_right(starts, offset) - 1
+            return line + i, offset - starts[i] + 1 + (column - 1 if i == 0 else 0)
+
         limit = len(buf) if eof else len(buf) - margin
-        done = 0  # characters of buf split into whole statements
-        warned: list[str] = []
-        split.reset()
-        begin = 0
-        try:
-            for t in tokenize(buf, warned):
-                at = starts[t.line - 1] + t.column - 1
-                if not eof and at + len(t.text) >= limit:
-                    break
-                if not split.tokens:
-                    begin = at
-                kind = split.feed(t)
-                if kind is None:
-                    continue
-                if kind == "eof":
-                    break
-                first = split.tokens[0]
-                times = tuple(x.text for x in split.tokens if x.kind is TokenKind.DATETIME)
-                key = split.key() if kind == "record" else None
-                end = at + len(t.text)
-                yield Statement(kind, buf[begin:end], line + first.line - 1,
-                                first.column + (column - 1 if first.line == 1 else 0),
-                                key, times)
-                done = end
-                split.reset()
-        except ProvNSyntaxError as exc:
-            if eof:
-                raise NotStreamed(f"the PROV-N lexer refuses it ({exc})") from exc
-        if lexer_warnings is not None:  # those of the statements split in this block
-            lexer_warnings += [_shifted(w, line, column) for w in warned
-                               if eof or _warning_at(w, starts) < done]
-        if eof:
-            if split.phase != "end":
-                raise NotStreamed("the document ends before endDocument")
+        done = pos = 0  # done: characters of buf split into whole statements
+        while True:
+            pos = _SPACE.match(buf, pos).end()  # type: ignore[union-attr]
+            if pos >= limit and not eof:
+                break
+            state = split.state()
+            warned: list[str] = []
+            got = _statement(buf, pos, eof, split, where, warned, times)
+            if got is None or (got[1] > limit and not eof):
+                split.restore(state)  # it may go on past the block: split it again
+                break
+            statement, end = got
+            if lexer_warnings is not None:
+                lexer_warnings += warned
+            if statement is None:  # the end of the text
+                return
+            yield statement
+            done = pos = end
+        if eof:  # pragma: no cover - _statement ends the text above
             return
         if done == 0:  # one statement longer than the block: read more before it
             want = len(buf) + size
             continue
         want = size + margin
-        eaten = buf[:done]
-        breaks = starts[1:]
-        n = sum(1 for s in breaks if s <= done)
-        if n:
-            line += n
-            column = done - starts[n] + 1
-        else:
-            column += len(eaten)
+        line, column = where(done)
         buf = buf[done:]
 
 
-_POSITION = re.compile(r"line (\d+), column (\d+)")
-_FUTURE = re.compile(r"prov 3\.3\.0 will .*\(#\d+\)$", re.S)
-"""The end of a ``prov`` warning about input 3.3.0 will read otherwise (ProvFutureRejectionWarning)."""
+def _statement(buf: str, pos: int, eof: bool, split: _Splitter,
+               where: Callable[[int], tuple[int, int]], warnings: list[str] | None,
+               times: bool = True) -> tuple[Statement | None, int] | None:
+    """The statement starting at ``buf[pos]`` and where it ends; ``(None, pos)`` at the
+    end of the text; ``None`` when it may go on past ``buf`` (not ``eof``)."""
+    size = _HEAD
+    while True:
+        head = buf[pos:pos + size]
+        whole = pos + size >= len(buf)  # the head reaches the end of what was read
+        got = _head(head, pos, eof and whole, split, where)
+        if got is not None:
+            break
+        if not whole:
+            size *= 4
+            continue
+        return None
+    kind, t, offset, warned = got
+    if warnings is not None:
+        warnings += warned
+    if kind == "eof":
+        return None, len(buf)
+    if kind != "record":
+        first = split.tokens[0]
+        begin, end = offset(first), offset(t) + len(t.text)
+        return Statement(kind, buf[begin:end], *where(begin)), end
+    # a record: its keyword and '(' are read; its arguments up to the closing ')'
+    begin = offset(split.tokens[0])
+    depth = 1
+    end = -1
+    for m in _BODY.finditer(buf, offset(t) + 1):
+        c = buf[m.start()]
+        if c in "([":
+            depth += 1
+        elif c in ")]":
+            depth -= 1
+            if depth == 0:
+                if c != ")":
+                    raise NotStreamed(f"unbalanced parentheses at line {where(m.start())[0]}")
+                end = m.end()
+                break
+    if end < 0:
+        if eof:
+            raise NotStreamed(f"a record at line {where(begin)[0]} is not closed")
+        return None
+    text = buf[begin:end]
+    try:
+        first4 = list(itertools.islice(tokenize(text), 4))
+        found = tuple(x.text for x in tokenize(text) if x.kind is TokenKind.DATETIME) \
+            if times and _HINT.search(text) else ()
+    except ProvNSyntaxError as exc:
+        raise NotStreamed(f"the PROV-N lexer refuses it ({exc})") from exc
+    split.tokens = first4
+    key = split.key()
+    return Statement("record", text, *where(begin), key, found), end
 
 
-def _warning_at(message: str, starts: list[int]) -> int:
-    """Where in the block a lexer warning is (its offset)."""
-    m = _POSITION.search(message)
-    return 0 if m is None else starts[int(m.group(1)) - 1] + int(m.group(2)) - 1
+def _head(head: str, pos: int, last: bool, split: _Splitter,
+          where: Callable[[int], tuple[int, int]]
+          ) -> tuple[str, Token, Callable[[Token], int], list[str]] | None:
+    """The first tokens of the statement at ``pos``, fed to ``split`` up to the end of a
+    declaration, bundle or end keyword, or to a record's ``(``: ``(kind, last token,
+    offset of a token, the lexer's warnings)``; ``None`` when ``head`` is cut short
+    (``last``: it holds the rest of the text, so it is not)."""
+    head_starts: list[int] | None = None
+
+    def offset(t: Token) -> int:
+        nonlocal head_starts
+        if t.line == 1:
+            return pos + t.column - 1
+        if head_starts is None:
+            head_starts = [0, *(m.end() for m in _LINEBREAK.finditer(head))]
+        return pos + head_starts[t.line - 1] + t.column - 1
+
+    warned: list[str] = []
+    split.reset()
+    try:
+        for t in tokenize(head, warned):
+            if t.kind is TokenKind.EOF and not last:
+                return None
+            kind = split.feed(t)
+            if kind is not None:
+                break
+            if t.kind is TokenKind.LPAREN and split.depth == 1:
+                kind = "record"
+                break
+        else:  # pragma: no cover - tokenize ends with EOF
+            return None
+    except ProvNSyntaxError as exc:
+        if not last:
+            return None
+        raise NotStreamed(f"the PROV-N lexer refuses it ({exc})") from exc
+    return kind, t, offset, [_shifted_at(w, offset, where) for w in warned]
 
 
-def _shifted(message: str, line: int, column: int) -> str:
-    """A lexer warning about the block, with the file's line and column."""
+def _shifted_at(message: str, offset: Callable[[Token], int],
+                where: Callable[[int], tuple[int, int]]) -> str:
+    """A lexer warning about a statement's head, with the file's line and column."""
     def move(m: re.Match[str]) -> str:
-        ln, col = int(m.group(1)), int(m.group(2))
-        return f"line {line + ln - 1}, column {col + (column - 1 if ln == 1 else 0)}"
+        at = offset(Token(TokenKind.EOF, "", None, int(m.group(1)), int(m.group(2))))
+        ln, col = where(at)
+        return f"line {ln}, column {col}"
 
     return _POSITION.sub(move, message, count=1)
+
+
+_POSITION = re.compile(r"line (\d+), column (\d+)")
+_LEXER_WARNING = re.compile(r"line \d+, column \d+: U\+[0-9A-F]{4,} is not PROV-N whitespace")
+"""The one warning the ``prov`` package's lexer gives."""
+
+
+def _position(message: str) -> tuple[int, int]:
+    m = _POSITION.search(message)
+    return (int(m.group(1)), int(m.group(2))) if m else (0, 0)
+
+
+_FUTURE = re.compile(r"prov 3\.3\.0 will .*\(#\d+\)$", re.S)
+"""The end of a ``prov`` warning about input 3.3.0 will read otherwise (ProvFutureRejectionWarning)."""
 
 
 def streams_provn(head: bytes, format: str, name: str) -> bool:
@@ -389,7 +505,7 @@ def import_provn_stream(store: ProvStore, source: str | os.PathLike[str] | Binar
     if ids.candidates:  # perhaps an identifier given to two records: count those exactly
         ids.verifying()
         source.seek(0)
-        for s in statements(source):
+        for s in statements(source, times=False):
             if s.key is not None:
                 ids.add(s.key)
     repeated = ids.repeated()
@@ -453,13 +569,17 @@ def _quads(source: BinaryIO, repeated: set[int], chunks: ProvChunks) -> Iterator
             got = read_chunk(c.text(in_bundle), chunks.name, times=False)
         except SerializationError as exc:
             raise NotStreamed(f"the prov package refuses a chunk ({exc})") from exc
+        if got.record_count != c.records:  # the split and the prov package disagree
+            raise NotStreamed(f"a chunk of {c.records} records reads as {got.record_count}")
         prefix = f"{chunks.name}: prov {PROV_VERSION}: "
         for w in got.warnings:
             w = _POSITION.sub(lambda m: f"line {c.file_line(int(m.group(1)))}, "
                               f"column {m.group(2)}", w, count=1)
             if not w.startswith(prefix):
                 bundle_warnings.append(w)
-            elif "is not PROV-N whitespace" not in w:  # the lexer's: from the split
+            elif _LEXER_WARNING.search(w):  # in file order with the split's, at the end
+                lexer.append(w.removeprefix(prefix))
+            else:
                 parsed.append(w)
         got.warnings = []
         for b in got.document.bundles:  # the whole read reports bundle by bundle
@@ -474,7 +594,7 @@ def _quads(source: BinaryIO, repeated: set[int], chunks: ProvChunks) -> Iterator
         return c
 
     in_bundle = False
-    for s in statements(source, lexer_warnings=lexer):
+    for s in statements(source, lexer_warnings=lexer, times=False):
         if s.kind in ("document", "prefix", "default") and not in_bundle:
             header.append(s)
         elif s.kind == "bundle":
@@ -509,6 +629,7 @@ def _quads(source: BinaryIO, repeated: set[int], chunks: ProvChunks) -> Iterator
     # the whole read's order: the model's warnings as records are read, then the
     # parser's (the lexer's first), then the bundle names' after the times'
     future = [w for w in parsed if _FUTURE.search(w)]
+    lexer.sort(key=_position)
     chunks.prov_warnings = list(dict.fromkeys(
         [w for w in parsed if not _FUTURE.search(w)]
         + [f"{chunks.name}: prov {PROV_VERSION}: {w}" for w in lexer] + future))

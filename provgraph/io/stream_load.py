@@ -39,9 +39,10 @@ peaked at 502 MB with the hashes gone, 641 MB with them; pyoxigraph's own bulk l
 the file at 1.48 GB).
 
 :func:`store_streamed` is the part every streamed reader shares: the PROV-JSON and
-PROV-XML readers (:mod:`provgraph.io.provjson_stream_read`,
-:mod:`provgraph.io.provxml_stream_read`) feed it their statements chunk by chunk. PROV-N,
-JSON-LD and RDF/XML are read whole (:func:`provgraph.io.read`).
+PROV-XML and PROV-N readers (:mod:`provgraph.io.provjson_stream_read`,
+:mod:`provgraph.io.provxml_stream_read`, :mod:`provgraph.io.provn_stream_read`) feed it
+their statements chunk by chunk, and the RDF/XML and JSON-LD reader
+(:mod:`provgraph.io.rdf_stream_read`) the engine's statements after its screens.
 """
 
 from __future__ import annotations
@@ -468,7 +469,7 @@ def streamed_format(head: bytes, format: str, name: str) -> str | None:
 
 @dataclass
 class ProvChunks:
-    """A PROV-DM document (PROV-JSON, PROV-XML) stored chunk by chunk: what the chunks'
+    """A PROV-DM document (PROV-JSON, PROV-XML, PROV-N) stored chunk by chunk: what the chunks'
     reads add up to, and their conversion to statements, for
     :func:`provgraph.io.provjson_stream_read.import_provjson_stream` and
     :func:`provgraph.io.provxml_stream_read.import_provxml_stream` alike.
