@@ -123,19 +123,32 @@ def test_small_blocks_split_the_same_statements(block):
     assert whole[4].key == (None, "urn:d:a1") and whole[7].key == ("ex:b", "urn:other:g")
 
 
-@pytest.mark.parametrize("text, what", [
-    pytest.param('entity(ex:e, [ex:v="no end])\n', "string", id="unterminated-string"),
-    pytest.param("entity(ex:e, [ex:v=1]\n", "parentheses", id="unbalanced"),
-    pytest.param("entity(ex:e)\n", "endDocument", id="no-endDocument"),
-    pytest.param("entity(ex:e) /* never closed\n", "comment", id="unterminated-comment"),
-])
-def test_bad_input_is_left_to_the_whole_read_which_names_the_line(text, what, tmp_path):
+_BAD = [
+    pytest.param('entity(ex:e, [ex:v="no end])\n', "line 303, column 22: unterminated string",
+                 id="unterminated-string"),
+    pytest.param("entity(ex:e, [ex:v=1]\n", "line 304, column 1: expected ')', found "
+                 "'endDocument'", id="unbalanced"),
+    pytest.param("entity(ex:e)\n", "line 304, column 1: expected 'endDocument', found end of "
+                 "input", id="no-endDocument"),
+    pytest.param("entity(ex:e) /* never closed\n", "line 303, column 16: unterminated comment",
+                 id="unterminated-comment"),
+]
+
+
+def _bad(text: str, what: str) -> bytes:
+    body = "".join(f"  entity(ex:e{i}, [ex:v=\"({i})\"])\n" for i in range(300))
+    end = "" if "expected 'endDocument'" in what else "endDocument\n"
+    return ("document\n  prefix ex <urn:ex:>\n" + body + "  " + text + end).encode()
+
+
+@pytest.mark.parametrize("text, what", _BAD)
+def test_bad_input_is_left_to_the_whole_read_which_names_the_line(text, what, tmp_path,
+                                                                  monkeypatch):
     """A document the split cannot finish is left to the whole read (NotStreamed), after
     the statements before the fault were stored and undone; the whole read's error names
     the file and the line."""
-    body = "".join(f"  entity(ex:e{i}, [ex:v=\"({i})\"])\n" for i in range(300))
-    end = "" if what == "endDocument" else "endDocument\n"
-    data = ("document\n  prefix ex <urn:ex:>\n" + body + "  " + text + end).encode()
+    monkeypatch.setattr(streamed_read, "CHUNK_RECORDS", 10)
+    data = _bad(text, what)
     store = EmbeddedStore(tmp_path / "s")
     with pytest.raises(NotStreamed):
         import_provn_stream(store, io.BytesIO(data), name="bad.provn")
@@ -143,7 +156,27 @@ def test_bad_input_is_left_to_the_whole_read_which_names_the_line(text, what, tm
     store.close()
     with pytest.raises(SerializationError) as whole:
         import_document(EmbeddedStore(), data, "provn", name="bad.provn")
-    assert "bad.provn" in str(whole.value) and "line 30" in str(whole.value)
+    assert str(whole.value).startswith("bad.provn: ") and what in str(whole.value)
+
+
+@pytest.mark.parametrize("text, what", _BAD)
+def test_the_cli_gives_the_whole_reads_error_and_keeps_the_store(text, what, runner, tmp_path):
+    """``provgraph import bad.provn`` into a store holding statements: exit 2, the whole
+    read's message (file, line, column), and the store as it was."""
+    from provgraph.cli import cli
+
+    store = tmp_path / "s"
+    good = tmp_path / "good.provn"
+    good.write_text("document prefix ex <urn:ex:> entity(ex:kept) endDocument\n")
+    assert runner.invoke(cli, ["--store", str(store), "import", str(good)]).exit_code == 0
+    bad = tmp_path / "bad.provn"
+    bad.write_bytes(_bad(text, what))
+    got = runner.invoke(cli, ["--store", str(store), "import", str(bad)])
+    assert got.exit_code == 2, got.output  # bad input (InputError)
+    assert f"Error: {bad}: not a PROV-N document" in got.output and what in got.output
+    s = EmbeddedStore(store)
+    assert [q[0] for q in s.quads()] == ["urn:ex:kept"]
+    s.close()
 
 
 def test_a_refusal_after_stored_chunks_undoes_them(tmp_path, monkeypatch):
