@@ -710,6 +710,8 @@ def _import_streamed(obj: _Ctx, file: Any, fmt: str, graph: str | None, name: st
             readers.append(reader)
     if not readers:
         return False
+    # Ctrl-C while the store opens: nothing of the file was read yet
+    obj.on_interrupt = lambda: f"nothing from {name} was stored"
     store = obj.store(create=True)
     if not store.journals:
         return False
