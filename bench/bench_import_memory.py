@@ -7,8 +7,9 @@ Manual, not part of ``python -m bench --quick`` (a 200 MB import takes minutes):
 
 The document is the benchmark workload (:func:`bench.bench_import.write_workload_nquads`:
 ingestion, then answers) cut after the answer that reaches ``--statements`` statements, about 200 bytes a statement
-in N-Quads (1,000,000 statements: 193 MB). Turtle and TriG are the same statements
-written by pyoxigraph (Turtle: the triples, without their graphs); PROV-JSON is
+in N-Quads (1,000,000 statements: 193 MB). Turtle, TriG, RDF/XML and JSON-LD are the
+same statements written by pyoxigraph (Turtle and RDF/XML: the triples, without their
+graphs); PROV-JSON is
 ``provgraph export --run`` of the workload's run loaded into a scratch store (the run
 holds nearly every statement; PROV-JSON is terser, 63 MB for 938,299 statements).
 
@@ -36,8 +37,8 @@ from typing import Any
 from .bench_import import peak_rss_mb, write_workload_nquads
 
 _EXT = {"nquads": ".nq", "turtle": ".ttl", "trig": ".trig", "prov-json": ".json",
-        "prov-xml": ".provx"}
-_FLOOR = ("nquads", "turtle", "trig")
+        "prov-xml": ".provx", "rdf-xml": ".rdf", "json-ld": ".jsonld", "provn": ".provn"}
+_FLOOR = ("nquads", "turtle", "trig", "rdf-xml", "json-ld")
 """Formats with a raw-engine floor (pyoxigraph reads no PROV-DM syntax)."""
 _RUN = "urn:uuid:00000000-0000-7000-8000-000000000000"
 """The workload's run (bench/workload.py): every answer's statements are in its graph."""
@@ -58,7 +59,8 @@ def _floor_child(store: str, path: str, fmt: str) -> dict[str, Any]:
     import pyoxigraph as ox
 
     kind = {"nquads": ox.RdfFormat.N_QUADS, "turtle": ox.RdfFormat.TURTLE,
-            "trig": ox.RdfFormat.TRIG}[fmt]
+            "trig": ox.RdfFormat.TRIG, "rdf-xml": ox.RdfFormat.RDF_XML,
+            "json-ld": ox.RdfFormat.JSON_LD}[fmt]
     c0, t0 = time.process_time(), time.perf_counter()
     st = ox.Store(store)
     st.bulk_load(path=path, format=kind)
@@ -97,6 +99,15 @@ def _write_documents(root: Path, statements: int, formats: list[str]) -> dict[st
                    for q in ox.parse(path=str(nq), format=ox.RdfFormat.N_QUADS))
         ox.serialize(triples, str(root / "workload.ttl"), ox.RdfFormat.TURTLE)
         paths["turtle"] = root / "workload.ttl"
+    if "rdf-xml" in formats:  # one graph: the triples, as for Turtle
+        triples = (ox.Triple(q.subject, q.predicate, q.object)
+                   for q in ox.parse(path=str(nq), format=ox.RdfFormat.N_QUADS))
+        ox.serialize(triples, str(root / "workload.rdf"), ox.RdfFormat.RDF_XML)
+        paths["rdf-xml"] = root / "workload.rdf"
+    if "json-ld" in formats:  # pyoxigraph's writer: keys in the Streaming JSON-LD order
+        ox.serialize(ox.parse(path=str(nq), format=ox.RdfFormat.N_QUADS),
+                     str(root / "workload.jsonld"), ox.RdfFormat.JSON_LD)
+        paths["json-ld"] = root / "workload.jsonld"
     if "trig" in formats:
         ox.serialize(ox.parse(path=str(nq), format=ox.RdfFormat.N_QUADS),
                      str(root / "workload.trig"), ox.RdfFormat.TRIG)
@@ -124,7 +135,7 @@ def _write_documents(root: Path, statements: int, formats: list[str]) -> dict[st
 
 
 def write_synthetic_prov(path: Path, fmt: str, megabytes: float) -> int:
-    """A PROV-JSON or PROV-XML document of about ``megabytes`` MB written directly (no
+    """A PROV-JSON, PROV-XML or PROV-N document of about ``megabytes`` MB written directly (no
     ``prov`` package, no store: exporting a run of 3 million statements takes most of an
     hour on the shared machine), one unit after another until the size is reached: per unit
     an agent, an activity with start and end times, two entities (one with a label and an
@@ -194,6 +205,8 @@ def write_synthetic_prov(path: Path, fmt: str, megabytes: float) -> int:
             f'<prov:wasDerivedFrom prov:id="ex:d{i}"><prov:generatedEntity prov:ref="ex:out{i}"/>'
             f'<prov:usedEntity prov:ref="ex:src{i}"/></prov:wasDerivedFrom>'),
     }
+    if fmt == "provn":
+        return _write_synthetic_provn(path, target, kinds, t)
     one = sum(len(rec[k](0)) + 3 for k in kinds)
     units = max(1, target // one)
     with open(path, "w", encoding="utf-8") as out:
@@ -205,6 +218,29 @@ def write_synthetic_prov(path: Path, fmt: str, megabytes: float) -> int:
             for i in range(units):
                 out.write("  " + rec[kind](i) + "\n")
         out.write("</prov:document>\n")
+    return units
+
+
+def _write_synthetic_provn(path: Path, target: int, kinds: tuple[str, ...], t: str) -> int:
+    """:func:`write_synthetic_prov`'s units in PROV-N (the records of each kind grouped)."""
+    rec = {
+        "agent": lambda i: f"agent(ex:ag{i}, [prov:type='prov:SoftwareAgent'])",
+        "activity": lambda i: f"activity(ex:a{i}, {t % (i % 60)}, {t % ((i + 1) % 60)})",
+        "entity": lambda i: (f'entity(ex:src{i}, [prov:label="source {i}", ex:observed='
+                             f'"{t % (i % 60)}" %% xsd:dateTime])\n  entity(ex:out{i})'),
+        "used": lambda i: f"used(ex:u{i}; ex:a{i}, ex:src{i}, -)",
+        "wasGeneratedBy": lambda i: f"wasGeneratedBy(ex:g{i}; ex:out{i}, ex:a{i}, {t % ((i + 1) % 60)})",
+        "wasAssociatedWith": lambda i: f"wasAssociatedWith(ex:w{i}; ex:a{i}, ex:ag{i}, -)",
+        "wasDerivedFrom": lambda i: f"wasDerivedFrom(ex:d{i}; ex:out{i}, ex:src{i})",
+    }
+    one = sum(len(rec[k](0)) + 3 for k in kinds)
+    units = max(1, target // one)
+    with open(path, "w", encoding="utf-8") as out:
+        out.write("document\n  prefix ex <urn:example:>\n")
+        for kind in kinds:
+            for i in range(units):
+                out.write("  " + rec[kind](i) + "\n")
+        out.write("endDocument\n")
     return units
 
 
@@ -224,7 +260,7 @@ def run(statements: int, formats: list[str], *, workdir: str | None = None,
         load_before = os.getloadavg()
         where = Path(docs) if docs else root
         where.mkdir(parents=True, exist_ok=True)
-        if synthetic:  # PROV-JSON and PROV-XML written directly (write_synthetic_prov)
+        if synthetic:  # PROV-JSON, PROV-XML, PROV-N written directly (write_synthetic_prov)
             paths = {}
             for fmt in formats:
                 path = where / f"synthetic-{synthetic:g}MB{_EXT[fmt]}"
@@ -261,15 +297,18 @@ def main(argv: list[str] | None = None) -> None:
                    "(written for --statements; delete them to change the size)")
     p.add_argument("--no-floor", action="store_true", help="skip the raw-engine floor")
     p.add_argument("--synthetic", type=float, metavar="MB",
-                   help="PROV-JSON/PROV-XML only: documents of MB megabytes written directly "
+                   help="PROV-JSON/PROV-XML/PROV-N only: documents of MB megabytes written directly "
                    "(write_synthetic_prov) instead of the workload's run export")
     a = p.parse_args(argv)
     formats = [f for f in a.formats.split(",") if f]
     unknown = sorted(set(formats) - set(_EXT))
     if unknown:
         p.error(f"unknown formats {unknown}; choose from {sorted(_EXT)}")
-    if a.synthetic and set(formats) - {"prov-json", "prov-xml"}:
-        p.error("--synthetic writes prov-json and prov-xml documents only")
+    if a.synthetic and set(formats) - {"prov-json", "prov-xml", "provn"}:
+        p.error("--synthetic writes prov-json, prov-xml and provn documents only")
+    if "provn" in formats and not a.synthetic:
+        p.error("provn documents are written by --synthetic only (the prov package takes "
+                "most of an hour to write the workload's run as PROV-N)")
     res = run(a.statements, formats, workdir=a.workdir, docs=a.docs, floor=not a.no_floor,
               synthetic=a.synthetic, log=lambda m: print(m, file=sys.stderr))
     json.dump(res, sys.stdout, indent=1)

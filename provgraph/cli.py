@@ -602,7 +602,8 @@ def _import(obj: _Ctx, file: Any, fmt: str, graph: str | None, sources: tuple[st
     _import_whole(obj, data, fmt, graph, name, sources, partial)
 
 
-_STREAMABLE = frozenset({"nquads", "ntriples", "turtle", "trig", "prov-json", "prov-xml"})
+_STREAMABLE = frozenset({"nquads", "ntriples", "turtle", "trig", "prov-json", "prov-xml", "provn",
+                         "rdf-xml", "json-ld"})
 """Formats ``import`` streams (:func:`_import_streamed`), standard input included when
 the format is named."""
 
@@ -669,47 +670,66 @@ def _import_streamed(obj: _Ctx, file: Any, fmt: str, graph: str | None, name: st
                      rag_options: bool) -> bool:
     """Stream a file into the store, the document never held whole, all or nothing
     (:func:`provgraph.io.stream_load.import_rdf_stream` for N-Quads, Turtle and TriG;
-    :mod:`provgraph.io.provjson_stream_read` and :mod:`provgraph.io.provxml_stream_read`
-    for PROV-JSON and PROV-XML) when its format allows; ``False`` when it is read
-    whole. A file whose content does not fit its extension under ``--format auto``, or
-    that a streamed reader leaves to the whole read (``NotStreamed``), is read whole
-    afterwards (nothing of it stayed stored), so its error is the one of the whole read."""
+    :mod:`provgraph.io.provjson_stream_read`, :mod:`provgraph.io.provxml_stream_read`,
+    :mod:`provgraph.io.provn_stream_read` for PROV-JSON, PROV-XML and PROV-N;
+    :mod:`provgraph.io.rdf_stream_read` for RDF/XML and JSON-LD) when its format allows;
+    ``False`` when it is read whole. A file whose content does not fit its extension
+    under ``--format auto``, or that every streamed reader that may take it leaves to the
+    whole read (``NotStreamed``), is read whole afterwards (nothing of it stayed stored),
+    so its error is the one of the whole read."""
     from .io.provjson_stream_read import import_provjson_stream, streams_provjson
+    from .io.provn_stream_read import import_provn_stream, streams_provn
     from .io.provxml_stream_read import import_provxml_stream, streams_provxml
+    from .io.rdf_stream_read import (import_jsonld_stream, import_rdfxml_stream,
+                                     streams_jsonld, streams_rdfxml)
     from .io.stream_load import NotStreamed, import_rdf_stream, streamed_format
 
     if rag_options or not file.seekable():
         return False
     head = file.read(65536)
     file.seek(0)
-    streamed = streamed_format(head, fmt, name)
-    if streamed is None and streams_provjson(head, fmt, name):
-        streamed = "prov-json"
-    elif streamed is None and streams_provxml(head, fmt, name):
-        streamed = "prov-xml"
-    if streamed is None:
+    auto = fmt == "auto"
+    readers: list[Callable[[Any], Any]] = []
+    rdf = streamed_format(head, fmt, name)
+    if rdf is not None:
+        readers.append(lambda store: import_rdf_stream(store, file, rdf, graph=graph, name=name))
+    # tried in this order: a .json file may be PROV-JSON or JSON-LD, a .xml one PROV-XML
+    # or RDF/XML; each reader leaves what is not its own (NotStreamed) to the next
+    for streams, reader in (
+            (streams_provjson, lambda store: import_provjson_stream(store, file, graph=graph,
+                                                                    name=name)),
+            (streams_jsonld, lambda store: import_jsonld_stream(store, file, graph=graph,
+                                                                name=name, auto=auto)),
+            (streams_provxml, lambda store: import_provxml_stream(store, file, graph=graph,
+                                                                  name=name)),
+            (streams_rdfxml, lambda store: import_rdfxml_stream(store, file, graph=graph,
+                                                                name=name, auto=auto)),
+            (streams_provn, lambda store: import_provn_stream(store, file, graph=graph,
+                                                              name=name))):
+        if rdf is None and streams(head, fmt, name):
+            readers.append(reader)
+    if not readers:
         return False
     obj.on_interrupt = lambda: f"nothing from {name} was stored"  # while the store opens
     store = obj.store(create=True)
     if not store.journals:
         return False
     obj.on_interrupt = _stored_since(obj, len(store), name)
-    try:
-        with staged_progress({"import": f"importing {name}"}) as show:
-            show("import", 0, 1)
-            if streamed == "prov-json":
-                done = import_provjson_stream(store, file, graph=graph, name=name)
-            elif streamed == "prov-xml":
-                done = import_provxml_stream(store, file, graph=graph, name=name)
-            else:
-                done = import_rdf_stream(store, file, streamed, graph=graph, name=name)
-    except NotStreamed:  # read whole instead (nothing was stored)
-        file.seek(0)
-        return False
-    except SerializationError:
-        if fmt != "auto":
-            raise
-        file.seek(0)
+    done = None
+    with staged_progress({"import": f"importing {name}"}) as show:
+        show("import", 0, 1)
+        for reader in readers:
+            try:
+                done = reader(store)
+                break
+            except NotStreamed:  # the next reader, or read whole (nothing was stored)
+                file.seek(0)
+            except SerializationError:
+                if not auto:
+                    raise
+                file.seek(0)
+                return False
+    if done is None:
         return False
     _imported(done)
     return True

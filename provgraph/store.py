@@ -1025,20 +1025,35 @@ def parse_rdf(data: bytes | str, format: str, *, base_iri: str | None = None,
 
 
 def iter_rdf(source: str | os.PathLike[str] | BinaryIO, format: str, *,
-             base_iri: str | None = None, graph: IRI | None = None) -> Iterator[Quad]:
+             base_iri: str | None = None, graph: IRI | None = None,
+             jsonld_streaming: bool = False) -> Iterator[Quad]:
     """Parse an RDF document lazily, quad by quad, as :func:`parse_rdf` does at once
     (pair: :func:`parse_rdf`, which holds the whole document and its quads in memory).
 
     ``source`` is a file path or a binary file object, read by pyoxigraph as it goes,
     so memory does not grow with the document (blank-node labels aside: pyoxigraph
-    keeps the document's labels). ``graph`` receives the default graph's statements.
+    keeps the document's labels; RDF/XML also keeps its ``rdf:ID`` values). ``graph``
+    receives the default graph's statements.
+
+    JSON-LD is held whole by pyoxigraph's parser (it buffers each object until its end,
+    to find an ``@context`` written last), unless ``jsonld_streaming`` reads it with the
+    Streaming JSON-LD profile (``RdfFormat.STREAMING_JSON_LD``,
+    https://www.w3.org/TR/json-ld11-streaming/): an object's keys are then taken as they
+    come, and a document whose keys are out of the profile's order (``@context`` not
+    first, ``@type`` after another key) fails to parse. Neither mode fetches a remote
+    context: pyoxigraph 0.5.13 has no document loader, and fails on one.
 
     Raises:
         UnsupportedFormat: ``format`` is not in :data:`RDF_FORMATS` (at the first item).
+        ValueError: ``jsonld_streaming`` with another format than ``json-ld``.
         SerializationError: the document does not parse; raised when the parser reaches
             the error, after the quads before it were yielded.
     """
     fmt = _rdf_format(format)
+    if jsonld_streaming:
+        if fmt is not ox.RdfFormat.JSON_LD:
+            raise ValueError(f"jsonld_streaming applies to json-ld, not {format}")
+        fmt = ox.RdfFormat.STREAMING_JSON_LD
     with _map_errors(format):
         if isinstance(source, (str, os.PathLike)):
             parsed = ox.parse(path=os.fspath(source), format=fmt, base_iri=base_iri)

@@ -31,7 +31,8 @@ from ..store import parse_rdf, serialize_quads
 from ..terms import IRI, Quad
 from ._prov import ProvRead, read_with_prov
 
-__all__ = ["PROV_JSONLD_CONTEXTS", "LEGACY_CONTEXTS", "contexts_of", "read", "write"]
+__all__ = ["PROV_JSONLD_CONTEXTS", "LEGACY_CONTEXTS", "contexts_of", "read",
+           "replace_prov_contexts", "write"]
 
 PROV_JSONLD_CONTEXTS = frozenset({
     "https://openprovenance.org/prov-jsonld/context.jsonld",
@@ -93,6 +94,20 @@ def _replace(node: Any, ctx: dict[str, Any]) -> Any:
     return node
 
 
+def replace_prov_contexts(doc: Any) -> Any:
+    """``doc`` (parsed JSON) with each PROV-JSONLD context URL
+    (:data:`PROV_JSONLD_CONTEXTS`) in an ``@context`` replaced by the copy of that
+    context the ``prov`` package ships: what pyoxigraph is given instead of a reference
+    it cannot fetch.
+
+    Example:
+        >>> got = replace_prov_contexts({"@context": sorted(PROV_JSONLD_CONTEXTS)[0]})
+        >>> isinstance(got["@context"][0], dict)
+        True
+    """
+    return _replace(doc, load_vendored_context())
+
+
 def read(data: bytes, name: str = "<input>", graph: IRI | None = None
          ) -> tuple[list[Quad] | None, ProvRead | None, str]:
     """Read JSON-LD without fetching anything.
@@ -123,7 +138,7 @@ def read(data: bytes, name: str = "<input>", graph: IRI | None = None
             "bundled copy); nothing was stored")
     reader = "JSON-LD parsed by pyoxigraph"
     if refs:
-        doc = _replace(doc, load_vendored_context())
+        doc = replace_prov_contexts(doc)
         reader = "PROV-JSONLD parsed by pyoxigraph with the bundled PROV-JSONLD context"
     quads = parse_rdf(json.dumps(doc).encode("utf-8"), "json-ld", graph=graph)
     return quads, None, reader

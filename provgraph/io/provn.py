@@ -30,8 +30,12 @@ __all__ = ["read", "write", "bundle_names"]
 _PREDECLARED = {"prov": "http://www.w3.org/ns/prov#", "xsd": "http://www.w3.org/2001/XMLSchema#"}
 
 
-def read(data: bytes, name: str = "<input>") -> ProvRead:
+def read(data: bytes, name: str = "<input>", *, times: bool = True) -> ProvRead:
     """Read a PROV-N document (UTF-8).
+
+    ``times=False`` leaves out the lexical forms of the formal times (and their warnings):
+    for a part of a document, whose forms are found over the whole of it
+    (:mod:`provgraph.io.provn_stream_read`).
 
     Returns:
         :class:`~provgraph.io._prov.ProvRead` whose ``bundle_names`` maps the name the
@@ -43,7 +47,8 @@ def read(data: bytes, name: str = "<input>") -> ProvRead:
             in the message) or holds a record the ``prov`` package rejects.
     """
     got = read_with_prov(_keep_forms(data), "provn", "PROV-N", name, profile="default")
-    got.add_times(_formal_times(data), name)
+    if times:
+        got.add_times(_formal_times(data), name)
     if b"bundle" in data:
         names, warnings = bundle_names(data.decode("utf-8", errors="replace"))
         got.bundle_names.update(names)

@@ -39,9 +39,10 @@ peaked at 502 MB with the hashes gone, 641 MB with them; pyoxigraph's own bulk l
 the file at 1.48 GB).
 
 :func:`store_streamed` is the part every streamed reader shares: the PROV-JSON and
-PROV-XML readers (:mod:`provgraph.io.provjson_stream_read`,
-:mod:`provgraph.io.provxml_stream_read`) feed it their statements chunk by chunk. PROV-N,
-JSON-LD and RDF/XML are read whole (:func:`provgraph.io.read`).
+PROV-XML and PROV-N readers (:mod:`provgraph.io.provjson_stream_read`,
+:mod:`provgraph.io.provxml_stream_read`, :mod:`provgraph.io.provn_stream_read`) feed it
+their statements chunk by chunk, and the RDF/XML and JSON-LD reader
+(:mod:`provgraph.io.rdf_stream_read`) the engine's statements after its screens.
 """
 
 from __future__ import annotations
@@ -65,8 +66,8 @@ if TYPE_CHECKING:
     from ..validate import ConstraintViolation
     from ._prov import ProvRead
 
-__all__ = ["NotStreamed", "RepeatedKeys", "STREAMED_FORMATS", "STREAM_BATCH", "import_rdf_stream", "store_streamed",
-           "streamed_format"]
+__all__ = ["NotStreamed", "RepeatedKeys", "STREAMED_FORMATS", "STREAM_BATCH", "import_rdf_stream",
+           "relabelled", "store_streamed", "streamed_format"]
 
 STREAMED_FORMATS = frozenset({"nquads", "ntriples", "turtle", "trig"})
 """Formats :func:`import_rdf_stream` reads streaming."""
@@ -197,7 +198,7 @@ def import_rdf_stream(store: ProvStore, source: str | os.PathLike[str] | BinaryI
         raise ValueError(why)
     target = IRI(graph) if graph else None
     with store.journaled(f"import {name}"):
-        return store_streamed(store, _relabelled(_parsed(source, format, target, name)),
+        return store_streamed(store, relabelled(_parsed(source, format, target, name)),
                               format=format, reader=f"{format} streamed by pyoxigraph",
                               name=name)
 
@@ -267,8 +268,9 @@ def _parsed(source: str | os.PathLike[str] | BinaryIO, format: str, graph: IRI |
         raise SerializationError(f"{name}: {exc}") from exc
 
 
-def _relabelled(quads: Iterable[Quad]) -> Iterator[Quad]:
-    """Fresh blank-node labels (as :func:`provgraph.io.read` gives), label by label."""
+def relabelled(quads: Iterable[Quad]) -> Iterator[Quad]:
+    """``quads`` with fresh blank-node labels (as :func:`provgraph.io.read` gives them),
+    label by label: two imports of a document never share a blank node."""
     labels: dict[str, BNode] = {}
 
     def fresh(t: Any) -> Any:
@@ -467,7 +469,7 @@ def streamed_format(head: bytes, format: str, name: str) -> str | None:
 
 @dataclass
 class ProvChunks:
-    """A PROV-DM document (PROV-JSON, PROV-XML) stored chunk by chunk: what the chunks'
+    """A PROV-DM document (PROV-JSON, PROV-XML, PROV-N) stored chunk by chunk: what the chunks'
     reads add up to, and their conversion to statements, for
     :func:`provgraph.io.provjson_stream_read.import_provjson_stream` and
     :func:`provgraph.io.provxml_stream_read.import_provxml_stream` alike.
