@@ -44,7 +44,7 @@ from ..vocab import GRAPH
 from . import read
 from .provo import uses_prov
 
-__all__ = ["ImportReport", "import_document", "RESERVED_GRAPHS", "check_target_graph"]
+__all__ = ["ImportReport", "import_document", "RESERVED_GRAPHS", "check_target_graph", "target_graph"]
 
 WRITE_BATCH = 50_000
 """Statements per transaction when an import is stored in a journaled write."""
@@ -71,6 +71,19 @@ def check_target_graph(graph: str) -> str | None:
                 "urn:example:g1. To restore 'provgraph export --all' output, import the TriG or "
                 "N-Quads file without --graph: its graphs are kept")
     return None
+
+
+def target_graph(graph: IRI | str | None) -> IRI | None:
+    """An import's ``graph`` argument as the named graph to store into (``None`` or an
+    empty string: the default graph).
+
+    Raises:
+        ValueError: :func:`check_target_graph` refuses it (the message says why and what
+            to give instead).
+    """
+    if graph is not None and (why := check_target_graph(str(graph))) is not None:
+        raise ValueError(why)
+    return IRI(graph) if graph else None
 
 
 @dataclass
@@ -139,9 +152,7 @@ def import_document(store: ProvStore, data: bytes, format: str = "auto", *,
     """
     from ..validate import check_document
 
-    if graph is not None and (why := check_target_graph(str(graph))) is not None:
-        raise ValueError(why)
-    target = IRI(graph) if graph else None
+    target = target_graph(graph)
     result = read(data, format, name=name, graph=target)
     if any(q[3] == GRAPH.ONTOLOGY for q in result.quads):
         raise SerializationError(

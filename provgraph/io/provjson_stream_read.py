@@ -57,7 +57,7 @@ from ..store import ProvStore
 from ..terms import IRI, Quad
 from . import PROV_JSON_KEYS
 from ._prov import PROV_VERSION, formal_time_forms
-from .load import ImportReport, check_target_graph
+from .load import ImportReport, target_graph
 from .stream_load import NotStreamed, ProvChunks, RepeatedKeys
 
 __all__ = ["CHUNK_RECORDS", "NotStreamed", "Scan", "import_provjson_stream", "scan",
@@ -291,9 +291,7 @@ def import_provjson_stream(store: ProvStore, source: str | os.PathLike[str] | Bi
         >>> (r.format, r.stored)
         ('prov-json', 1)
     """
-    if graph is not None and (why := check_target_graph(str(graph))) is not None:
-        raise ValueError(why)
-    target = IRI(graph) if graph else None
+    target = target_graph(graph)
     if isinstance(source, (str, os.PathLike)):
         with open(source, "rb") as f:
             return import_provjson_stream(store, f, graph=target, name=name)

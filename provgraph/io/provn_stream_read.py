@@ -57,7 +57,7 @@ from ..errors import SerializationError
 from ..store import ProvStore
 from ..terms import IRI, Quad
 from ._prov import PROV_VERSION, formal_time_forms
-from .load import ImportReport, check_target_graph
+from .load import ImportReport, target_graph
 from .provjson_stream_read import _file_size, _mentions_lexical
 from .stream_load import NotStreamed, ProvChunks, RepeatedKeys
 
@@ -486,9 +486,7 @@ def import_provn_stream(store: ProvStore, source: str | os.PathLike[str] | Binar
         >>> (r.format, r.stored)
         ('provn', 1)
     """
-    if graph is not None and (why := check_target_graph(str(graph))) is not None:
-        raise ValueError(why)
-    target = IRI(graph) if graph else None
+    target = target_graph(graph)
     if isinstance(source, (str, os.PathLike)):
         with open(source, "rb") as f:
             return import_provn_stream(store, f, graph=target, name=name)

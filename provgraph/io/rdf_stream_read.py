@@ -66,7 +66,7 @@ from ..limits import MAX_JSON_DEPTH, MAX_XML_DEPTH
 from ..store import ProvStore, iter_rdf
 from ..terms import IRI, Quad
 from . import jsonld
-from .load import ImportReport, check_target_graph
+from .load import ImportReport, target_graph
 from .stream_load import NotStreamed, relabelled, store_streamed
 
 __all__ = ["import_jsonld_stream", "import_rdfxml_stream", "streams_jsonld",
@@ -114,12 +114,6 @@ def _opened(source: str | os.PathLike[str] | BinaryIO) -> tuple[BinaryIO, bool]:
     return source, False
 
 
-def _target(graph: IRI | str | None) -> IRI | None:
-    if graph is not None and (why := check_target_graph(str(graph))) is not None:
-        raise ValueError(why)
-    return IRI(graph) if graph else None
-
-
 def import_rdfxml_stream(store: ProvStore, source: str | os.PathLike[str] | BinaryIO, *,
                          graph: IRI | str | None = None, name: str = "<input>",
                          auto: bool = False) -> ImportReport:
@@ -156,7 +150,7 @@ def import_rdfxml_stream(store: ProvStore, source: str | os.PathLike[str] | Bina
         >>> import_rdfxml_stream(EmbeddedStore(), doc, name="e.rdf").stored
         1
     """
-    target = _target(graph)
+    target = target_graph(graph)
     f, close = _opened(source)
     try:
         f.seek(0)
@@ -241,7 +235,7 @@ def import_jsonld_stream(store: ProvStore, source: str | os.PathLike[str] | Bina
         >>> import_jsonld_stream(EmbeddedStore(), doc, name="e.jsonld").stored
         1
     """
-    target = _target(graph)
+    target = target_graph(graph)
     f, close = _opened(source)
     try:
         f.seek(0)

@@ -60,7 +60,7 @@ from ..store import ProvStore, iter_rdf
 from ..terms import IRI, BNode, Literal, Quad
 from ..vocab import GRAPH, PROV, RDF
 from . import provo
-from .load import ImportReport, check_target_graph
+from .load import ImportReport, target_graph
 
 if TYPE_CHECKING:
     from ..validate import ConstraintViolation
@@ -194,9 +194,7 @@ def import_rdf_stream(store: ProvStore, source: str | os.PathLike[str] | BinaryI
     """
     if format not in STREAMED_FORMATS:
         raise ValueError(f"{format} is not streamed; use one of {sorted(STREAMED_FORMATS)}")
-    if graph is not None and (why := check_target_graph(str(graph))) is not None:
-        raise ValueError(why)
-    target = IRI(graph) if graph else None
+    target = target_graph(graph)
     with store.journaled(f"import {name}"):
         return store_streamed(store, relabelled(_parsed(source, format, target, name)),
                               format=format, reader=f"{format} streamed by pyoxigraph",
