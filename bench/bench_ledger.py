@@ -108,10 +108,7 @@ def durable_floor(answers: int = 500, *, workdir: str | None = None) -> dict[str
 
     import pyoxigraph as ox
 
-    from provgraph import store as st_mod
-    from provgraph.ledger import GENESIS, _encode
-
-    from .bench_record import to_ox
+    from .bench_record import ledger_line, to_ox
 
     os.environ[SYNC_ENV] = "each"
     wl = w.Workload(answers)
@@ -136,8 +133,7 @@ def durable_floor(answers: int = 500, *, workdir: str | None = None) -> dict[str
             for a in specs:
                 w.record_answer(crec, wl, cing, a)
             tx = [to_ox(t) for t in cap.transactions]
-            lines = [_encode(1, GENESIS, "add", (), st_mod._ledger_strs(
-                [st_mod._quad_to_store(q) for q in t]), (), None) + b"\n" for t in cap.transactions]
+            lines = [ledger_line(t) for t in cap.transactions]
             cap.transactions = []
             gc.collect()
             order = list(seconds) if (lo // FLOOR_SLICE) % 2 == 0 else list(seconds)[::-1]

@@ -78,7 +78,7 @@ def _raw_term(t: Any, cache: dict[Any, Any]) -> Any:
     return ox.NamedNode(t)
 
 
-def _ledger_line(quads: list[Quad]) -> bytes:
+def ledger_line(quads: list[Quad]) -> bytes:
     """The ledger line the store writes for a transaction adding ``quads`` (its length
     and encoding; the chain fields are placeholders)."""
     from provgraph import store as st_mod
@@ -210,7 +210,7 @@ def run(answers: int, *, workdir: str | None = None, variants: Iterable[str] = A
             cap.transactions = []
             n_statements += sum(map(len, tx))
             tx_ox = [to_ox(t) for t in tx]
-            lines = [_ledger_line(t) for t in tx] if "raw_tx_durable" in variants else []
+            lines = [ledger_line(t) for t in tx] if "raw_tx_durable" in variants else []
             gc.collect()
             # per-answer variants alternate every SUB answers, so that load from other
             # processes falls on all of them alike; slice variants run once per slice

@@ -441,8 +441,9 @@ def check_index(store: ProvStore) -> str | None:
     live = _compute(store, None)
     if kept == live:
         return None
-    extra = next((r for r in kept if r not in live), None)
-    missing = next((r for r in live if r not in kept), None)
+    kept_set, live_set = set(kept), set(live)  # rows are frozen, hashable
+    extra = next((r for r in kept if r not in live_set), None)
+    missing = next((r for r in live if r not in kept_set), None)
     what = (f"it lists {extra!r}, which computing stale does not give" if extra is not None
             else f"it lacks {missing!r}" if missing is not None
             else "its rows are in another order")
