@@ -58,7 +58,7 @@ from ..terms import IRI, Quad
 from . import PROV_JSON_KEYS
 from ._prov import PROV_VERSION, formal_time_forms
 from .load import ImportReport, target_graph
-from .stream_load import NotStreamed, ProvChunks, RepeatedKeys
+from .stream_load import NotStreamed, ProvChunks, RepeatedKeys, file_size, opened, refuse_lexical
 
 __all__ = ["CHUNK_RECORDS", "NotStreamed", "Scan", "import_provjson_stream", "scan",
            "streams_provjson"]
@@ -177,24 +177,6 @@ def _object(value: Any, what: str) -> dict[str, Any]:
     return value
 
 
-def _file_size(source: BinaryIO) -> int:
-    """The size of a seekable file object, in bytes."""
-    at = source.tell()
-    size = source.seek(0, os.SEEK_END)
-    source.seek(at)
-    return size
-
-
-def _mentions_lexical(source: BinaryIO) -> bool:
-    """Whether the bytes ``pglexical`` occur in ``source`` (read from its start)."""
-    tail = b""
-    while block := source.read(1 << 20):
-        if b"pglexical" in tail + block:
-            return True
-        tail = block[-16:]
-    return False
-
-
 def _records(source: BinaryIO) -> Iterator[tuple[str | None, str, list[tuple[str, Any]]]]:
     """``(bundle key or None, section, [(id, value)...])`` chunks of at most
     :data:`CHUNK_RECORDS` records, in document order (pass 2)."""
@@ -292,32 +274,26 @@ def import_provjson_stream(store: ProvStore, source: str | os.PathLike[str] | Bi
         ('prov-json', 1)
     """
     target = target_graph(graph)
-    if isinstance(source, (str, os.PathLike)):
-        with open(source, "rb") as f:
-            return import_provjson_stream(store, f, graph=target, name=name)
-    source.seek(0)
-    if source.read(3) == b"\xef\xbb\xbf":
-        raise NotStreamed("it starts with a byte-order mark")
-    source.seek(0)
-    ids = RepeatedKeys(_file_size(source) // 50 * 32)
-    found = scan(source, ids)
-    if ids.candidates:  # perhaps an id given twice in one section: count those exactly
-        ids.verifying()
-        source.seek(0)
-        scan(source, ids)
-        if ids.repeated():
-            raise NotStreamed("a record id is given twice in one section")
-    del ids
-    source.seek(0)
-    if _mentions_lexical(source):
-        raise NotStreamed("it uses the name 'pglexical'")
-    forms, time_warnings = formal_time_forms(found.times, name)
-    found.times = {}
-    source.seek(0)
-    chunks = ProvChunks(name, target, forms, time_warnings)
-    return chunks.store(store, _quads(source, found, chunks), format="prov-json",
-                        reader=f"prov-json streamed by ijson {ijson.__version__}, records "
-                               f"read by the prov package {PROV_VERSION}")
+    with opened(source) as f:
+        if f.read(3) == b"\xef\xbb\xbf":
+            raise NotStreamed("it starts with a byte-order mark")
+        f.seek(0)
+        ids = RepeatedKeys(file_size(f) // 50 * 32)
+        found = scan(f, ids)
+        if ids.candidates:  # perhaps an id given twice in one section: count those exactly
+            ids.verifying()
+            f.seek(0)
+            scan(f, ids)
+            if ids.repeated():
+                raise NotStreamed("a record id is given twice in one section")
+        del ids
+        refuse_lexical(f)
+        forms, time_warnings = formal_time_forms(found.times, name)
+        found.times = {}
+        chunks = ProvChunks(name, target, forms, time_warnings)
+        return chunks.store(store, _quads(f, found, chunks), format="prov-json",
+                            reader=f"prov-json streamed by ijson {ijson.__version__}, records "
+                                   f"read by the prov package {PROV_VERSION}")
 
 
 def _quads(source: BinaryIO, found: Scan, chunks: ProvChunks) -> Iterator[Quad]:

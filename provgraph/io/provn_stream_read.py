@@ -58,8 +58,7 @@ from ..store import ProvStore
 from ..terms import IRI, Quad
 from ._prov import PROV_VERSION, formal_time_forms
 from .load import ImportReport, target_graph
-from .provjson_stream_read import _file_size, _mentions_lexical
-from .stream_load import NotStreamed, ProvChunks, RepeatedKeys
+from .stream_load import NotStreamed, ProvChunks, RepeatedKeys, file_size, opened, refuse_lexical
 
 __all__ = ["BLOCK_CHARS", "CHUNK_RECORDS", "Statement", "import_provn_stream", "statements",
            "streams_provn"]
@@ -487,35 +486,30 @@ def import_provn_stream(store: ProvStore, source: str | os.PathLike[str] | Binar
         ('provn', 1)
     """
     target = target_graph(graph)
-    if isinstance(source, (str, os.PathLike)):
-        with open(source, "rb") as f:
-            return import_provn_stream(store, f, graph=target, name=name)
-    source.seek(0)
-    if _mentions_lexical(source):
-        raise NotStreamed("it uses the name 'pglexical'")
-    source.seek(0)
-    ids = RepeatedKeys(_file_size(source) // 40 * 32)
-    times: dict[str, None] = {}
-    for s in statements(source):
-        if s.key is not None:
-            ids.add(s.key)
-        times.update(dict.fromkeys(s.times))
-    if ids.candidates:  # perhaps an identifier given to two records: count those exactly
-        ids.verifying()
-        source.seek(0)
-        for s in statements(source, times=False):
+    with opened(source) as f:
+        refuse_lexical(f)
+        ids = RepeatedKeys(file_size(f) // 40 * 32)
+        times: dict[str, None] = {}
+        for s in statements(f):
             if s.key is not None:
                 ids.add(s.key)
-    repeated = ids.repeated()
-    del ids
-    forms, time_warnings = formal_time_forms(times, name)
-    del times
-    source.seek(0)
-    chunks = ProvChunks(name, target, forms, time_warnings)
-    return chunks.store(store, _quads(source, repeated, chunks), format="provn",
-                        reader=f"provn streamed (statements split by the prov package's "
-                               f"PROV-N lexer), records read by the prov package "
-                               f"{PROV_VERSION}")
+            times.update(dict.fromkeys(s.times))
+        if ids.candidates:  # perhaps an identifier given to two records: count those exactly
+            ids.verifying()
+            f.seek(0)
+            for s in statements(f, times=False):
+                if s.key is not None:
+                    ids.add(s.key)
+        repeated = ids.repeated()
+        del ids
+        forms, time_warnings = formal_time_forms(times, name)
+        del times
+        f.seek(0)
+        chunks = ProvChunks(name, target, forms, time_warnings)
+        return chunks.store(store, _quads(f, repeated, chunks), format="provn",
+                            reader=f"provn streamed (statements split by the prov package's "
+                                   f"PROV-N lexer), records read by the prov package "
+                                   f"{PROV_VERSION}")
 
 
 class _Chunk:

@@ -50,8 +50,7 @@ from ..store import ProvStore
 from ..terms import IRI, Quad
 from ._prov import PROV_VERSION, formal_time_forms
 from .load import ImportReport, target_graph
-from .provjson_stream_read import _file_size, _mentions_lexical
-from .stream_load import NotStreamed, ProvChunks, RepeatedKeys
+from .stream_load import NotStreamed, ProvChunks, RepeatedKeys, file_size, opened, refuse_lexical
 
 __all__ = ["CHUNK_RECORDS", "import_provxml_stream", "streams_provxml"]
 
@@ -289,28 +288,23 @@ def import_provxml_stream(store: ProvStore, source: str | os.PathLike[str] | Bin
         ('prov-xml', 1)
     """
     target = target_graph(graph)
-    if isinstance(source, (str, os.PathLike)):
-        with open(source, "rb") as f:
-            return import_provxml_stream(store, f, graph=target, name=name)
-    source.seek(0)
-    if _mentions_lexical(source):
-        raise NotStreamed("it uses the name 'pglexical'")
-    source.seek(0)
-    ids = RepeatedKeys(_file_size(source) // 50 * 32)
-    times = _scan(source, ids)
-    if ids.candidates:  # perhaps ids given to two records: count those exactly
-        ids.verifying()
-        source.seek(0)
-        _scan(source, ids)
-    repeated = ids.repeated()
-    del ids
-    forms, time_warnings = formal_time_forms(times, name)
-    del times
-    source.seek(0)
-    chunks = ProvChunks(name, target, forms, time_warnings)
-    return chunks.store(store, _quads(source, repeated, chunks), format="prov-xml",
-                        reader=f"prov-xml streamed by defusedxml iterparse, records read by "
-                               f"the prov package {PROV_VERSION}")
+    with opened(source) as f:
+        refuse_lexical(f)
+        ids = RepeatedKeys(file_size(f) // 50 * 32)
+        times = _scan(f, ids)
+        if ids.candidates:  # perhaps ids given to two records: count those exactly
+            ids.verifying()
+            f.seek(0)
+            _scan(f, ids)
+        repeated = ids.repeated()
+        del ids
+        forms, time_warnings = formal_time_forms(times, name)
+        del times
+        f.seek(0)
+        chunks = ProvChunks(name, target, forms, time_warnings)
+        return chunks.store(store, _quads(f, repeated, chunks), format="prov-xml",
+                            reader=f"prov-xml streamed by defusedxml iterparse, records read by "
+                                   f"the prov package {PROV_VERSION}")
 
 
 def _quads(source: BinaryIO, repeated: set[int], chunks: ProvChunks) -> Iterator[Quad]:

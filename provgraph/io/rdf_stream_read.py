@@ -67,7 +67,7 @@ from ..store import ProvStore, iter_rdf
 from ..terms import IRI, Quad
 from . import jsonld
 from .load import ImportReport, target_graph
-from .stream_load import NotStreamed, relabelled, store_streamed
+from .stream_load import NotStreamed, opened, parsed, relabelled, store_streamed
 
 __all__ = ["import_jsonld_stream", "import_rdfxml_stream", "streams_jsonld",
            "streams_rdfxml"]
@@ -108,12 +108,6 @@ def streams_jsonld(head: bytes, format: str, name: str) -> bool:
             and head.lstrip()[:1] in (b"{", b"["))
 
 
-def _opened(source: str | os.PathLike[str] | BinaryIO) -> tuple[BinaryIO, bool]:
-    if isinstance(source, (str, os.PathLike)):
-        return open(source, "rb"), True
-    return source, False
-
-
 def import_rdfxml_stream(store: ProvStore, source: str | os.PathLike[str] | BinaryIO, *,
                          graph: IRI | str | None = None, name: str = "<input>",
                          auto: bool = False) -> ImportReport:
@@ -151,26 +145,13 @@ def import_rdfxml_stream(store: ProvStore, source: str | os.PathLike[str] | Bina
         1
     """
     target = target_graph(graph)
-    f, close = _opened(source)
-    try:
-        f.seek(0)
+    with opened(source) as f:
         _screen_xml(f, auto)
         f.seek(0)
         with store.journaled(f"import {name}"):
-            quads = _named(iter_rdf(f, "rdf-xml", graph=target), name)
+            quads = parsed(f, "rdf-xml", target, name)
             return store_streamed(store, relabelled(quads), format="rdf-xml", name=name,
                                   reader="rdf-xml streamed by pyoxigraph (input screened)")
-    finally:
-        if close:
-            f.close()
-
-
-def _named(quads: Iterator[Quad], name: str) -> Iterator[Quad]:
-    """``quads``, a parse error named as the whole read names it."""
-    try:
-        yield from quads
-    except SerializationError as exc:
-        raise SerializationError(f"{name}: {exc}") from exc
 
 
 def _screen_xml(source: BinaryIO, auto: bool) -> None:
@@ -236,9 +217,7 @@ def import_jsonld_stream(store: ProvStore, source: str | os.PathLike[str] | Bina
         1
     """
     target = target_graph(graph)
-    f, close = _opened(source)
-    try:
-        f.seek(0)
+    with opened(source) as f:
         refs, splice = _scan_json(f, auto)
         if any(r in jsonld.LEGACY_CONTEXTS for r in refs):
             raise NotStreamed("it uses the legacy PROV-JSONLD context (read by the prov package)")
@@ -256,9 +235,6 @@ def import_jsonld_stream(store: ProvStore, source: str | os.PathLike[str] | Bina
                                                     jsonld_streaming=True))
             return store_streamed(store, relabelled(quads), format="json-ld", name=name,
                                   reader=reader)
-    finally:
-        if close:
-            f.close()
 
 
 def _not_streamed_on_error(quads: Iterator[Quad]) -> Iterator[Quad]:

@@ -47,6 +47,7 @@ their statements chunk by chunk, and the RDF/XML and JSON-LD reader
 
 from __future__ import annotations
 
+import contextlib
 import os
 import pickle
 import tempfile
@@ -66,8 +67,9 @@ if TYPE_CHECKING:
     from ..validate import ConstraintViolation
     from ._prov import ProvRead
 
-__all__ = ["NotStreamed", "RepeatedKeys", "STREAMED_FORMATS", "STREAM_BATCH", "import_rdf_stream",
-           "relabelled", "store_streamed", "streamed_format"]
+__all__ = ["NotStreamed", "RepeatedKeys", "STREAMED_FORMATS", "STREAM_BATCH", "file_size",
+           "import_rdf_stream", "opened", "parsed", "refuse_lexical", "relabelled",
+           "store_streamed", "streamed_format"]
 
 STREAMED_FORMATS = frozenset({"nquads", "ntriples", "turtle", "trig"})
 """Formats :func:`import_rdf_stream` reads streaming."""
@@ -85,9 +87,53 @@ _SUBCLASSES = frozenset((*provo._AGENT_SUBCLASSES, *provo._ENTITY_SUBCLASSES))
 
 class NotStreamed(Exception):
     """A document a streamed reader (:mod:`provgraph.io.provjson_stream_read`,
-    :mod:`provgraph.io.provxml_stream_read`) leaves to the whole-document read
+    :mod:`provgraph.io.provxml_stream_read`, :mod:`provgraph.io.provn_stream_read`,
+    :mod:`provgraph.io.rdf_stream_read`) leaves to the whole-document read
     (:func:`provgraph.io.load.import_document`); the message says why. Raised before
     anything is stored."""
+
+
+@contextlib.contextmanager
+def opened(source: str | os.PathLike[str] | BinaryIO) -> Iterator[BinaryIO]:
+    """The binary file a streamed reader reads, at its start: ``source`` opened when it is
+    a path (and closed when the block ends, however it ends), else the seekable file
+    object itself (left open for its owner).
+
+    Raises:
+        OSError: the path cannot be opened.
+    """
+    if isinstance(source, (str, os.PathLike)):
+        with open(source, "rb") as f:
+            yield f
+    else:
+        source.seek(0)
+        yield source
+
+
+def refuse_lexical(source: BinaryIO) -> None:
+    """Leave a document that uses the name ``pglexical`` anywhere (the private datatype
+    of the store's literal encoding, :mod:`provgraph._lexical`) to the whole read, which
+    decides how to refuse or read it; ``source`` is read from its start and left there.
+
+    Raises:
+        NotStreamed: the bytes ``pglexical`` occur in ``source``.
+    """
+    source.seek(0)
+    tail = b""
+    while block := source.read(1 << 20):
+        if b"pglexical" in tail + block:
+            source.seek(0)
+            raise NotStreamed("it uses the name 'pglexical'")
+        tail = block[-16:]
+    source.seek(0)
+
+
+def file_size(source: BinaryIO) -> int:
+    """The size of a seekable file object, in bytes (its position is kept)."""
+    at = source.tell()
+    size = source.seek(0, os.SEEK_END)
+    source.seek(at)
+    return size
 
 
 class RepeatedKeys:
@@ -196,7 +242,7 @@ def import_rdf_stream(store: ProvStore, source: str | os.PathLike[str] | BinaryI
         raise ValueError(f"{format} is not streamed; use one of {sorted(STREAMED_FORMATS)}")
     target = target_graph(graph)
     with store.journaled(f"import {name}"):
-        return store_streamed(store, relabelled(_parsed(source, format, target, name)),
+        return store_streamed(store, relabelled(parsed(source, format, target, name)),
                               format=format, reader=f"{format} streamed by pyoxigraph",
                               name=name)
 
@@ -258,8 +304,15 @@ def store_streamed(store: ProvStore, quads: Iterable[Quad], *, format: str, read
                         warnings=warnings())
 
 
-def _parsed(source: str | os.PathLike[str] | BinaryIO, format: str, graph: IRI | None,
-            name: str) -> Iterator[Quad]:
+def parsed(source: str | os.PathLike[str] | BinaryIO, format: str, graph: IRI | None,
+           name: str) -> Iterator[Quad]:
+    """The statements pyoxigraph parses from ``source`` as it reads it
+    (:func:`provgraph.store.iter_rdf`), in ``graph`` for a triple format.
+
+    Raises:
+        SerializationError: the document does not parse; the message starts with ``name``,
+            as the whole read's does.
+    """
     try:
         yield from iter_rdf(source, format, graph=graph)
     except SerializationError as exc:
