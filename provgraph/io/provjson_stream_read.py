@@ -274,7 +274,7 @@ def import_provjson_stream(store: ProvStore, source: str | os.PathLike[str] | Bi
         ('prov-json', 1)
     """
     target = target_graph(graph)
-    with opened(source) as f:
+    with opened(source, name) as f:
         if f.read(3) == b"\xef\xbb\xbf":
             raise NotStreamed("it starts with a byte-order mark")
         f.seek(0)
@@ -291,7 +291,7 @@ def import_provjson_stream(store: ProvStore, source: str | os.PathLike[str] | Bi
         forms, time_warnings = formal_time_forms(found.times, name)
         found.times = {}
         chunks = ProvChunks(name, target, forms, time_warnings)
-        return chunks.store(store, _quads(f, found, chunks), format="prov-json",
+        return chunks.store(store, f.verified(_quads(f, found, chunks)), format="prov-json",
                             reader=f"prov-json streamed by ijson {ijson.__version__}, records "
                                    f"read by the prov package {PROV_VERSION}")
 

@@ -486,7 +486,7 @@ def import_provn_stream(store: ProvStore, source: str | os.PathLike[str] | Binar
         ('provn', 1)
     """
     target = target_graph(graph)
-    with opened(source) as f:
+    with opened(source, name) as f:
         refuse_lexical(f)
         ids = RepeatedKeys(file_size(f) // 40 * 32)
         times: dict[str, None] = {}
@@ -506,7 +506,7 @@ def import_provn_stream(store: ProvStore, source: str | os.PathLike[str] | Binar
         del times
         f.seek(0)
         chunks = ProvChunks(name, target, forms, time_warnings)
-        return chunks.store(store, _quads(f, repeated, chunks), format="provn",
+        return chunks.store(store, f.verified(_quads(f, repeated, chunks)), format="provn",
                             reader=f"provn streamed (statements split by the prov package's "
                                    f"PROV-N lexer), records read by the prov package "
                                    f"{PROV_VERSION}")

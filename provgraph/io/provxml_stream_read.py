@@ -288,7 +288,7 @@ def import_provxml_stream(store: ProvStore, source: str | os.PathLike[str] | Bin
         ('prov-xml', 1)
     """
     target = target_graph(graph)
-    with opened(source) as f:
+    with opened(source, name) as f:
         refuse_lexical(f)
         ids = RepeatedKeys(file_size(f) // 50 * 32)
         times = _scan(f, ids)
@@ -302,7 +302,7 @@ def import_provxml_stream(store: ProvStore, source: str | os.PathLike[str] | Bin
         del times
         f.seek(0)
         chunks = ProvChunks(name, target, forms, time_warnings)
-        return chunks.store(store, _quads(f, repeated, chunks), format="prov-xml",
+        return chunks.store(store, f.verified(_quads(f, repeated, chunks)), format="prov-xml",
                             reader=f"prov-xml streamed by defusedxml iterparse, records read by "
                                    f"the prov package {PROV_VERSION}")
 

@@ -145,11 +145,11 @@ def import_rdfxml_stream(store: ProvStore, source: str | os.PathLike[str] | Bina
         1
     """
     target = target_graph(graph)
-    with opened(source) as f:
+    with opened(source, name) as f:
         _screen_xml(f, auto)
         f.seek(0)
         with store.journaled(f"import {name}"):
-            quads = parsed(f, "rdf-xml", target, name)
+            quads = f.verified(parsed(f, "rdf-xml", target, name))
             return store_streamed(store, relabelled(quads), format="rdf-xml", name=name,
                                   reader="rdf-xml streamed by pyoxigraph (input screened)")
 
@@ -217,7 +217,7 @@ def import_jsonld_stream(store: ProvStore, source: str | os.PathLike[str] | Bina
         1
     """
     target = target_graph(graph)
-    with opened(source) as f:
+    with opened(source, name) as f:
         refs, splice = _scan_json(f, auto)
         if any(r in jsonld.LEGACY_CONTEXTS for r in refs):
             raise NotStreamed("it uses the legacy PROV-JSONLD context (read by the prov package)")
@@ -231,8 +231,8 @@ def import_jsonld_stream(store: ProvStore, source: str | os.PathLike[str] | Bina
             body = _with_bundled_context(f)
             reader += " with the bundled PROV-JSONLD context"
         with store.journaled(f"import {name}"):
-            quads = _not_streamed_on_error(iter_rdf(body, "json-ld", graph=target,
-                                                    jsonld_streaming=True))
+            quads = f.verified(_not_streamed_on_error(iter_rdf(body, "json-ld", graph=target,
+                                                               jsonld_streaming=True)))
             return store_streamed(store, relabelled(quads), format="json-ld", name=name,
                                   reader=reader)
 

@@ -48,6 +48,8 @@ their statements chunk by chunk, and the RDF/XML and JSON-LD reader
 from __future__ import annotations
 
 import contextlib
+import hashlib
+import io
 import os
 import pickle
 import tempfile
@@ -68,7 +70,7 @@ if TYPE_CHECKING:
     from ._prov import ProvRead
 
 __all__ = ["NotStreamed", "RepeatedKeys", "STREAMED_FORMATS", "STREAM_BATCH", "file_size",
-           "import_rdf_stream", "opened", "parsed", "refuse_lexical", "relabelled",
+           "PassReader", "import_rdf_stream", "opened", "parsed", "refuse_lexical", "relabelled",
            "store_streamed", "streamed_format"]
 
 STREAMED_FORMATS = frozenset({"nquads", "ntriples", "turtle", "trig"})
@@ -93,24 +95,105 @@ class NotStreamed(Exception):
     anything is stored."""
 
 
+class PassReader(io.BufferedIOBase, BinaryIO):
+    """The file a streamed reader reads in several passes (a check pass, then the pass
+    that stores), each from its start, which holds it to one content: the SHA-256 of
+    every pass read whole, from the start to the end, must be the same.
+
+    A pass starts at each ``seek(0)``; any other seek makes the pass partial (it is not
+    compared). :meth:`verified` ends the storing pass: it reads what the parser left to
+    the end, then compares. A file rewritten between the passes (or while one reads it)
+    is refused, so the statements stored are those of the document the checks read.
+
+    It has the methods the parsers use (``read``, ``read1``, ``readinto``, ``seek``,
+    ``tell``, ``readable``, ``seekable``) and passes the bytes on as they are.
+    """
+
+    def __init__(self, raw: BinaryIO, name: str) -> None:
+        self.raw, self.label = raw, name
+        self._digest: bytes | None = None  # the first whole pass
+        self._hash = hashlib.sha256()
+        self._whole = True  # this pass has read from the start, in order
+
+    def read(self, n: int | None = -1, /) -> bytes:
+        data = self.raw.read(-1 if n is None else n)
+        self._hash.update(data)
+        return data
+
+    def read1(self, n: int = -1, /) -> bytes:
+        data = self.raw.read1(n) if hasattr(self.raw, "read1") else self.raw.read(n)
+        self._hash.update(data)
+        return data
+
+    def readinto(self, buffer: Any, /) -> int:
+        data = self.read(len(buffer))
+        buffer[:len(data)] = data
+        return len(data)
+
+    def seek(self, offset: int, whence: int = os.SEEK_SET, /) -> int:
+        if offset == 0 and whence == os.SEEK_SET:
+            self._end_pass()
+        else:
+            self._whole = False
+        return self.raw.seek(offset, whence)
+
+    def tell(self) -> int:
+        return self.raw.tell()
+
+    def readable(self) -> bool:
+        return True
+
+    def seekable(self) -> bool:
+        return True
+
+    def _end_pass(self, *, final: bool = False) -> None:
+        """Close the pass now ending: a pass that read to the end is compared."""
+        ended_whole = self._whole and (final or self.raw.read(1) == b"")
+        if ended_whole:
+            digest = self._hash.digest()
+            if self._digest is None:
+                self._digest = digest
+            elif digest != self._digest:
+                raise SerializationError(
+                    f"{self.label}: the file changed while it was imported (it was read twice "
+                    "and the two reads differ); nothing from it was stored. Import it again "
+                    "once nothing writes to it")
+        self._hash = hashlib.sha256()
+        self._whole = True
+
+    def verified(self, quads: Iterable[Quad]) -> Iterator[Quad]:
+        """``quads`` (the storing pass's statements), then the check: the rest of the file
+        is read and the pass compared with the first whole pass, before the caller's
+        journaled write can commit.
+
+        Raises:
+            SerializationError: the file changed between the passes.
+        """
+        yield from quads
+        while self.read(1 << 20):
+            pass
+        self._end_pass(final=True)
+
+
 @contextlib.contextmanager
-def opened(source: str | os.PathLike[str] | BinaryIO) -> Iterator[BinaryIO]:
-    """The binary file a streamed reader reads, at its start: ``source`` opened when it is
-    a path (and closed when the block ends, however it ends), else the seekable file
-    object itself (left open for its owner).
+def opened(source: str | os.PathLike[str] | BinaryIO, name: str = "<input>"
+           ) -> Iterator[PassReader]:
+    """The file a streamed reader reads, at its start, as a :class:`PassReader`: ``source``
+    opened when it is a path (and closed when the block ends, however it ends), else the
+    seekable file object itself (left open for its owner). ``name`` names it in errors.
 
     Raises:
         OSError: the path cannot be opened.
     """
     if isinstance(source, (str, os.PathLike)):
         with open(source, "rb") as f:
-            yield f
+            yield PassReader(f, name)
     else:
         source.seek(0)
-        yield source
+        yield PassReader(source, name)
 
 
-def refuse_lexical(source: BinaryIO) -> None:
+def refuse_lexical(source: PassReader) -> None:
     """Leave a document that uses the name ``pglexical`` anywhere (the private datatype
     of the store's literal encoding, :mod:`provgraph._lexical`) to the whole read, which
     decides how to refuse or read it; ``source`` is read from its start and left there.
@@ -128,11 +211,12 @@ def refuse_lexical(source: BinaryIO) -> None:
     source.seek(0)
 
 
-def file_size(source: BinaryIO) -> int:
-    """The size of a seekable file object, in bytes (its position is kept)."""
-    at = source.tell()
-    size = source.seek(0, os.SEEK_END)
-    source.seek(at)
+def file_size(source: PassReader) -> int:
+    """The size of the file, in bytes (its position and pass are kept)."""
+    raw = source.raw
+    at = raw.tell()
+    size = raw.seek(0, os.SEEK_END)
+    raw.seek(at)
     return size
 
 
