@@ -10,11 +10,13 @@ from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import Any, BinaryIO
 
+import pytest
+
 from provgraph.errors import SerializationError
 from provgraph.io import read, write
 from provgraph.io.load import ImportReport, import_document
 from provgraph.io.stream_load import NotStreamed
-from provgraph.store import EmbeddedStore
+from provgraph.store import EmbeddedStore, ProvStore
 
 from .conftest import shared_cases
 from .io_helpers import canon
@@ -114,3 +116,19 @@ def agree_on_every_document(docs: list[tuple[str, bytes]], fmt: str, streamed: S
         seen["bundles"] += bundle in data and whole[0][0] != "error"
         seen["blank"] += "_:" in whole[1]
     return seen, not_streamed
+
+
+def refusals(store: ProvStore, source: object, data: bytes, fmt: str, streamed: Streamed,
+             name: str) -> tuple[str, str]:
+    """``(streamed, whole)``: the messages of the ``SerializationError`` that ``streamed``
+    raises importing ``source`` (a path or a binary stream) into ``store``, and that
+    ``import_document`` raises importing ``data`` as ``fmt`` into a fresh store; both
+    must raise (asserted). Labels are left as they are: compare through :func:`labels`
+    where blank nodes are named."""
+    with pytest.raises(SerializationError) as got:
+        streamed(store, source, name=name)
+    fresh = EmbeddedStore()
+    with pytest.raises(SerializationError) as whole:
+        import_document(fresh, data, fmt, name=name)
+    fresh.close()
+    return str(got.value), str(whole.value)
