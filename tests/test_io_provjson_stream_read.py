@@ -8,68 +8,26 @@ from __future__ import annotations
 
 import io
 import json
-import re
-from pathlib import Path
 
 import pytest
 
-from provgraph.errors import SerializationError
-from provgraph.io import read, write
 from provgraph.io import provjson_stream_read as streamed_read
 from provgraph.io.load import import_document
 from provgraph.io.provjson_stream_read import NotStreamed, import_provjson_stream
 from provgraph.store import EmbeddedStore
 from provgraph.terms import BNode
 
-from .conftest import shared_cases
-from .io_helpers import canon
-
-TESTS = Path(__file__).parent
-_READABLE = (".json", ".provn", ".provx", ".xml", ".ttl", ".trig", ".nq", ".jsonld")
+from .stream_agreement import agree_on_every_document, both_ways, documents, refusals
 
 
 def _both(data: bytes, name: str, graph: str | None = None):
-    """(report, canonical statements) of the whole-document and the streamed import, each
-    into a fresh store; an error is ``("error", message)``, a document not streamed
-    ``("not streamed", why)``."""
-    out = []
-    for how in ("whole", "streamed"):
-        store = EmbeddedStore()
-        try:
-            if how == "whole":
-                r = import_document(store, data, "prov-json", graph=graph, name=name)
-            else:
-                r = import_provjson_stream(store, io.BytesIO(data), graph=graph, name=name)
-        except NotStreamed as exc:
-            assert len(store) == 0
-            out.append((("not streamed", str(exc)), []))
-        except SerializationError as exc:
-            out.append((("error", re.sub(r"_:b[0-9a-f]{32}", "_:b", str(exc))),
-                        canon(store.quads())))
-        else:
-            out.append(((r.stored, r.new, r.inferred, r.graphs, r.format, r.warnings),
-                        canon(store.quads())))
-        store.close()
-    return out
+    return both_ways(data, name, "prov-json", import_provjson_stream, graph=graph)
 
 
 def _documents() -> list[tuple[str, bytes]]:
     """Every PROV-JSON case (shared and the project's own), and every other readable PROV
     case written as PROV-JSON (bundles, blank nodes, qualified relations, typed values)."""
-    docs: list[tuple[str, bytes]] = []
-    roots = [shared_cases("prov"), TESTS / "prov_constraints", TESTS / "malformed"]
-    for root in roots:
-        for path in sorted(p for p in root.rglob("*") if p.suffix in _READABLE):
-            data = path.read_bytes()
-            name = path.name
-            if path.suffix == ".json":
-                docs.append((name, data))
-            try:
-                quads = read(data, name=name).quads
-                docs.append((name + ".json", write(quads, "prov-json")))
-            except SerializationError:
-                continue
-    return docs
+    return documents("prov-json", ".json", lambda path, data: path.suffix == ".json")
 
 
 @pytest.mark.parametrize("chunk", [streamed_read.CHUNK_RECORDS, 1])
@@ -78,19 +36,8 @@ def test_every_readable_prov_json_case_streams_to_the_same_statements_and_report
     monkeypatch.setattr(streamed_read, "CHUNK_RECORDS", chunk)
     docs = _documents()
     assert len(docs) > 200
-    seen = {"compared": 0, "refused": 0, "warned": 0, "bundles": 0, "blank": 0}
-    not_streamed = []
-    for name, data in docs:
-        whole, streamed = _both(data, name)
-        if streamed[0][0] == "not streamed":
-            not_streamed.append(name)
-            continue
-        assert streamed == whole, name
-        seen["compared"] += 1
-        seen["refused"] += whole[0][0] == "error"
-        seen["warned"] += whole[0][0] != "error" and bool(whole[0][5])
-        seen["bundles"] += b'"bundle"' in data and whole[0][0] != "error"
-        seen["blank"] += "_:" in whole[1]
+    seen, not_streamed = agree_on_every_document(docs, "prov-json", import_provjson_stream,
+                                                 bundle=b'"bundle"', left_is_refused=False)
     # every part of the comparison was exercised
     assert seen["compared"] > 200 and seen["refused"] >= 3 and seen["warned"] >= 5, seen
     assert seen["bundles"] >= 5 and seen["blank"] >= 5, seen
@@ -158,11 +105,9 @@ def test_a_refusal_after_stored_chunks_undoes_them(tmp_path, monkeypatch):
     path.write_text(json.dumps(doc))
     store = EmbeddedStore(tmp_path / "s")
     store.add([("urn:ex:kept", "urn:ex:p", "urn:ex:o", None)])  # type: ignore[list-item]
-    with pytest.raises(SerializationError) as got:
-        import_provjson_stream(store, path, name="late.json")
-    with pytest.raises(SerializationError) as whole:
-        import_document(EmbeddedStore(), path.read_bytes(), "prov-json", name="late.json")
-    assert str(got.value) == str(whole.value)
+    got, whole = refusals(store, path, path.read_bytes(), "prov-json", import_provjson_stream,
+                          "late.json")
+    assert got == whole
     assert len(store) == 1
     assert not (tmp_path / "s" / "journal.nq").exists()
     store.close()

@@ -7,8 +7,6 @@ line, and nothing is stored (issue 16, item 6)."""
 from __future__ import annotations
 
 import io
-import re
-from pathlib import Path
 
 import pytest
 from hypothesis import given, settings
@@ -16,60 +14,23 @@ from hypothesis import strategies as st
 
 from provgraph.errors import SerializationError
 from provgraph.io import provn_stream_read as streamed_read
-from provgraph.io import read, write
 from provgraph.io.load import import_document
 from provgraph.io.provn_stream_read import import_provn_stream, statements
 from provgraph.io.stream_load import NotStreamed
 from provgraph.store import EmbeddedStore
 
-from .conftest import shared_cases
-from .io_helpers import canon
-
-TESTS = Path(__file__).parent
-_READABLE = (".json", ".provn", ".provx", ".xml", ".ttl", ".trig", ".nq", ".jsonld")
-
-
-def _labels(text: str) -> str:
-    return re.sub(r"_:b[0-9a-f]{32}", "_:b", text)
+from .stream_agreement import (agree_on_every_document, both_ways, documents, labels,
+                               refusals)
 
 
 def _both(data: bytes, name: str, graph: str | None = None):
-    out = []
-    for how in ("whole", "streamed"):
-        store = EmbeddedStore()
-        try:
-            if how == "whole":
-                r = import_document(store, data, "provn", graph=graph, name=name)
-            else:
-                r = import_provn_stream(store, io.BytesIO(data), graph=graph, name=name)
-        except NotStreamed as exc:
-            assert len(store) == 0
-            out.append((("not streamed", str(exc)), ""))
-        except SerializationError as exc:
-            out.append((("error", _labels(str(exc))), canon(store.quads())))
-        else:
-            out.append(((r.stored, r.new, r.inferred, r.graphs, r.format, r.warnings),
-                        canon(store.quads())))
-        store.close()
-    return out
+    return both_ways(data, name, "provn", import_provn_stream, graph=graph)
 
 
 def _documents() -> list[tuple[str, bytes]]:
     """Every PROV-N case (shared and the project's own), and every other readable PROV
     case written as PROV-N (bundles, blank nodes, qualified relations, typed values)."""
-    docs: list[tuple[str, bytes]] = []
-    roots = [shared_cases("prov"), TESTS / "prov_constraints", TESTS / "malformed"]
-    for root in roots:
-        for path in sorted(p for p in root.rglob("*") if p.suffix in _READABLE):
-            data = path.read_bytes()
-            if path.suffix == ".provn":
-                docs.append((path.name, data))
-            try:
-                quads = read(data, name=path.name).quads
-                docs.append((path.name + ".provn", write(quads, "provn")))
-            except SerializationError:
-                continue
-    return docs
+    return documents("provn", ".provn", lambda path, data: path.suffix == ".provn")
 
 
 @pytest.mark.parametrize("chunk", [streamed_read.CHUNK_RECORDS, 1])
@@ -78,20 +39,8 @@ def test_every_readable_provn_case_streams_to_the_same_statements_and_report(chu
     monkeypatch.setattr(streamed_read, "CHUNK_RECORDS", chunk)
     docs = _documents()
     assert len(docs) >= 300
-    seen = {"compared": 0, "refused": 0, "warned": 0, "bundles": 0, "blank": 0}
-    not_streamed = []
-    for name, data in docs:
-        whole, streamed = _both(data, name)
-        if streamed[0][0] == "not streamed":
-            not_streamed.append(name)
-            assert whole[0][0] == "error", name  # the whole read refuses what it leaves
-            continue
-        assert streamed == whole, name
-        seen["compared"] += 1
-        seen["refused"] += whole[0][0] == "error"
-        seen["warned"] += whole[0][0] != "error" and bool(whole[0][5])
-        seen["bundles"] += b"bundle" in data and whole[0][0] != "error"
-        seen["blank"] += "_:" in whole[1]
+    seen, not_streamed = agree_on_every_document(docs, "provn", import_provn_stream,
+                                                 bundle=b"bundle", left_is_refused=True)
     assert seen["compared"] > 250 and seen["refused"] >= 3 and seen["warned"] >= 5, seen
     assert seen["bundles"] >= 5 and seen["blank"] >= 5, seen
     assert sorted(not_streamed) == NOT_STREAMED, sorted(not_streamed)
@@ -190,11 +139,8 @@ def test_a_refusal_after_stored_chunks_undoes_them(tmp_path, monkeypatch):
     path = tmp_path / "late.provn"
     path.write_bytes(data)
     store = EmbeddedStore(tmp_path / "s")
-    with pytest.raises(SerializationError) as got:
-        import_provn_stream(store, path, name="late.provn")
-    with pytest.raises(SerializationError) as whole:
-        import_document(EmbeddedStore(), data, "provn", name="late.provn")
-    assert _labels(str(got.value)) == _labels(str(whole.value))
+    got, whole = refusals(store, path, data, "provn", import_provn_stream, "late.provn")
+    assert labels(got) == labels(whole)
     assert len(store) == 0
     assert not (tmp_path / "s" / "journal.nq").exists()
     store.close()

@@ -6,9 +6,9 @@ reach the engine, and a document read whole instead says why and stores nothing 
 
 from __future__ import annotations
 
+import functools
 import io
 import json
-import re
 import socket
 from pathlib import Path
 
@@ -22,57 +22,23 @@ from provgraph.io.stream_load import NotStreamed
 from provgraph.store import EmbeddedStore
 
 from .conftest import shared_cases
-from .io_helpers import canon
+from .stream_agreement import READABLE, both_ways, documents, labels, refusals
 
 TESTS = Path(__file__).parent
-_READABLE = (".json", ".provn", ".provx", ".xml", ".ttl", ".trig", ".nq", ".jsonld", ".rdf")
 _STREAMED = {"rdf-xml": import_rdfxml_stream, "json-ld": import_jsonld_stream}
 
 
 def _both(data: bytes, name: str, fmt: str, graph: str | None = None, auto: bool = False):
-    out = []
-    for how in ("whole", "streamed"):
-        store = EmbeddedStore()
-        try:
-            if how == "whole":
-                r = import_document(store, data, "auto" if auto else fmt, graph=graph,
-                                    name=name)
-            else:
-                r = _STREAMED[fmt](store, io.BytesIO(data), graph=graph, name=name, auto=auto)
-        except NotStreamed as exc:
-            assert len(store) == 0
-            out.append((("not streamed", str(exc)), ""))
-        except SerializationError as exc:
-            out.append((("error", re.sub(r"_:b[0-9a-f]{32}", "_:b", str(exc))),
-                        canon(store.quads())))
-        else:
-            out.append(((r.stored, r.new, r.inferred, r.graphs, r.format, r.warnings),
-                        canon(store.quads())))
-        store.close()
-    return out
-
-
-def _labels(exc: BaseException) -> str:
-    return re.sub(r"_:b[0-9a-f]{32}", "_:b", str(exc))
+    return both_ways(data, name, "auto" if auto else fmt,
+                     functools.partial(_STREAMED[fmt], auto=auto), graph=graph)
 
 
 def _documents(fmt: str) -> list[tuple[str, bytes]]:
     """Every ``fmt`` case (shared and the project's own), and every other readable PROV
     case written in ``fmt`` (RDF/XML: those without bundles, which it cannot hold)."""
-    docs: list[tuple[str, bytes]] = []
-    own = (".rdf",) if fmt == "rdf-xml" else (".jsonld",)
-    roots = [shared_cases("prov"), TESTS / "prov_constraints", TESTS / "malformed"]
-    for root in roots:
-        for path in sorted(p for p in root.rglob("*") if p.suffix in _READABLE):
-            data = path.read_bytes()
-            if path.suffix in own:
-                docs.append((path.name, data))
-            try:
-                quads = read(data, name=path.name).quads
-                docs.append((path.name + own[0], write(quads, fmt)))
-            except SerializationError:
-                continue
-    return docs
+    own = ".rdf" if fmt == "rdf-xml" else ".jsonld"
+    return documents(fmt, own, lambda path, data: path.suffix == own,
+                     readable=READABLE + (".rdf",))
 
 
 @pytest.mark.parametrize("fmt", ["rdf-xml", "json-ld"])
@@ -206,11 +172,9 @@ def test_an_rdf_xml_error_after_stored_batches_undoes_them(tmp_path, monkeypatch
     path = tmp_path / "late.rdf"
     path.write_bytes(_RDF + body + late + b"</rdf:RDF>")
     store = EmbeddedStore(tmp_path / "s")
-    with pytest.raises(SerializationError) as got:
-        import_rdfxml_stream(store, path, name="late.rdf")
-    with pytest.raises(SerializationError) as whole:
-        import_document(EmbeddedStore(), path.read_bytes(), "rdf-xml", name="late.rdf")
-    assert _labels(got.value) == _labels(whole.value)
+    got, whole = refusals(store, path, path.read_bytes(), "rdf-xml", import_rdfxml_stream,
+                          "late.rdf")
+    assert labels(got) == labels(whole)
     assert len(store) == 0 and not (tmp_path / "s" / "journal.nq").exists()
     store.close()
 
@@ -221,11 +185,9 @@ def test_a_syntax_error_after_stored_batches_is_the_whole_reads_and_undone(tmp_p
     body = b"".join(b'<prov:Entity rdf:about="urn:ex:e%d"/>' % i for i in range(300))
     data = _RDF + body + b'<prov:Entity rdf:about="not an iri"/></rdf:RDF>'
     store = EmbeddedStore(tmp_path / "s")
-    with pytest.raises(SerializationError) as got:
-        import_rdfxml_stream(store, io.BytesIO(data), name="bad.rdf")
-    with pytest.raises(SerializationError) as whole:
-        import_document(EmbeddedStore(), data, "rdf-xml", name="bad.rdf")
-    assert str(got.value) == str(whole.value)
+    got, whole = refusals(store, io.BytesIO(data), data, "rdf-xml", import_rdfxml_stream,
+                          "bad.rdf")
+    assert got == whole
     assert len(store) == 0
     store.close()
 
