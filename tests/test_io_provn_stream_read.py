@@ -220,3 +220,13 @@ def test_the_cli_streams_a_provn_file(runner, tmp_path, monkeypatch):
     assert got.exit_code == 0, got.output
     assert f"imported {path} (provn): 40 statements stored (40 new, 0 inferred)" in got.output
     assert len(calls) == 1 and "streamed" in calls[0]
+
+
+@pytest.mark.parametrize("second", ["ex:ba", "e2:ba"])
+def test_two_bundles_with_one_identifier_are_left_to_the_whole_read_which_refuses_them(second):
+    # found by the generated-documents test: the streamed read stored such a document
+    doc = ("document prefix ex <urn:ex:> prefix e2 <urn:ex:> bundle ex:ba entity(ex:a) "
+           f"endBundle bundle {second} entity(ex:a) endBundle endDocument").encode()
+    whole, streamed = _both(doc, "twice.provn")
+    assert streamed[0][0] == "not streamed" and "earlier bundle" in streamed[0][1]
+    assert whole[0][0] == "error" and "A bundle with that identifier already exists" in whole[0][1]

@@ -112,3 +112,12 @@ def test_the_cli_streams_a_prov_xml_file(runner, tmp_path):
                         catch_exceptions=False)
     assert got.exit_code == 0, got.output
     assert f"imported {path} (prov-xml): 40 statements stored (40 new, 0 inferred)" in got.output
+
+
+def test_two_bundles_with_one_identifier_are_left_to_the_whole_read_which_refuses_them():
+    bundle = b'<prov:bundleContent prov:id="ex:ba"><prov:entity prov:id="ex:a"/></prov:bundleContent>'
+    doc = (b'<prov:document xmlns:prov="http://www.w3.org/ns/prov#" xmlns:ex="urn:ex:">'
+           + bundle + bundle + b"</prov:document>")
+    whole, streamed = _both(doc, "twice.provx")
+    assert streamed[0][0] == "not streamed" and "earlier bundle" in streamed[0][1]
+    assert whole[0][0] == "error" and "A bundle with that identifier already exists" in whole[0][1]

@@ -113,14 +113,15 @@ class _Splitter:
         self.default: str | None = None
         self.outer: tuple[dict[str, str], str | None] = (self.scope, None)
         self.bundle: str | None = None
+        self.bundles: frozenset[str] = frozenset()  # the bundle identifiers so far
         self.reset()
 
     def state(self) -> tuple[Any, ...]:
         """What :meth:`restore` puts back: the state between two statements."""
-        return self.phase, self.scope, self.default, self.outer, self.bundle
+        return self.phase, self.scope, self.default, self.outer, self.bundle, self.bundles
 
     def restore(self, state: tuple[Any, ...]) -> None:
-        self.phase, self.scope, self.default, self.outer, self.bundle = state
+        self.phase, self.scope, self.default, self.outer, self.bundle, self.bundles = state
 
     def reset(self) -> None:
         """Forget the statement being split (the next block splits it again)."""
@@ -184,7 +185,12 @@ class _Splitter:
         if word == "bundle" and len(toks) == 2:
             if t.kind is not TokenKind.NAME:
                 raise NotStreamed(f"a malformed bundle at line {first.line}")
+            named = self.iri(t)
+            if named in self.bundles:  # the prov package refuses it (the whole read says so)
+                raise NotStreamed(f"the bundle identifier {t.text} at line {first.line} is "
+                                  "given to an earlier bundle")
             self.phase, self.bundle = "bdecls", t.text
+            self.bundles = self.bundles | {named}
             self.outer = (self.scope, self.default)
             return "bundle"
         if word in ("prefix", "default", "bundle"):

@@ -87,6 +87,7 @@ def _scan(source: BinaryIO, ids: RepeatedKeys) -> dict[str, None]:
     times: dict[str, None] = {}
     stack: list[Any] = []
     bundle: str | None = None
+    bundle_names: set[str] = set()  # the local parts of the bundle identifiers so far
     for event, el in _events(source):
         if event == "start-ns":
             continue
@@ -106,6 +107,14 @@ def _scan(source: BinaryIO, ids: RepeatedKeys) -> dict[str, None]:
                     if parent == _BUNDLE:
                         raise NotStreamed("a bundle nests in a bundle")
                     bundle = el.get(_ID)
+                    # two bundles with one identifier: the prov package refuses the
+                    # document; one local part under two prefixes may name one IRI, so
+                    # any repeated local part leaves the document to the whole read
+                    local = (bundle or "").rpartition(":")[2]
+                    if local in bundle_names:
+                        raise NotStreamed(f"the bundle identifier {bundle} may name an "
+                                          "earlier bundle")
+                    bundle_names.add(local)
                 elif el.get(_ID) is not None:
                     ids.add((bundle, tag, el.get(_ID)))
             stack.append(el)
