@@ -714,3 +714,15 @@ def test_after_a_failed_sync_no_line_reuses_its_number_and_a_reopen_reconciles(r
     lines = list(read_lines(path / LEDGER_NAME))
     assert [line.op for line in lines[-2:]] == ["add", "recover"]
     assert [line.n for line in lines] == list(range(1, len(lines) + 1))
+
+
+@pytest.mark.parametrize("given, shown", [("hunter2", False), ("s3cr3t-T0ken_x", False),
+                                          ("tokens/serve.txt", True), ("serve.token", True)])
+def test_a_short_token_given_as_the_token_file_is_not_printed_but_a_missing_path_is(
+        tmp_path, runner, monkeypatch, given, shown):
+    monkeypatch.chdir(tmp_path)
+    got = runner.invoke(cli, ["--store", str(tmp_path / "store"), "serve", "--token-file",
+                              given, "--bind", "127.0.0.1:0"])
+    assert got.exit_code == 2, (got.output, got.exception)
+    assert (given in got.stderr) is shown, got.stderr
+    assert ("cannot read it" if shown else "it may be the token itself") in got.stderr

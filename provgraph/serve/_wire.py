@@ -20,6 +20,13 @@ ENV_TOKEN_FILE = "PROVGRAPH_TOKEN_FILE"
 
 
 
+def _may_be_the_token(name: str) -> bool:
+    """Whether a token file name that cannot be read may be the token pasted in its place,
+    so that an error must not show it: it looks like key material, or it is a bare word
+    (no folder separator, no dot), as a short token is and a path seldom is."""
+    return looks_like_key_material(name) or not ("/" in name or os.sep in name or "." in name)
+
+
 def token_from_environment(token_file: str | os.PathLike[str] | None = None) -> str | None:
     """The shared token: from ``token_file``, else ``$PROVGRAPH_TOKEN_FILE``, else
     ``$PROVGRAPH_TOKEN``; ``None`` when none is set. Never from a command line
@@ -33,10 +40,11 @@ def token_from_environment(token_file: str | os.PathLike[str] | None = None) -> 
         try:
             lines = Path(path).read_text(encoding="utf-8").splitlines()
         except (OSError, ValueError) as exc:  # ValueError: a NUL in the name
-            if looks_like_key_material(str(path)):  # a token pasted as the file name
+            if _may_be_the_token(str(path)):  # a token pasted as the file name
                 raise StoreError("the token file given cannot be read, and its name is not "
-                                 "shown because it looks like a secret: give the name of the "
-                                 "file holding the token (--token-file, "
+                                 "shown because it may be the token itself (it looks like a "
+                                 "secret, or has no folder and no extension): give the path "
+                                 "of the file holding the token (--token-file, "
                                  f"${ENV_TOKEN_FILE}), or the token in ${ENV_TOKEN}") from exc
             why = exc.strerror if isinstance(exc, OSError) and exc.strerror else str(exc)
             raise StoreError(f"token file {path}: cannot read it: {why}") from exc
