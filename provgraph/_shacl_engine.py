@@ -14,11 +14,16 @@ nothing but standard input and the bundled files, and reaches no network.
 from __future__ import annotations
 
 import codecs
+import dataclasses
 import os
 import signal
 import sys
 import threading
-from typing import BinaryIO
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any, BinaryIO
+
+if TYPE_CHECKING:
+    from .shacl import Violation
 
 
 def main() -> int:
@@ -34,7 +39,11 @@ def main() -> int:
 
     _compiled_shapes()
     reader.join()
-    conforms, violations = validate_text(received.pop() if received else "")
+    text, labels = ascii_labels(received.pop() if received else "")
+    conforms, violations = validate_text(text)
+    del text
+    if labels:
+        violations = old_labels(violations, labels)
     sys.stdout.buffer.write(report_to_json(conforms, violations))
     sys.stdout.buffer.flush()
     return 0
@@ -72,6 +81,73 @@ def read_text(stream: BinaryIO) -> str:
     if carry:
         parts.append(_ascii_lines(carry))
     return "".join(parts)
+
+
+def ascii_labels(text: str) -> tuple[str, dict[str, str]]:
+    """``text`` (N-Triples, one statement a line, as the store writes it) with every blank
+    node label that holds a character past ASCII replaced by a fresh ASCII label, and the
+    map from each fresh label to the one it replaces (``{}``: nothing replaced, ``text``
+    as it is). N-Triples allows such labels (``PN_CHARS_U``), but the rdflib reader
+    pyshacl-turbo reads its report back with refuses them, so the engine failed on a store
+    holding one; :func:`old_labels` puts them back in the report. The fresh labels start
+    with a prefix no label of ``text`` starts with. A line that is not a statement of that
+    form is left as it is.
+
+    Example:
+        >>> ascii_labels('_:é <urn:x:p> _:ü .\\n<urn:x:s> <urn:x:p> "_:é" .\\n')
+        ('_:pgu0 <urn:x:p> _:pgu1 .\\n<urn:x:s> <urn:x:p> "_:é" .\\n', {'pgu0': 'é', 'pgu1': 'ü'})
+    """
+    if text.isascii():
+        return text, {}
+    prefix = "pgu"
+    while "_:" + prefix in text:
+        prefix += "u"
+    fresh: dict[str, str] = {}  # old label -> fresh label
+
+    def relabel(label: str) -> str:
+        if label.isascii():
+            return label
+        if label not in fresh:
+            fresh[label] = f"{prefix}{len(fresh)}"
+        return fresh[label]
+
+    lines = text.splitlines(keepends=True)
+    for n, line in enumerate(lines):
+        if "_:" in line and not line.isascii():
+            lines[n] = _relabelled(line, relabel)
+    return "".join(lines), {new: old for old, new in fresh.items()}
+
+
+def _relabelled(line: str, relabel: Callable[[str], str]) -> str:
+    """One N-Triples statement line with its subject's and object's blank node labels
+    passed through ``relabel``; a line of another form is returned as it is."""
+    try:
+        if line.startswith("_:"):
+            end = line.index(" ")
+            line = "_:" + relabel(line[2:end]) + line[end:]
+        obj = line.index("> ", line.index(" ") + 1) + 2  # past the predicate IRI
+        if line.startswith("_:", obj):
+            end = line.rindex(" .")
+            line = line[:obj] + "_:" + relabel(line[obj + 2:end]) + line[end:]
+    except ValueError:
+        pass
+    return line
+
+
+def old_labels(violations: list[Violation], labels: dict[str, str]) -> list[Violation]:
+    """``violations`` with the blank nodes :func:`ascii_labels` relabelled given their
+    labels in the store again (``labels``: fresh label -> old label), in the report's
+    order."""
+    from .shacl import _violation_order
+    from .terms import BNode
+
+    def back(t: Any) -> Any:
+        return BNode(labels[str(t)]) if isinstance(t, BNode) and str(t) in labels else t
+
+    out = [dataclasses.replace(v, focus_node=back(v.focus_node), value=back(v.value))
+           for v in violations]
+    out.sort(key=_violation_order)
+    return out
 
 
 def _ascii_lines(block: bytes) -> str:

@@ -209,3 +209,41 @@ def test_an_ill_typed_offset_is_a_datatype_result_not_an_error(recorded):  # noq
     assert found == {("Chunk-start", Literal("zero", XSD + "integer"))}, report.messages()
     with pytest.raises(TypeError):
         both(store)
+
+
+def test_blank_node_labels_past_ascii_are_validated_and_reported_with_their_labels():
+    """A blank node label may hold any letter (N-Triples PN_CHARS_U) and the store keeps
+    it; the engine's report reader refused one (the whole validation failed). The engine
+    now reads fresh ASCII labels and the report gives the store's labels back."""
+    store = EmbeddedStore()
+    claim, other = BNode("claimé1"), BNode("ü_2")
+    store.add([(claim, RDF.type, PG.Claim, None), (claim, PG.answer, other, None),
+               (other, RDF.type, PG.Answer, None), (claim, PG.start, lit(-1), None),
+               (BNode("pgu0"), RDFS.label, lit("a label that looks like a fresh one"), None)])
+    report = assert_agree(store)
+    focus = {v.focus_node for v in report.violations}
+    assert claim in focus and all(str(f).isascii() or str(f) in ("claimé1", "ü_2")
+                                  for f in focus)
+    assert any(v.value == lit(-1) and v.focus_node == claim for v in report.violations)
+
+
+def test_ascii_labels_keeps_the_statements_and_maps_each_label_back():
+    import pyoxigraph
+
+    from provgraph._shacl_engine import ascii_labels
+
+    text = ('_:é <urn:x:p> _:ü .\n_:ü <urn:x:p> "_:é in a literal" .\n'
+            '<urn:x:s> <urn:x:p> _:plain .\n_:pgu <urn:x:p> _:é .\n')
+    new, back = ascii_labels(text)
+    assert new.splitlines()[:2] == ["_:pguu0 <urn:x:p> _:pguu1 .",
+                                    '_:pguu1 <urn:x:p> "_:é in a literal" .']
+    assert set(back.values()) == {"é", "ü"} and all(k.startswith("pguu") for k in back)
+    renamed = {(str(t.subject), str(t.predicate), str(t.object))
+               for t in pyoxigraph.parse(new.encode(), pyoxigraph.RdfFormat.N_TRIPLES)}
+
+    def old(term: str) -> str:
+        return "_:" + back[term[2:]] if term.startswith("_:") and term[2:] in back else term
+    assert {(old(s), p, old(o)) for s, p, o in renamed} == {
+        (str(t.subject), str(t.predicate), str(t.object))
+        for t in pyoxigraph.parse(text.encode(), pyoxigraph.RdfFormat.N_TRIPLES)}
+    assert ascii_labels("<urn:x:a> <urn:x:p> _:b .\n") == ("<urn:x:a> <urn:x:p> _:b .\n", {})
