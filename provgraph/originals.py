@@ -228,9 +228,12 @@ class Originals(BlobStore):
         return removed
 
     def get(self, sha256: str) -> bytes:
-        path = self.path_for(sha256)
+        check_digest(sha256)
+        # the path as text, not a Path: a stale index re-reads thousands (issue 16)
+        path = os.path.join(self.location, "sha256", sha256[:2], sha256)
         try:
-            data = path.read_bytes()
+            with open(path, "rb") as f:
+                data = f.read()
         except FileNotFoundError:
             raise OriginalMissingError(sha256, str(self.root)) from None
         except OSError as exc:
