@@ -58,7 +58,8 @@ from ..terms import IRI, Quad
 from . import PROV_JSON_KEYS
 from ._prov import PROV_VERSION, formal_time_forms
 from .load import ImportReport, target_graph
-from .stream_load import NotStreamed, ProvChunks, RepeatedKeys, file_size, opened, refuse_lexical
+from .stream_load import (NotStreamed, ProvChunks, RepeatedKeys, opened, refuse_lexical,
+                          repeated_keys)
 
 __all__ = ["CHUNK_RECORDS", "NotStreamed", "Scan", "import_provjson_stream", "scan",
            "streams_provjson"]
@@ -278,15 +279,9 @@ def import_provjson_stream(store: ProvStore, source: str | os.PathLike[str] | Bi
         if f.read(3) == b"\xef\xbb\xbf":
             raise NotStreamed("it starts with a byte-order mark")
         f.seek(0)
-        ids = RepeatedKeys(file_size(f) // 50 * 32)
-        found = scan(f, ids)
-        if ids.candidates:  # perhaps an id given twice in one section: count those exactly
-            ids.verifying()
-            f.seek(0)
-            scan(f, ids)
-            if ids.repeated():
-                raise NotStreamed("a record id is given twice in one section")
-        del ids
+        repeated, found = repeated_keys(f, scan, 50)
+        if repeated:
+            raise NotStreamed("a record id is given twice in one section")
         refuse_lexical(f)
         forms, time_warnings = formal_time_forms(found.times, name)
         found.times = {}

@@ -58,7 +58,8 @@ from ..store import ProvStore
 from ..terms import IRI, Quad
 from ._prov import PROV_VERSION, formal_time_forms
 from .load import ImportReport, target_graph
-from .stream_load import NotStreamed, ProvChunks, RepeatedKeys, file_size, opened, refuse_lexical
+from .stream_load import (NotStreamed, ProvChunks, RepeatedKeys, opened, refuse_lexical,
+                          repeated_keys)
 
 __all__ = ["BLOCK_CHARS", "CHUNK_RECORDS", "Statement", "import_provn_stream", "statements",
            "streams_provn"]
@@ -494,20 +495,7 @@ def import_provn_stream(store: ProvStore, source: str | os.PathLike[str] | Binar
     target = target_graph(graph)
     with opened(source, name) as f:
         refuse_lexical(f)
-        ids = RepeatedKeys(file_size(f) // 40 * 32)
-        times: dict[str, None] = {}
-        for s in statements(f):
-            if s.key is not None:
-                ids.add(s.key)
-            times.update(dict.fromkeys(s.times))
-        if ids.candidates:  # perhaps an identifier given to two records: count those exactly
-            ids.verifying()
-            f.seek(0)
-            for s in statements(f, times=False):
-                if s.key is not None:
-                    ids.add(s.key)
-        repeated = ids.repeated()
-        del ids
+        repeated, times = repeated_keys(f, _scan, 40)
         forms, time_warnings = formal_time_forms(times, name)
         del times
         f.seek(0)
@@ -516,6 +504,17 @@ def import_provn_stream(store: ProvStore, source: str | os.PathLike[str] | Binar
                             reader=f"provn streamed (statements split by the prov package's "
                                    f"PROV-N lexer), records read by the prov package "
                                    f"{PROV_VERSION}")
+
+
+def _scan(source: BinaryIO, keys: RepeatedKeys) -> dict[str, None]:
+    """A key pass (:func:`~provgraph.io.stream_load.repeated_keys`): every identified
+    record's key to ``keys``; in pass 1 also the formal times' distinct texts."""
+    times: dict[str, None] = {}
+    for s in statements(source, times=not keys.counting):
+        if s.key is not None:
+            keys.add(s.key)
+        times.update(dict.fromkeys(s.times))
+    return times
 
 
 class _Chunk:

@@ -50,7 +50,8 @@ from ..store import ProvStore
 from ..terms import IRI, Quad
 from ._prov import PROV_VERSION, formal_time_forms
 from .load import ImportReport, target_graph
-from .stream_load import NotStreamed, ProvChunks, RepeatedKeys, file_size, opened, refuse_lexical
+from .stream_load import (NotStreamed, ProvChunks, RepeatedKeys, opened, refuse_lexical,
+                          repeated_keys)
 
 __all__ = ["CHUNK_RECORDS", "import_provxml_stream", "streams_provxml"]
 
@@ -299,14 +300,7 @@ def import_provxml_stream(store: ProvStore, source: str | os.PathLike[str] | Bin
     target = target_graph(graph)
     with opened(source, name) as f:
         refuse_lexical(f)
-        ids = RepeatedKeys(file_size(f) // 50 * 32)
-        times = _scan(f, ids)
-        if ids.candidates:  # perhaps ids given to two records: count those exactly
-            ids.verifying()
-            f.seek(0)
-            _scan(f, ids)
-        repeated = ids.repeated()
-        del ids
+        repeated, times = repeated_keys(f, _scan, 50)
         forms, time_warnings = formal_time_forms(times, name)
         del times
         f.seek(0)

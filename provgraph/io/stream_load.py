@@ -56,7 +56,7 @@ import tempfile
 import uuid
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, BinaryIO
+from typing import TYPE_CHECKING, Any, BinaryIO, TypeVar
 
 from ..errors import SerializationError
 from ..store import ProvStore, iter_rdf
@@ -70,8 +70,10 @@ if TYPE_CHECKING:
     from ._prov import ProvRead
 
 __all__ = ["NotStreamed", "RepeatedKeys", "STREAMED_FORMATS", "STREAM_BATCH", "file_size",
-           "PassReader", "import_rdf_stream", "opened", "parsed", "refuse_lexical", "relabelled",
+           "PassReader", "import_rdf_stream", "opened", "parsed", "refuse_lexical", "relabelled", "repeated_keys",
            "store_streamed", "streamed_format"]
+
+_T = TypeVar("_T")
 
 STREAMED_FORMATS = frozenset({"nquads", "ntriples", "turtle", "trig"})
 """Formats :func:`import_rdf_stream` reads streaming."""
@@ -276,6 +278,38 @@ class RepeatedKeys:
     def repeated(self) -> set[int]:
         """Hashes of the keys counted more than once in pass 2 (empty without candidates)."""
         return {h for h, n in self.candidates.items() if n > 1}
+
+    @property
+    def counting(self) -> bool:
+        """Whether this is pass 2 (:meth:`verifying` was called)."""
+        return self._verifying
+
+
+def repeated_keys(f: PassReader, scan: Callable[[PassReader, RepeatedKeys], _T],
+                  record_bytes: int) -> tuple[set[int], _T]:
+    """The key passes of a streamed reader of PROV records (PROV-JSON, PROV-XML, PROV-N):
+    ``scan(f, keys)`` reads ``f`` from where it is (its start) and adds every record's key
+    to ``keys``; when pass 1 may have seen a key twice, ``scan`` runs again from the start
+    of ``f`` to count those (:class:`RepeatedKeys`; ``keys.counting`` is then true).
+
+    Args:
+        f: the document, at its start.
+        scan: one pass over it.
+        record_bytes: the Bloom filter is sized for one record per this many bytes.
+
+    Returns:
+        ``(hashes of the keys that occur more than once, what pass 1's scan returned)``.
+
+    Raises:
+        NotStreamed, SerializationError: as ``scan`` raises them.
+    """
+    keys = RepeatedKeys(file_size(f) // record_bytes * 32)
+    first = scan(f, keys)
+    if keys.candidates:  # perhaps a key given twice: count those exactly
+        keys.verifying()
+        f.seek(0)
+        scan(f, keys)
+    return keys.repeated(), first
 
 
 def _needed(q: Quad) -> bool:
