@@ -56,7 +56,7 @@ from ..limits import MAX_JSON_DEPTH
 from ..store import ProvStore
 from ..terms import IRI, Quad
 from . import PROV_JSON_KEYS
-from ._prov import PROV_VERSION, formal_time_forms
+from ._prov import PROV_VERSION
 from .load import ImportReport, target_graph
 from .stream_load import (NotStreamed, ProvChunks, RepeatedKeys, opened, refuse_lexical,
                           repeated_keys)
@@ -283,12 +283,11 @@ def import_provjson_stream(store: ProvStore, source: str | os.PathLike[str] | Bi
         if repeated:
             raise NotStreamed("a record id is given twice in one section")
         refuse_lexical(f)
-        forms, time_warnings = formal_time_forms(found.times, name)
-        found.times = {}
-        chunks = ProvChunks(name, target, forms, time_warnings)
-        return chunks.store(store, f.verified(_quads(f, found, chunks)), format="prov-json",
-                            reader=f"prov-json streamed by ijson {ijson.__version__}, records "
-                                   f"read by the prov package {PROV_VERSION}")
+        return ProvChunks.store_document(
+            store, f, name=name, target=target, times=found.times,
+            quads=lambda f, chunks: _quads(f, found, chunks), format="prov-json",
+            reader=f"prov-json streamed by ijson {ijson.__version__}, records read by the "
+                   f"prov package {PROV_VERSION}")
 
 
 def _quads(source: BinaryIO, found: Scan, chunks: ProvChunks) -> Iterator[Quad]:

@@ -56,7 +56,7 @@ from prov.serializers.provn_lexer import ProvNSyntaxError, Token, TokenKind, tok
 from ..errors import SerializationError
 from ..store import ProvStore
 from ..terms import IRI, Quad
-from ._prov import PROV_VERSION, formal_time_forms
+from ._prov import PROV_VERSION
 from .load import ImportReport, target_graph
 from .stream_load import (NotStreamed, ProvChunks, RepeatedKeys, opened, refuse_lexical,
                           repeated_keys)
@@ -496,14 +496,11 @@ def import_provn_stream(store: ProvStore, source: str | os.PathLike[str] | Binar
     with opened(source, name) as f:
         refuse_lexical(f)
         repeated, times = repeated_keys(f, _scan, 40)
-        forms, time_warnings = formal_time_forms(times, name)
-        del times
-        f.seek(0)
-        chunks = ProvChunks(name, target, forms, time_warnings)
-        return chunks.store(store, f.verified(_quads(f, repeated, chunks)), format="provn",
-                            reader=f"provn streamed (statements split by the prov package's "
-                                   f"PROV-N lexer), records read by the prov package "
-                                   f"{PROV_VERSION}")
+        return ProvChunks.store_document(
+            store, f, name=name, target=target, times=times,
+            quads=lambda f, chunks: _quads(f, repeated, chunks), format="provn",
+            reader=f"provn streamed (statements split by the prov package's PROV-N lexer), "
+                   f"records read by the prov package {PROV_VERSION}")
 
 
 def _scan(source: BinaryIO, keys: RepeatedKeys) -> dict[str, None]:

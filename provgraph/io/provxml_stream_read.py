@@ -48,7 +48,7 @@ from defusedxml import ElementTree as SafeET
 from ..limits import MAX_XML_DEPTH
 from ..store import ProvStore
 from ..terms import IRI, Quad
-from ._prov import PROV_VERSION, formal_time_forms
+from ._prov import PROV_VERSION
 from .load import ImportReport, target_graph
 from .stream_load import (NotStreamed, ProvChunks, RepeatedKeys, opened, refuse_lexical,
                           repeated_keys)
@@ -301,13 +301,11 @@ def import_provxml_stream(store: ProvStore, source: str | os.PathLike[str] | Bin
     with opened(source, name) as f:
         refuse_lexical(f)
         repeated, times = repeated_keys(f, _scan, 50)
-        forms, time_warnings = formal_time_forms(times, name)
-        del times
-        f.seek(0)
-        chunks = ProvChunks(name, target, forms, time_warnings)
-        return chunks.store(store, f.verified(_quads(f, repeated, chunks)), format="prov-xml",
-                            reader=f"prov-xml streamed by defusedxml iterparse, records read by "
-                                   f"the prov package {PROV_VERSION}")
+        return ProvChunks.store_document(
+            store, f, name=name, target=target, times=times,
+            quads=lambda f, chunks: _quads(f, repeated, chunks), format="prov-xml",
+            reader=f"prov-xml streamed by defusedxml iterparse, records read by the prov "
+                   f"package {PROV_VERSION}")
 
 
 def _quads(source: BinaryIO, repeated: set[int], chunks: ProvChunks) -> Iterator[Quad]:

@@ -689,6 +689,29 @@ class ProvChunks:
         return [*self.prov_warnings, *self.time_warnings,
                 *(w for ws in self.constraints.values() for w in ws)]
 
+    @classmethod
+    def store_document(cls, store: ProvStore, f: PassReader, *, name: str,
+                       target: IRI | None, times: dict[str, None],
+                       quads: Callable[[PassReader, ProvChunks], Iterable[Quad]],
+                       format: str, reader: str) -> ImportReport:
+        """The storing pass of a PROV-JSON, PROV-XML or PROV-N streamed reader: the formal
+        times' lexical forms from ``times`` (the distinct texts its key pass found; the
+        dictionary is emptied, as it is no longer needed), then ``quads(f, chunks)`` read
+        from the start of ``f`` and stored all or nothing (:meth:`store`), held to the
+        file the earlier passes read (:meth:`PassReader.verified`).
+
+        Raises:
+            SerializationError: as :meth:`store` and :meth:`PassReader.verified` raise it.
+            StoreError: as :meth:`store` raises it.
+        """
+        from ._prov import formal_time_forms
+
+        forms, time_warnings = formal_time_forms(times, name)
+        times.clear()
+        f.seek(0)
+        chunks = cls(name, target, forms, time_warnings)
+        return chunks.store(store, f.verified(quads(f, chunks)), format=format, reader=reader)
+
     def store(self, store: ProvStore, quads: Iterable[Quad], *, format: str,
               reader: str) -> ImportReport:
         """Store ``quads`` (made by :meth:`quads`) in one journaled write:
