@@ -13,8 +13,8 @@ from typing import Any
 import click
 
 from . import importers
-from .cli_support import (CONTEXT_SETTINGS, EXIT_ERROR, EXIT_INTERRUPTED, InputError, _Choices,
-                          _Ctx, _document_formats, _stored_since, pass_ctx)
+from .cli_support import (EXIT_ERROR, EXIT_INTERRUPTED, InputError, _Choices, _Ctx,
+                          _document_formats, _stored_since, pass_ctx)
 from .errors import SerializationError
 from .output import staged_progress
 
@@ -41,7 +41,7 @@ def _graph_option(ctx: click.Context, param: click.Parameter, value: str | None)
     return value
 
 
-@click.command(name="import", context_settings=CONTEXT_SETTINGS)
+@click.command(name="import")
 @click.argument("file", type=click.File("rb"))
 @click.option("--format", "fmt", type=_Choices(_import_formats), default="auto",
               show_default=True, help="Input format; 'auto' tells it from the content.")
