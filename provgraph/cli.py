@@ -17,7 +17,7 @@ from typing import Any
 
 import click
 
-from . import cli_evaluate, cli_import, cli_trust
+from . import cli_evaluate, cli_import, cli_review, cli_trust
 from .cli_support import (CONTEXT_SETTINGS, EXIT_ERROR, EXIT_FOUND, EXIT_INTERRUPTED, EXIT_OK,
                           Found, InputError, _Choices, _Ctx, _document_formats, _exit_if_found,
                           _fail_option, _iri_option, _policy_names, _run_option, _stored_since,
@@ -143,7 +143,8 @@ def cli(ctx: click.Context, store_path: str | None, memory: bool, endpoint: str 
 
 for _command in (*cli_trust.COMMANDS,  # verify, rebuild, checkpoint, keygen (issue 20)
                  *cli_import.COMMANDS,  # import (issue 5)
-                 *cli_evaluate.COMMANDS):  # metrics, evaluate, gate (issue 18)
+                 *cli_evaluate.COMMANDS,  # metrics, evaluate, gate (issue 18)
+                 *cli_review.COMMANDS):  # review, adjudicate (issue 18 part 4)
     cli.add_command(_command)
 
 
@@ -1054,105 +1055,7 @@ def revalidate(obj: _Ctx, impacted_by: str | None, stale: bool, run: str | None,
 
 
 # ---------------------------------------------------------------------------
-# Review (issue 18 part 4): reviewer verdicts and adjudications, recorded as PROV
-
-def _verdicts(ctx: click.Context, param: click.Parameter, value: tuple[str, ...]) -> dict[str, str]:
-    from .vocab import REVIEW_VERDICTS
-
-    out: dict[str, str] = {}
-    for item in value:
-        kind, eq, verdict = item.partition("=")
-        if not eq or not kind or not verdict:
-            raise click.BadParameter(f"{item!r} is not KIND=VALUE (kinds: "
-                                     f"{', '.join(REVIEW_VERDICTS)}); e.g. quotation=faithful")
-        if kind in out:
-            raise click.BadParameter(f"{kind} is given twice; give one verdict per kind")
-        out[kind] = verdict
-    return out
-
-
-def _review_options(role: str) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
-    def deco(fn: Callable[..., Any]) -> Callable[..., Any]:
-        for option in reversed((
-            click.argument("claim", callback=_iri_option, metavar="CLAIM"),
-            click.option("--verdict", "verdicts", multiple=True, required=True,
-                         metavar="KIND=VALUE", callback=_verdicts,
-                         help="A verdict (repeatable): answerability=answerable|unanswerable, "
-                         "origin=original|generated|mixed|unknown, "
-                         "quotation=faithful|unfaithful|not_applicable, "
-                         "derivation=warranted|unwarranted|not_applicable, "
-                         "coverage=supported|partially_supported|unsupported|uncertain."),
-            click.option("--reviewer", required=True, metavar="NAME",
-                         help="Who: a person's name, or a model id with --model."),
-            click.option("--model", is_flag=True,
-                         help="The reviewer is a model (prov:SoftwareAgent), not a person."),
-            click.option("--model-version", "version", default="", metavar="V",
-                         help="The model reviewer's version."),
-            click.option("--role", default=role, show_default=True, metavar="ROLE",
-                         help="The reviewer's role (prov:hadRole)."),
-            click.option("--policy-version", "policy", metavar="POLICY@V",
-                         help="The review policy and its version (pg:policy)."),
-        )):
-            fn = option(fn)
-        return fn
-    return deco
-
-
-def _said(what: str, rec: Any) -> None:
-    click.echo(f"{what}: recorded {rec.iri} of claim {rec.claim} in run {rec.run}: "
-               + ", ".join(f"{v.kind}={v.value}" for v in rec.verdicts)
-               + f" (by {rec.reviewer.label}, role {rec.role})", err=True)
-
-
-@cli.command()
-@_review_options("reviewer")
-@click.option("--saw", metavar="SNAPSHOT", callback=_iri_option,
-              help="The source snapshot (version) the reviewer read.")
-@pass_ctx
-def review(obj: _Ctx, claim: str, verdicts: dict[str, str], reviewer: str, model: bool,
-           version: str, role: str, policy: str | None, saw: str | None) -> None:
-    """Record a reviewer's verdicts on a claim, as PROV, in the claim's run.
-
-    A pg:Review activity (now, UTC) associated with the reviewer (a prov:Person,
-    or a prov:SoftwareAgent with --model) in ROLE generates one pg:Verdict per
-    --verdict, attributed to the reviewer. Reviews that disagree are all kept;
-    'provgraph adjudicate' resolves them. A bad verdict stores nothing (exit 2).
-
-    \b
-    Example:
-        provgraph review urn:uuid:0190... --verdict quotation=faithful \\
-            --verdict origin=original --reviewer ana --role annotator \\
-            --policy-version review-guide@2 --saw ni:///sha-256;...
-    """
-    from .review import review_claim
-
-    _said("review", review_claim(obj.store(), claim, verdicts=verdicts, reviewer=reviewer,
-                                 version=version, model=model, role=role, policy=policy,
-                                 saw=saw))
-
-
-@cli.command()
-@_review_options("adjudicator")
-@pass_ctx
-def adjudicate(obj: _Ctx, claim: str, verdicts: dict[str, str], reviewer: str, model: bool,
-               version: str, role: str, policy: str | None) -> None:
-    """Record the final verdicts on a claim's reviews (a pg:Adjudication).
-
-    For each --verdict kind, the adjudication prov:used every review verdict of
-    that kind recorded for the claim and generates the final verdict,
-    prov:wasDerivedFrom them; 'provgraph query unadjudicated-disagreements' no
-    longer lists the claim for that kind. A kind no review judged is an error.
-
-    \b
-    Example:
-        provgraph adjudicate urn:uuid:0190... --verdict quotation=unfaithful --reviewer lead
-    """
-    from .review import adjudicate_claim
-
-    _said("adjudicate", adjudicate_claim(obj.store(), claim, verdicts=verdicts,
-                                         reviewer=reviewer, version=version, model=model,
-                                         role=role, policy=policy))
-
+# Serving the store: serve, ui (review and adjudicate, issue 18 part 4, are in cli_review.py)
 
 @cli.command()
 @click.option("--bind", default="127.0.0.1:7878", show_default=True, metavar="HOST:PORT",
