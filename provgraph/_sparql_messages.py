@@ -1,4 +1,4 @@
-"""Engine SPARQL syntax messages made readable (used by :mod:`provgraph.store`).
+"""Engine SPARQL syntax messages made readable (used by :mod:`provgraph._oxrdf`).
 
 Pure text handling, no engine import: pyoxigraph's parser lists every token its grammar
 accepts at the error position; :func:`short_syntax_message` keeps the position and the

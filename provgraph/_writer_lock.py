@@ -8,7 +8,7 @@ else :data:`DEFAULT_LOCK_TIMEOUT`. It then raises
 :class:`~provgraph.errors.StoreBusyError`, naming the holder from the note
 ``PATH/writer.json`` that every writer leaves while it holds the lock (pid, host,
 command, since) and removes when it closes. Nothing here imports the engine:
-:mod:`provgraph.store` passes the opener in.
+:mod:`provgraph.embedded` passes the opener in.
 """
 
 from __future__ import annotations

@@ -198,10 +198,10 @@ def test_bulk_import_says_truly_what_a_syntax_error_leaves_stored(runner, tmp_pa
     """A window with a syntax error stores nothing, statements before the error
     included, and a window after it may already be loaded by the other worker: the
     help and the error may not promise 'the statements before it'."""
-    from provgraph import store as store_mod
+    from provgraph import embedded as embedded_mod
     from provgraph.store import EmbeddedStore
 
-    monkeypatch.setattr(store_mod, "_BULK_WINDOW_BYTES", 200)
+    monkeypatch.setattr(embedded_mod, "_BULK_WINDOW_BYTES", 200)
     good = "".join(f"<urn:x:s{i}> <urn:x:p> <urn:x:o> .\n" for i in range(40))
     nt = tmp_path / "doc.nt"
     nt.write_text("<urn:x:a> <urn:x:p> <urn:x:b> .\n<urn:x:a> <urn:x:p> \n" + good)

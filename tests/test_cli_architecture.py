@@ -90,6 +90,39 @@ def test_the_package_import_graph_has_no_cycle():
     pytest.fail(f"import cycle: {path} -> {cycle[0][0]}")
 
 
+STORE_LAYER = frozenset({"provgraph.store", "provgraph._store_base", "provgraph._oxrdf",
+                         "provgraph.embedded", "provgraph.remote"})
+"""The only modules that may import pyoxigraph (STYLE.md §1, "only the store layer imports
+pyoxigraph"): the store layer's face, the contract, term conversion and RDF syntax I/O, the
+embedded store, and the remote store."""
+
+
+def _imports_pyoxigraph(path: Path) -> bool:
+    """Whether ``path`` imports pyoxigraph anywhere (module or function level, or by
+    ``importlib.import_module``/``__import__`` of the literal name)."""
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"), filename=str(path))):
+        names: list[str] = []
+        if isinstance(node, ast.Import):
+            names = [a.name for a in node.names]
+        elif isinstance(node, ast.ImportFrom) and not node.level:
+            names = [node.module or ""]
+        elif (isinstance(node, ast.Call) and node.args and isinstance(node.args[0], ast.Constant)
+              and getattr(node.func, "attr", getattr(node.func, "id", None))
+              in ("import_module", "__import__")):
+            names = [str(node.args[0].value)]
+        if any(n == "pyoxigraph" or n.startswith("pyoxigraph.") for n in names):
+            return True
+    return False
+
+
+def test_only_the_store_layer_imports_pyoxigraph():
+    importers = {_module_name(p) for p in PACKAGE.rglob("*.py") if _imports_pyoxigraph(p)}
+    # the walk must see the imports that are there, or the check below could not fail
+    assert {"provgraph._oxrdf", "provgraph.embedded"} <= importers
+    outside = sorted(importers - STORE_LAYER)
+    assert not outside, f"pyoxigraph imported outside the store layer: {outside}"
+
+
 # ------------------------------------------------------------ choice lists = library registries
 
 def _choices(command: str, option: str) -> list[str]:

@@ -214,14 +214,14 @@ def test_ctrl_c_during_a_bulk_import_says_what_was_kept(runner, tmp_path, monkey
     import signal
     import threading
 
-    from provgraph import store as store_mod
+    from provgraph import embedded as embedded_mod
 
-    monkeypatch.setattr(store_mod, "_BULK_WINDOW_BYTES", 400)
+    monkeypatch.setattr(embedded_mod, "_BULK_WINDOW_BYTES", 400)
     nq = tmp_path / "big.nq"
     nq.write_text("".join(f"<urn:x:s{i}> <urn:x:p> <urn:x:o> <urn:x:g> .\n" for i in range(2000)))
     thread_errors: list[BaseException] = []
     monkeypatch.setattr(threading, "excepthook", lambda a: thread_errors.append(a.exc_value))
-    real_window = store_mod.read_window
+    real_window = embedded_mod.read_window
     windows = []
 
     def window(*args):  # type: ignore[no-untyped-def]
@@ -230,7 +230,7 @@ def test_ctrl_c_during_a_bulk_import_says_what_was_kept(runner, tmp_path, monkey
             signal.pthread_kill(threading.main_thread().ident, signal.SIGINT)
         return real_window(*args)
 
-    monkeypatch.setattr(store_mod, "read_window", window)
+    monkeypatch.setattr(embedded_mod, "read_window", window)
     store = str(tmp_path / "s")
     res = runner.invoke(cli, ["--store", store, "import", "--bulk", str(nq)])
     monkeypatch.undo()

@@ -589,9 +589,9 @@ def test_resolve_and_validate_name_a_corrupt_retained_original(recorded, runner)
 
 
 def test_a_windowed_bulk_load_is_ledgered_window_by_window(tmp_path, monkeypatch):
-    import provgraph.store as store_mod
+    import provgraph.embedded as embedded_mod
 
-    monkeypatch.setattr(store_mod, "_BULK_WINDOW_BYTES", 300)
+    monkeypatch.setattr(embedded_mod, "_BULK_WINDOW_BYTES", 300)
     nt = tmp_path / "data.nt"
     nt.write_text("".join(f'<urn:x:s{i}> <urn:x:p> "{i}"^^<http://www.w3.org/2001/XMLSchema#int> .\n'
                           for i in range(40)), encoding="utf-8")

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import pytest
 
-import provgraph.store as store_mod
+import provgraph.embedded as embedded_mod
 from provgraph import EmbeddedStore, SerializationError, StoreError
 from provgraph.terms import IRI
 
@@ -38,7 +38,7 @@ LINES = [
 
 @pytest.fixture
 def small_windows(monkeypatch):
-    monkeypatch.setattr(store_mod, "_BULK_WINDOW_BYTES", 300)
+    monkeypatch.setattr(embedded_mod, "_BULK_WINDOW_BYTES", 300)
 
 
 def test_windowed_bulk_load_equals_one_load(tmp_path, small_windows):
