@@ -101,3 +101,30 @@ def test_pass_reader_passes_bytes_through_readinto_and_read1(tmp_path):
         f.seek(0)
         assert f.read() == b"abcdef"
         assert list(f.verified(iter(()))) == []
+
+
+@pytest.mark.parametrize("fmt", ["provn", "prov-json"])
+def test_the_import_command_never_reads_a_changed_file_again_whole(fmt, tmp_path, monkeypatch):
+    """Under --format auto a streamed reader's refusal used to hand the file to the whole
+    read, which then stored whatever was on disk: the change is reported instead."""
+    from click.testing import CliRunner
+
+    from provgraph.cli import cli
+
+    module, _, first_pass, document = _READERS[fmt]
+    path = tmp_path / ("doc.provn" if fmt == "provn" else "doc.json")
+    path.write_bytes(document)
+    original = getattr(module, first_pass)
+
+    def then_rewrite(*args, **kwargs):
+        result = original(*args, **kwargs)
+        with open(path, "r+b") as f:
+            f.write(document.replace(b"e1", b"e2"))
+        return result
+
+    monkeypatch.setattr(module, first_pass, then_rewrite)
+    store = tmp_path / "store"
+    got = CliRunner().invoke(cli, ["--store", str(store), "import", str(path)])
+    assert got.exit_code != 0 and "changed while it was imported" in got.output, got.output
+    check = EmbeddedStore(store) if store.exists() else None
+    assert check is None or len(check) == 0

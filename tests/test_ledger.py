@@ -726,3 +726,14 @@ def test_a_short_token_given_as_the_token_file_is_not_printed_but_a_missing_path
     assert got.exit_code == 2, (got.output, got.exception)
     assert (given in got.stderr) is shown, got.stderr
     assert ("cannot read it" if shown else "it may be the token itself") in got.stderr
+
+
+def test_an_empty_token_file_name_is_an_error_not_a_server_without_a_token(tmp_path, runner,
+                                                                           monkeypatch):
+    for args, env in (([ "--token-file", ""], {}), ([], {"PROVGRAPH_TOKEN_FILE": ""})):
+        for k, v in env.items():
+            monkeypatch.setenv(k, v)
+        got = runner.invoke(cli, ["--store", str(tmp_path / "store"), "serve", *args,
+                                  "--bind", "127.0.0.1:0"])
+        assert got.exit_code == 2, (got.output, got.exception)
+        assert "token file name is empty" in got.stderr

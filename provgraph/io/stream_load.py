@@ -70,7 +70,7 @@ if TYPE_CHECKING:
     from ._prov import ProvRead
 
 __all__ = ["NotStreamed", "RepeatedKeys", "STREAMED_FORMATS", "STREAM_BATCH", "file_size",
-           "PassReader", "import_rdf_stream", "opened", "parsed", "refuse_lexical", "relabelled", "repeated_keys",
+           "PassReader", "SourceChanged", "import_rdf_stream", "opened", "parsed", "refuse_lexical", "relabelled", "repeated_keys",
            "store_streamed", "streamed_format"]
 
 _T = TypeVar("_T")
@@ -95,6 +95,12 @@ class NotStreamed(Exception):
     :mod:`provgraph.io.rdf_stream_read`) leaves to the whole-document read
     (:func:`provgraph.io.load.import_document`); the message says why. Raised before
     anything is stored."""
+
+
+class SourceChanged(SerializationError):
+    """A streamed import's file read other bytes in one pass than in another (it was
+    written to while it was imported); nothing from it was stored. Never a reason to read
+    the file again some other way: the next read would see yet other bytes."""
 
 
 class PassReader(io.BufferedIOBase, BinaryIO):
@@ -156,7 +162,7 @@ class PassReader(io.BufferedIOBase, BinaryIO):
             if self._digest is None:
                 self._digest = digest
             elif digest != self._digest:
-                raise SerializationError(
+                raise SourceChanged(
                     f"{self.label}: the file changed while it was imported (it was read twice "
                     "and the two reads differ); nothing from it was stored. Import it again "
                     "once nothing writes to it")

@@ -35,7 +35,10 @@ def token_from_environment(token_file: str | os.PathLike[str] | None = None) -> 
     Raises:
         StoreError: the token file cannot be read or is empty.
     """
-    path = token_file or os.environ.get(ENV_TOKEN_FILE)
+    path = token_file if token_file is not None else os.environ.get(ENV_TOKEN_FILE)
+    if path is not None and not str(path).strip():  # an unset shell variable, say
+        raise StoreError(f"the token file name is empty (--token-file or ${ENV_TOKEN_FILE}): "
+                         "give the path of the file holding the token, or leave both unset")
     if path:
         try:
             lines = Path(path).read_text(encoding="utf-8").splitlines()
