@@ -64,12 +64,12 @@ def import_(obj: _Ctx, file: Any, fmt: str, graph: str | None, sources: tuple[st
 
     PROV bundles become named graphs. The import is atomic: all statements are
     stored or none. An input that holds statements but yields none is an error.
-    N-Quads, N-Triples, Turtle, TriG, PROV-JSON and PROV-XML are streamed,
-    still all or nothing, without holding the document: a file by its
-    extension (.nq, .nt, .ttl, .trig, .json, .provx, .xml) or any input under
-    --format (stdin through a temporary copy). PROV-N, JSON-LD and RDF/XML
-    are read whole, so their memory grows with the file (bench/RESULTS.md,
-    issue 16 item 6, has the figures). --bulk streams an N-Quads or
+    N-Quads, N-Triples, Turtle, TriG, PROV-JSON, PROV-XML, PROV-N, JSON-LD and
+    RDF/XML are streamed, still all or nothing, without holding the document: a
+    file by its extension or any input under --format (stdin through a temporary
+    copy); a document a streamed reader cannot read exactly as the whole read
+    does is read whole, and a file that changes while it is read is refused
+    (bench/RESULTS.md, issue 16 item 6, has the memory figures). --bulk streams an N-Quads or
     N-Triples file faster, at the price of atomicity and of the checks above.
     --graph may not name provgraph's own graphs (urn:provgraph:graph:ingestion,
     urn:provgraph:graph:ontology); a TriG or N-Quads file written by 'export --all'
