@@ -69,9 +69,9 @@ if TYPE_CHECKING:
     from ..validate import ConstraintViolation
     from ._prov import ProvRead
 
-__all__ = ["NotStreamed", "RepeatedKeys", "STREAMED_FORMATS", "STREAM_BATCH", "file_size",
-           "PassReader", "SourceChanged", "import_rdf_stream", "opened", "parsed", "refuse_lexical", "relabelled", "repeated_keys",
-           "store_streamed", "streamed_format"]
+__all__ = ["NotStreamed", "PassReader", "RepeatedKeys", "STREAMED_FORMATS", "STREAM_BATCH",
+           "SourceChanged", "import_rdf_stream", "opened", "parsed", "refuse_lexical",
+           "relabelled", "repeated_keys", "store_streamed", "streamed_format"]
 
 _T = TypeVar("_T")
 
@@ -148,6 +148,13 @@ class PassReader(io.BufferedIOBase, BinaryIO):
     def tell(self) -> int:
         return self.raw.tell()
 
+    def size(self) -> int:
+        """The size of the file, in bytes (its position and pass are kept)."""
+        at = self.raw.tell()
+        size = self.raw.seek(0, os.SEEK_END)
+        self.raw.seek(at)
+        return size
+
     def readable(self) -> bool:
         return True
 
@@ -175,7 +182,7 @@ class PassReader(io.BufferedIOBase, BinaryIO):
         journaled write can commit.
 
         Raises:
-            SerializationError: the file changed between the passes.
+            SourceChanged: the file changed between the passes.
         """
         yield from quads
         while self.read(1 << 20):
@@ -217,15 +224,6 @@ def refuse_lexical(source: PassReader) -> None:
             raise NotStreamed("it uses the name 'pglexical'")
         tail = block[-16:]
     source.seek(0)
-
-
-def file_size(source: PassReader) -> int:
-    """The size of the file, in bytes (its position and pass are kept)."""
-    raw = source.raw
-    at = raw.tell()
-    size = raw.seek(0, os.SEEK_END)
-    raw.seek(at)
-    return size
 
 
 class RepeatedKeys:
@@ -309,7 +307,7 @@ def repeated_keys(f: PassReader, scan: Callable[[PassReader, RepeatedKeys], _T],
     Raises:
         NotStreamed, SerializationError: as ``scan`` raises them.
     """
-    keys = RepeatedKeys(file_size(f) // record_bytes * 32)
+    keys = RepeatedKeys(f.size() // record_bytes * 32)
     first = scan(f, keys)
     if keys.candidates:  # perhaps a key given twice: count those exactly
         keys.verifying()
