@@ -716,16 +716,31 @@ def test_after_a_failed_sync_no_line_reuses_its_number_and_a_reopen_reconciles(r
     assert [line.n for line in lines] == list(range(1, len(lines) + 1))
 
 
-@pytest.mark.parametrize("given, shown", [("hunter2", False), ("s3cr3t-T0ken_x", False),
-                                          ("tokens/serve.txt", True), ("serve.token", True)])
-def test_a_short_token_given_as_the_token_file_is_not_printed_but_a_missing_path_is(
+@pytest.mark.parametrize("given, shown", [
+    ("hunter2", False), ("s3cr3t-T0ken_x", False), ("P@ss.word1", False),
+    ("serve.token", False), ("abc/def+ghi==", False),  # no folder, or one that does not exist
+    ("tokens/serve.txt", True), ("./serve.token", True)])  # a folder that exists
+def test_a_token_given_as_the_token_file_is_not_printed_but_a_missing_path_is(
         tmp_path, runner, monkeypatch, given, shown):
     monkeypatch.chdir(tmp_path)
+    (tmp_path / "tokens").mkdir()
     got = runner.invoke(cli, ["--store", str(tmp_path / "store"), "serve", "--token-file",
                               given, "--bind", "127.0.0.1:0"])
     assert got.exit_code == 2, (got.output, got.exception)
     assert (given in got.stderr) is shown, got.stderr
     assert ("cannot read it" if shown else "it may be the token itself") in got.stderr
+
+
+def test_a_token_file_gives_its_first_line_that_is_not_blank(tmp_path):
+    from provgraph.errors import StoreError
+    from provgraph.serve._wire import token_from_environment
+
+    path = tmp_path / "serve.token"
+    path.write_text("\n  \n  s3cr3t-T0ken_x  \nsecond line\n", encoding="utf-8")
+    assert token_from_environment(path) == "s3cr3t-T0ken_x"
+    path.write_text("\n \t\n", encoding="utf-8")
+    with pytest.raises(StoreError, match="is empty"):
+        token_from_environment(path)
 
 
 def test_an_empty_token_file_name_is_an_error_not_a_server_without_a_token(tmp_path, runner,

@@ -16,21 +16,32 @@ from ..signing import looks_like_key_material
 ENV_TOKEN = "PROVGRAPH_TOKEN"
 """Environment variable holding the token for ingest and updates."""
 ENV_TOKEN_FILE = "PROVGRAPH_TOKEN_FILE"
-"""Environment variable naming a file whose first line is the token."""
+"""Environment variable naming a file whose first line that is not blank is the token."""
 
 
 
 def _may_be_the_token(name: str) -> bool:
     """Whether a token file name that cannot be read may be the token pasted in its place,
-    so that an error must not show it: it looks like key material, or it is a bare word
-    (no folder separator, no dot), as a short token is and a path seldom is."""
-    return looks_like_key_material(name) or not ("/" in name or os.sep in name or "." in name)
+    so that an error must not show it. Only a name that is plainly a path is shown: one
+    with a folder part (``tokens/serve.txt``, ``./serve.token``) whose folder exists, and
+    that does not look like key material. A bare name (``serve.token``, ``hunter2``,
+    ``P@ss.word1``, a short JWT) or one whose folder is missing (``abc/def+ghi==``) is not
+    told apart from a secret, so it is not shown."""
+    if looks_like_key_material(name):
+        return True
+    if not ("/" in name or (os.altsep is not None and os.altsep in name) or os.sep in name):
+        return True
+    try:
+        return not Path(name).parent.is_dir()
+    except (OSError, ValueError):
+        return True
 
 
 def token_from_environment(token_file: str | os.PathLike[str] | None = None) -> str | None:
     """The shared token: from ``token_file``, else ``$PROVGRAPH_TOKEN_FILE``, else
     ``$PROVGRAPH_TOKEN``; ``None`` when none is set. Never from a command line
-    (it would show in the process list).
+    (it would show in the process list). A token file's token is its first line that is
+    not blank, without surrounding white space; the lines after it are not read.
 
     Raises:
         StoreError: the token file cannot be read or is empty.
@@ -46,13 +57,15 @@ def token_from_environment(token_file: str | os.PathLike[str] | None = None) -> 
             if _may_be_the_token(str(path)):  # a token pasted as the file name
                 raise StoreError("the token file given cannot be read, and its name is not "
                                  "shown because it may be the token itself (it looks like a "
-                                 "secret, or has no folder and no extension): give the path "
-                                 "of the file holding the token (--token-file, "
+                                 "secret, or names no folder that exists): give the path of "
+                                 "the file holding the token with its folder (./FILE, "
+                                 "--token-file or "
                                  f"${ENV_TOKEN_FILE}), or the token in ${ENV_TOKEN}") from exc
             why = exc.strerror if isinstance(exc, OSError) and exc.strerror else str(exc)
             raise StoreError(f"token file {path}: cannot read it: {why}") from exc
-        token = lines[0].strip() if lines else ""
+        token = next((line.strip() for line in lines if line.strip()), "")
         if not token:
-            raise StoreError(f"token file {path} is empty; write the token on its first line")
+            raise StoreError(f"token file {path} is empty (or blank); write the token on "
+                             "its first line")
         return token
     return os.environ.get(ENV_TOKEN) or None
