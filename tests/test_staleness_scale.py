@@ -339,3 +339,77 @@ def test_a_revision_no_stale_claim_rests_on_needs_no_retained_bytes(recorded):
     store.originals.path_for(ids.digest_of_snapshot_iri(new.iri)).unlink()
     rows = analytics.stale(store)
     assert rows and rows == analytics.stale(store, run=str(pipeline.RUN)) == reference_stale(store)
+
+
+# ------------------------------------------------------------------ a few snapshots (stale --run)
+
+def assert_texts_per_snapshot_agree(store: Any) -> int:
+    """stale-texts.rq with ?snapshot bound gives, for each revised snapshot, exactly the
+    rows the whole query gives for it (what staleness._stale_texts relies on when a run
+    cites few revised snapshots); returns how many revised snapshots were compared."""
+    whole = _run_query(store, "stale-texts", {})
+    snaps = {IRI(r["snapshot"]) for r in _run_query(store, "revisions", {})}
+    for snap in snaps:
+        one = _run_query(store, "stale-texts", {"snapshot": snap})
+        assert all(r["snapshot"] == snap for r in one)
+        key = lambda r: tuple(sorted((k, repr(v)) for k, v in r.items()))  # noqa: E731
+        assert collections.Counter(map(key, one)) == collections.Counter(
+            key(r) for r in whole if r["snapshot"] == snap), snap
+    return len(snaps)
+
+
+@pytest.mark.parametrize("few", [False, True])
+def test_a_run_gives_the_same_rows_read_snapshot_by_snapshot(recorded, monkeypatch, few):
+    """Each run's rows equal the oracle's whether the snapshots its claims cite are read
+    one by one (few, forced here) or by the whole query; and both readings of
+    stale-texts.rq agree snapshot by snapshot."""
+    import provgraph.staleness as staleness
+
+    store, rec, r = recorded
+    _citation_cases(rec, r)
+    sc.parser_upgrade(store, r)
+    sc.deletion(rec, r)
+    v3 = pipeline.POLICY_V2.replace("12 months", "6 months")
+    rec.snapshot(v3.encode(), uri="https://example.org/policy.md", media_type="text/markdown",
+                 observed_at=pipeline.t(300), revision_of=r["policy_v2"])
+    assert assert_texts_per_snapshot_agree(store) >= 2
+    monkeypatch.setattr(staleness, "_FEW_SNAPSHOTS", 0 if few else 10**6)  # 0: always one by one
+    seen: list[Any] = []
+    real = staleness._run_query
+    monkeypatch.setattr(staleness, "_run_query",
+                        lambda s, name, params: seen.append((name, dict(params))) or real(s, name, params))
+    rows = assert_same_as_reference(store)
+    assert rows
+    per_snapshot = [p for name, p in seen if name == "stale-texts" and "snapshot" in p]
+    assert bool(per_snapshot) is few
+
+
+def test_a_run_of_the_benchmark_workload_reads_only_the_snapshots_it_cites():
+    from bench.bench_queries import build_workload
+
+    s = _Counting()
+    build_workload(s, 2000, runs=400)  # five answers a run
+    assert assert_texts_per_snapshot_agree(s) >= 4
+    rows = analytics.stale(s)
+    revised = len({IRI(r["snapshot"]) for r in _run_query(s, "revisions", {})})
+    runs = sorted({x.run for x in rows if x.kind == "updated"})
+    assert len(runs) >= 5
+    for run in runs[:5]:
+        cited = {x.snapshot for x in rows if x.run == run and x.kind == "updated"}
+        assert 3 * len(cited) < revised
+        s.runs.clear()
+        got = analytics.stale(s, run=run)
+        assert s.runs["stale-texts"] == len(cited)  # one query per cited revised snapshot
+        assert got == reference_stale(s, run) == [x for x in rows if x.run == run]
+    s.close()
+
+
+def test_the_demo_store_reads_per_snapshot_as_a_whole(demo_store_path):
+    s = EmbeddedStore(demo_store_path, read_only=True)
+    try:
+        assert assert_texts_per_snapshot_agree(s) >= 4
+        rows = analytics.stale(s, index=False)
+        for run in sorted({x.run for x in rows}):
+            assert analytics.stale(s, run=run, index=False) == [x for x in rows if x.run == run]
+    finally:
+        s.close()
