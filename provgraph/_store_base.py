@@ -25,6 +25,7 @@ from pathlib import Path
 from typing import IO, Any
 
 from .errors import StoreError, UnsupportedFormat
+from .ledger import LedgerLine, LedgerMark
 from .originals import BlobStore
 from .terms import IRI, BNode, Literal, Quad, Term
 from ._oxrdf import (DATASET_FORMATS, _iris, _sparql_terms, canonical_nquads, parse_rdf,
@@ -362,6 +363,21 @@ class ProvStore(ABC):
         returns whether it was kept. Failing to keep an index (a read-only disk, no
         permission) is not an error: the index only saves time. Here: never kept."""
         return False
+
+    def ledger_mark(self) -> LedgerMark | None:
+        """Where a reader of the store's ledger (:mod:`provgraph.ledger`) reads on from
+        next time: before its last line (:func:`provgraph.ledger.mark_before_last`).
+        ``None`` when the store keeps no ledger that holds every write (here: never one;
+        an :class:`EmbeddedStore` on disk whose every writer kept its ledger gives one)."""
+        return None
+
+    def ledger_lines_since(self, mark: LedgerMark) -> list[LedgerLine] | None:
+        """The ledger lines written after ``mark`` (:meth:`ledger_mark`), each checked to
+        continue the chain; ``None`` when they cannot be told (no ledger, a writer wrote
+        without one, the ledger was cut or rewritten since ``mark``). Together with a
+        result computed at ``mark`` they say what changed since (the stale index,
+        :mod:`provgraph.staleness`). Here: always ``None``."""
+        return None
 
     # -- conveniences built on the primitives --------------------------------
     def contains(self, quad: Quad) -> bool:

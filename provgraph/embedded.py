@@ -40,7 +40,8 @@ from ._bulk_windows import (RewrittenWindows, line_windows, may_have_blank_nodes
 from .originals import BlobStore, Originals
 from ._writer_lock import clear_note, lock_timeout as _lock_timeout, open_exclusive
 from ._undo_journal import JOURNAL_NAME, UndoJournal, discard as _discard_journal, journal_name, read_journal
-from .ledger import HEAD_NAME, LEDGER_NAME, LedgerLine, LedgerWriter, predicted
+from .ledger import (HEAD_NAME, LEDGER_NAME, LedgerLine, LedgerMark, LedgerWriter, lines_since,
+                     mark_before_last, predicted)
 from .terms import IRI, BNode, Literal, Quad, Term
 from ._lexical import LEXICAL, engine_keeps
 from ._oxrdf import (DATASET_FORMATS, _ENGINE_ERRORS, _MISSING,
@@ -50,6 +51,12 @@ from ._oxrdf import (DATASET_FORMATS, _ENGINE_ERRORS, _MISSING,
                      _stored_parsed, _to_ox, _to_store, _tsv_term, _with_values, engine_form,
                      parse_rdf)
 from ._store_base import ANY_GRAPH, INDEX_DIR, ProvStore
+
+WITHOUT_LEDGER = "written-without-ledger"
+"""The file a writer opened with ``ledger=False`` leaves in ``PATH/index/``: the ledger
+no longer holds every write, so nothing derived from it (the stale index's updates) is
+trusted again; kept for good (deleting ``PATH/index`` is safe: an index written after it
+was computed from the store)."""
 
 __all__ = ["EmbeddedStore"]
 
@@ -179,6 +186,9 @@ class EmbeddedStore(ProvStore):
                     blobs.remove_stale_temporaries()
                 if ledger:
                     self._open_ledger(root, blobs)
+                else:  # before any write: what is derived from the ledger is no longer whole
+                    (root / INDEX_DIR).mkdir(exist_ok=True)
+                    (root / INDEX_DIR / WITHOUT_LEDGER).touch()
                 if (root / JOURNAL_NAME).exists():
                     self._recover(root / JOURNAL_NAME)
             self.originals = blobs
@@ -1294,6 +1304,28 @@ class EmbeddedStore(ProvStore):
         if root is None or (root / JOURNAL_NAME).exists():
             return None
         return _disk_state(root)
+
+    def _whole_ledger(self) -> Path | None:
+        """The ledger file when it holds every write: ``None`` for a store in memory, one
+        without a ledger, or one a writer opened with ``ledger=False`` (it leaves
+        ``PATH/index/written-without-ledger``, kept for good)."""
+        root = self._root or self._root_for_reopen
+        if root is None or (root / INDEX_DIR / WITHOUT_LEDGER).exists():
+            return None
+        if not self.read_only and self._ledger is None:
+            return None
+        path = root / LEDGER_NAME
+        return path if path.is_file() else None
+
+    def ledger_mark(self) -> LedgerMark | None:
+        """See :meth:`ProvStore.ledger_mark`."""
+        path = self._whole_ledger()
+        return None if path is None else mark_before_last(path)
+
+    def ledger_lines_since(self, mark: LedgerMark) -> list[LedgerLine] | None:
+        """See :meth:`ProvStore.ledger_lines_since`."""
+        path = self._whole_ledger()
+        return None if path is None else lines_since(path, mark)
 
     def read_index(self, name: str) -> bytes | None:
         """See :meth:`ProvStore.read_index`: ``PATH/index/NAME`` of a store on disk."""

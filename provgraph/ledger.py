@@ -50,7 +50,7 @@ from ._undo_journal import fsync_directory
 
 __all__ = ["LEDGER_NAME", "HEAD_NAME", "GENESIS", "OPS", "SYNC_ENV", "LedgerLine",
            "LedgerWriter", "ChainProblem", "line_hash", "read_lines", "read_lines_after", "check_chain",
-           "read_head", "predicted"]
+           "read_head", "predicted", "LedgerMark", "mark_before_last", "lines_since"]
 
 LEDGER_NAME = "ledger.jsonl"
 """The ledger's file name in a store directory."""
@@ -194,6 +194,84 @@ def read_lines_after(path: str | os.PathLike[str], start: int) -> tuple[list[Led
             except ValueError:
                 bad.append(i)
     return lines, bad
+
+
+@dataclass(frozen=True)
+class LedgerMark:
+    """A place in a ledger, to read on from later without reading what came before.
+
+    Attributes:
+        n: the number of the last line before the place (0: the start).
+        hash: that line's SHA-256 (hex; :data:`GENESIS` at the start), which the next
+            line records as its ``prev``.
+        offset: the byte offset just past that line's newline (0 at the start).
+    """
+
+    n: int
+    hash: str
+    offset: int
+
+
+def mark_before_last(path: str | os.PathLike[str]) -> LedgerMark | None:
+    """The place before the last complete line of the ledger at ``path`` (the start when
+    it has one line or none), read from the end of the file: the last line is the one
+    whose write may not have committed yet when a reader looks (the store appends a
+    line before its write commits, and one writer writes at a time), so a reader that
+    marks where it read up to marks before it, and reads that line again next time.
+    ``None`` when the file cannot be read or its last line is not a ledger line."""
+    try:
+        with open(path, "rb") as f:
+            end = f.seek(0, os.SEEK_END)
+            at, tail = end, b""
+            while True:  # the last two newlines, reading back in blocks
+                step = min(1 << 16, at)
+                at -= step
+                f.seek(at)
+                tail = f.read(step) + tail
+                cut = tail
+                last_nl = cut.rfind(b"\n")
+                if last_nl < 0:
+                    if at == 0:
+                        return LedgerMark(0, GENESIS, 0)  # no complete line
+                    continue
+                start = cut.rfind(b"\n", 0, last_nl)
+                if start < 0 and at > 0:
+                    continue
+                raw = cut[start + 1:last_nl]
+                line = _decode(raw, line_hash(raw))
+                return LedgerMark(line.n - 1, line.prev, at + start + 1)
+    except (OSError, ValueError):
+        return None
+
+
+def lines_since(path: str | os.PathLike[str], mark: LedgerMark) -> list[LedgerLine] | None:
+    """The complete lines after ``mark`` in the ledger at ``path``, each checked to
+    continue the chain from the one before (numbered one more, its ``prev`` that line's
+    hash). ``None`` when the ledger does not continue from ``mark`` (it was cut, edited or
+    replaced since: a mark other than the start is taken before a line, see
+    :func:`mark_before_last`, so a ledger with no line after it was cut), cannot be read,
+    or holds a line that is not a ledger line."""
+    out: list[LedgerLine] = []
+    n, prev = mark.n, mark.hash
+    try:
+        with open(path, "rb") as f:
+            if f.seek(0, os.SEEK_END) < mark.offset:
+                return None  # cut
+            f.seek(mark.offset)
+            for raw in f:
+                if not raw.endswith(b"\n"):
+                    break  # a torn last line: its write never started
+                raw = raw[:-1]
+                line = _decode(raw, line_hash(raw))
+                if line.n != n + 1 or line.prev != prev:
+                    return None
+                out.append(line)
+                n, prev = line.n, line.hash
+    except (OSError, ValueError):
+        return None
+    if mark.n and not out:
+        return None  # a mark is taken before a line that was there: the ledger was cut
+    return out
 
 
 @dataclass(frozen=True, kw_only=True)

@@ -16,9 +16,10 @@ from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any, cast
 
-from . import ids
+from . import _stale_delta, ids
 from ._rows import _Row, _int, _run_query, _run_values, _str, row_builder
 from .kinds import check_run
+from .ledger import LedgerMark
 from .errors import OffsetError, OriginalMissingError, SourceDecodeError, StoreError
 from .matching import cluster_break_problem
 from .normalize import get_policy
@@ -258,20 +259,36 @@ def stale(store: ProvStore, *, run: str | None = None, index: bool = True) -> li
     run_iri = check_run(store, run)
     token = store.state_token() if index and _code_key() is not None else None
     if token is not None:
-        kept = _read_index(store, token)
-        if kept is not None:
-            return kept if run_iri is None else [r for r in kept if r.run == run_iri]
+        rows = _from_index(store, token, keep=True)
+        if rows is not None:
+            return rows if run_iri is None else [r for r in rows if r.run == run_iri]
         if run_iri is None:
-            log = _ReadLog(store.originals)
-            rows = _compute(cast(ProvStore, _LoggedStore(store, log)), None)
-            if store.state_token() == token:  # nothing written while it computed
-                _write_index(store, token, rows, log.read)
-            return rows
+            return _compute_and_keep(store, token)
     return _compute(store, run_iri)
+
+
+@dataclasses.dataclass
+class _Computed:
+    """What :func:`stale` computed for the whole store, or for some snapshots: the rows,
+    and what the stale index keeps to bring them up to date later (see
+    :mod:`provgraph._stale_delta`)."""
+
+    rows: list[StaleRow]
+    newest: dict[IRI, tuple[IRI, _dt.datetime | None]]
+    deleted_at: dict[IRI, _dt.datetime | None]
+    non_true: dict[IRI, list[IRI]]
+    """Per revised snapshot, the entities whose span verdict is not ``True``."""
 
 
 def _compute(store: ProvStore, run_iri: IRI | None) -> list[StaleRow]:
     """:func:`stale` computed from the store (``run_iri`` already checked)."""
+    return _computed(store, run_iri).rows
+
+
+def _computed(store: ProvStore, run_iri: IRI | None, *, all_invalidations: bool = False
+              ) -> _Computed:
+    """:func:`_compute` with what the index keeps (``deleted_at`` of every invalidated
+    snapshot only with ``all_invalidations``, else of those in the rows)."""
     if run_iri is None:
         # The whole store: the revision side (newest revisions and the span verdicts of
         # every revised snapshot) runs in a second thread beside the claim side.
@@ -283,7 +300,7 @@ def _compute(store: ProvStore, run_iri: IRI | None) -> list[StaleRow]:
         with ThreadPoolExecutor(max_workers=1, thread_name_prefix="provgraph-stale") as pool:
             side = pool.submit(_revised, store, None)
             per_run, updated = _stale_claims(store, None)
-            deleted_at = _deleted_at(store, per_run)  # while the other thread works
+            deleted_at = _deleted_at(store, per_run, every=all_invalidations)
             try:
                 newest, verdicts = side.result()
             except StoreError:
@@ -294,6 +311,16 @@ def _compute(store: ProvStore, run_iri: IRI | None) -> list[StaleRow]:
         per_run, updated = _stale_claims(store, run_iri)
         deleted_at = _deleted_at(store, per_run)
         newest, verdicts = _revised(store, updated) if updated else ({}, {})
+    non_true = {snap: [e for e, v in verdict.items() if v is not True]
+                for snap, verdict in verdicts.items()}
+    return _Computed(_build_rows(per_run, deleted_at, newest, verdicts), newest, deleted_at,
+                     {snap: es for snap, es in non_true.items() if es})
+
+
+def _build_rows(per_run: _StaleClaims, deleted_at: Mapping[IRI, _dt.datetime | None],
+                newest: Mapping[IRI, tuple[IRI, _dt.datetime | None]],
+                verdicts: Mapping[IRI, Mapping[IRI, bool | None]]) -> list[StaleRow]:
+    """The rows of :func:`stale`, sorted by run, claim, snapshot."""
     build = row_builder(StaleRow)
     rows: list[StaleRow] = []
     for run_ in sorted(per_run, key=str):  # sorted by run, claim, snapshot
@@ -311,12 +338,45 @@ def _compute(store: ProvStore, run_iri: IRI | None) -> list[StaleRow]:
     return rows
 
 
-_INDEX_NAME = "stale-v1.json"
+def _recomputed(store: ProvStore, snapshots: Collection[IRI], kept: _Computed) -> _Computed:
+    """The rows of ``snapshots`` computed anew, with the revisions and invalidations the
+    index keeps (``kept``: a write that changes those makes the whole index computed
+    anew, :mod:`provgraph._stale_delta`): the same rows :func:`_compute` gives for them,
+    since a snapshot's rows rest on its own statements only."""
+    per_run: _StaleClaims = {}
+    updated: set[IRI] = set()
+    for snap in sorted(snapshots, key=str):
+        if snap not in kept.newest and snap not in kept.deleted_at:
+            continue  # neither revised nor invalidated: no rows
+        got, up = _stale_claims(store, None, snap)
+        for run_, claims in got.items():
+            per_run.setdefault(run_, []).extend(claims)
+        updated |= up
+    newest = {s: kept.newest[s][0] for s in updated if s in kept.newest}
+    verdicts = _span_verdicts(store, newest, len(kept.newest))
+    non_true = {snap: [e for e, v in verdict.items() if v is not True]
+                for snap, verdict in verdicts.items()}
+    return _Computed(_build_rows(per_run, kept.deleted_at, kept.newest, verdicts), kept.newest,
+                     kept.deleted_at, {snap: es for snap, es in non_true.items() if es})
+
+
+def _compute_and_keep(store: ProvStore, token: str) -> list[StaleRow]:
+    """The whole store's rows computed, and kept as the index of ``token`` when no write
+    landed meanwhile."""
+    mark = store.ledger_mark()
+    log = _ReadLog(store.originals)
+    got = _computed(cast(ProvStore, _LoggedStore(store, log)), None, all_invalidations=True)
+    if store.state_token() == token:  # nothing written while it computed
+        _write_index(store, token, mark, got, log.read)
+    return got.rows
+
+
+_INDEX_NAME = "stale-v2.json"
 """The stale index's name among the store's derived indexes (:meth:`ProvStore.read_index`)."""
 INDEX_FILE = "index/" + _INDEX_NAME
 """Where an embedded store keeps the stale index, relative to its directory."""
 
-_INDEX_INPUTS = ("staleness.py", "matching.py", "normalize.py", "offsets.py", "xsd.py",
+_INDEX_INPUTS = ("staleness.py", "_stale_delta.py", "matching.py", "normalize.py", "offsets.py", "xsd.py",
                  "_rows.py", "schema/citation.py", "schema/snapshot.py")
 """The modules whose code decides a stale row (their bytes are part of the index's key)."""
 _INDEX_QUERIES = ("stale", "stale-claims", "revisions", "invalidations", "stale-texts",
@@ -375,72 +435,149 @@ class _LoggedStore:
         return getattr(self._store, name)
 
 
-def _write_index(store: ProvStore, token: str, rows: list[StaleRow],
+def _write_index(store: ProvStore, token: str, mark: LedgerMark | None, got: _Computed,
                  read: Mapping[str, bool]) -> None:
-    """Keep ``rows`` as the stale index of the state ``token`` (see :func:`stale`);
-    nothing is kept when a claim is a blank node (its label is the engine's, not
+    """Keep ``got`` as the stale index of the state ``token`` (see :func:`stale`), with the
+    ledger ``mark`` it was computed at (``None``: it is used only for ``token``); nothing
+    is kept when a claim or an entity is a blank node (its label is the engine's, not
     the statement's)."""
     snaps: dict[str, int] = {}
+
+    def ref(iri: IRI) -> int:
+        return snaps.setdefault(iri, len(snaps))
+
     runs: dict[str, list[list[Any]]] = {}
-    for r in rows:
+    for r in got.rows:
         if not isinstance(r.claim, IRI):
             return
         runs.setdefault(r.run, []).append([
-            str(r.claim), snaps.setdefault(r.snapshot, len(snaps)), r.kind,
-            -1 if r.newest is None else snaps.setdefault(r.newest, len(snaps)),
+            str(r.claim), ref(r.snapshot), r.kind,
+            -1 if r.newest is None else ref(r.newest),
             None if r.changed_at is None else r.changed_at.isoformat(), r.span_unchanged])
-    doc = {"v": 1, "token": token, "code": _code_key(), "originals": dict(sorted(read.items())),
-           "snapshots": list(snaps), "runs": runs}
+    if any(not isinstance(e, IRI) for es in got.non_true.values() for e in es):
+        return
+    doc = {"v": 2, "token": token, "code": _code_key(), "originals": dict(sorted(read.items())),
+           "mark": None if mark is None else [mark.n, mark.hash, mark.offset],
+           "runs": runs,
+           "newest": [[ref(s), ref(tip), None if when is None else when.isoformat()]
+                      for s, (tip, when) in got.newest.items()],
+           "deleted": [[ref(s), None if when is None else when.isoformat()]
+                       for s, when in got.deleted_at.items()],
+           "non_true": [[ref(s), [str(e) for e in es]] for s, es in got.non_true.items()],
+           "snapshots": []}
+    doc["snapshots"] = list(snaps)
     store.write_index(_INDEX_NAME, json.dumps(doc, separators=(",", ":")).encode())
 
 
-def _read_index(store: ProvStore, token: str) -> list[StaleRow] | None:
-    """The rows of the stale index when it holds those of the state ``token``, was
-    computed by this code and every original it read reads the same (see :func:`stale`);
-    else ``None``."""
+@dataclasses.dataclass
+class _Kept:
+    """The stale index as read: its state token, ledger mark, the originals its
+    computation read, and what it computed."""
+
+    token: str
+    mark: LedgerMark | None
+    originals: dict[str, bool]
+    got: _Computed
+
+
+def _read_index(store: ProvStore) -> _Kept | None:
+    """The stale index kept beside the store when it was computed by this code, else
+    ``None`` (also for one that does not parse: any doubt, compute anew)."""
     data = store.read_index(_INDEX_NAME)
     if data is None:
         return None
     try:
         doc = json.loads(data)
-        if doc.get("v") != 1 or doc.get("token") != token or doc.get("code") != _code_key():
+        if doc.get("v") != 2 or doc.get("code") != _code_key():
             return None
-        originals = store.originals
-        for digest, present in doc["originals"].items():
+        snaps = [IRI(x) for x in doc["snapshots"]]
+        tz: dict[str, _dt.datetime] = {}
+
+        def when(text: str | None) -> _dt.datetime | None:
+            return None if text is None else tz.get(text) or tz.setdefault(
+                text, _dt.datetime.fromisoformat(text))
+        build = row_builder(StaleRow)
+        rows: list[StaleRow] = []
+        for run_, claims in doc["runs"].items():
+            run_iri = IRI(run_)
+            for claim, snap, kind, tip, at, unchanged in claims:
+                rows.append(build(run_iri, IRI(claim), snaps[snap], kind,
+                                  None if tip < 0 else snaps[tip], when(at), unchanged))
+        got = _Computed(rows, {snaps[s]: (snaps[t], when(w)) for s, t, w in doc["newest"]},
+                        {snaps[s]: when(w) for s, w in doc["deleted"]},
+                        {snaps[s]: [IRI(e) for e in es] for s, es in doc["non_true"]})
+        m = doc["mark"]
+        mark = None if m is None else LedgerMark(int(m[0]), str(m[1]), int(m[2]))
+        return _Kept(str(doc["token"]), mark, {str(k): bool(v) for k, v in doc["originals"].items()},
+                     got)
+    except (ValueError, KeyError, TypeError, IndexError, AttributeError):
+        return None
+
+
+def _originals_hold(store: ProvStore, read: Mapping[str, bool]) -> bool:
+    """Whether every retained original the index's computation read still reads back with
+    its digest, and each that was missing still is (a corrupt one raises)."""
+    originals = store.originals
+    try:
+        for digest, present in read.items():
             if present:
                 originals.get(digest)  # raises when it is gone or altered
             elif digest in originals:
-                return None
-        snaps = [IRI(x) for x in doc["snapshots"]]
-        build = row_builder(StaleRow)
-        tz: dict[str, _dt.datetime] = {}
-        out: list[StaleRow] = []
-        for run_, claims in doc["runs"].items():
-            run_iri = IRI(run_)
-            for claim, snap, kind, newest, when, unchanged in claims:
-                at = None if when is None else tz.get(when) or tz.setdefault(
-                    when, _dt.datetime.fromisoformat(when))
-                out.append(build(run_iri, IRI(claim), snaps[snap], kind,
-                                 None if newest < 0 else snaps[newest], at, unchanged))
-        return out
-    except (StoreError, ValueError, KeyError, TypeError, IndexError, AttributeError):
-        return None  # any doubt: compute anew (an error to raise, the computation raises)
+                return False
+    except StoreError:
+        return False
+    return True
+
+
+def _from_index(store: ProvStore, token: str, *, keep: bool) -> list[StaleRow] | None:
+    """The whole store's rows from the stale index, or ``None`` when it cannot give them:
+    as kept when the state ``token`` is the index's; else brought up to date from the
+    ledger lines written since its mark (:mod:`provgraph._stale_delta`: the snapshots
+    those writes touched are computed anew) and, with ``keep``, kept for ``token`` when
+    no write landed meanwhile. Either way only while every original it read holds."""
+    kept = _read_index(store)
+    if kept is None or not _originals_hold(store, kept.originals):
+        return None
+    if kept.token == token:
+        return kept.got.rows
+    if kept.mark is None:
+        return None
+    mark = store.ledger_mark()  # before the lines are read: the next call reads on from here
+    lines = store.ledger_lines_since(kept.mark)
+    if lines is None or mark is None:
+        return None
+    touched = _stale_delta.touched(store, lines, {s: t for s, (t, _) in kept.got.newest.items()},
+                                   kept.got.non_true)
+    if touched is None:
+        return None
+    log = _ReadLog(store.originals)
+    fresh = _recomputed(cast(ProvStore, _LoggedStore(store, log)), touched, kept.got)
+    rows = [r for r in kept.got.rows if r.snapshot not in touched] + fresh.rows
+    rows.sort(key=lambda r: (str(r.run), str(r.claim), str(r.snapshot), r.kind))
+    non_true = {s: es for s, es in kept.got.non_true.items() if s not in touched}
+    non_true.update(fresh.non_true)
+    got = _Computed(rows, kept.got.newest, kept.got.deleted_at, non_true)
+    if keep and store.state_token() == token:  # nothing written while it computed
+        _write_index(store, token, mark, got, {**kept.originals, **log.read})
+    return rows
 
 
 def check_index(store: ProvStore) -> str | None:
-    """Whether the stale index :func:`stale` would answer from agrees with computing
-    anew (``provgraph verify``): the index is derived data outside the ledger, so a
-    change made to its file outside provgraph is found here.
+    """Whether the rows :func:`stale` would answer from its index (as kept, or brought up
+    to date from the ledger) agree with computing anew (``provgraph verify``): the index
+    is derived data outside the ledger, so a change made to its file outside provgraph is
+    found here, and so is a write that bypassed the ledger.
 
     Returns:
-        ``None`` when no index is in use (none kept, or not for this state) or its rows
-        are those :func:`stale` computes; else what differs, for a person.
+        ``None`` when no index is in use (none kept, or none that can answer for this
+        state) or its rows are those :func:`stale` computes; else what differs, for a
+        person.
 
     Raises:
         OriginalMissingError, OriginalCorruptError: as :func:`stale` raises them.
     """
     token = store.state_token()
-    kept = _read_index(store, token) if token is not None else None
+    kept = _from_index(store, token, keep=False) if token is not None else None
     if kept is None:
         return None
     live = _compute(store, None)
@@ -454,15 +591,16 @@ def check_index(store: ProvStore) -> str | None:
             else "its rows are in another order")
     return (f"the stale index ({INDEX_FILE}) does not agree with the store: {what} "
             f"({len(kept)} rows kept, {len(live)} computed); it was changed outside "
-            "provgraph. Delete the file (the next stale call writes it anew) and find out "
-            "who changed it")
+            "provgraph, or the store was written without its ledger. Delete the file (the "
+            "next stale call writes it anew) and find out who changed it")
 
 
 _StaleClaims = dict[IRI, list[tuple[str, IRI, str, "IRI | BNode | None"]]]
 
 
-def _stale_claims(store: ProvStore, run: IRI | None) -> tuple[_StaleClaims, set[IRI]]:
-    """The rows of ``stale.rq`` by run, as ``(claim text, snapshot, kind, claim term or
+def _stale_claims(store: ProvStore, run: IRI | None, snapshot: IRI | None = None
+                  ) -> tuple[_StaleClaims, set[IRI]]:
+    """The rows of ``stale.rq`` (of one ``snapshot``, when given) by run, as ``(claim text, snapshot, kind, claim term or
     None)`` (``None``: the claim is the IRI of its text), and the snapshots of the
     ``updated`` ones. Read grouped (``stale-claims.rq``: a group's run, snapshot and
     kind decoded once), or from ``stale.rq`` itself when a group's list cannot be split
@@ -471,10 +609,11 @@ def _stale_claims(store: ProvStore, run: IRI | None) -> tuple[_StaleClaims, set[
     listed once, ``"deleted"`` where both kinds hold."""
     out: _StaleClaims = {}
     updated: set[IRI] = set()
-    groups = _run_query(store, "stale-claims", {"run": run})
+    params = {"run": run, "snapshot": snapshot}
+    groups = _run_query(store, "stale-claims", params)
     if any(g["claims"] is None or str(term_value(g["claims"])).count(" ") + 1 != _int(g["count"])
            for g in groups):
-        for r in _run_query(store, "stale", {"run": run}):
+        for r in _run_query(store, "stale", params):
             # (all bound: a named graph, the subject and object of pg:citedSnapshot)
             run_, snap, kind = cast(IRI, r["run"]), cast(IRI, r["snapshot"]), _str(r["kind"]) or ""
             claim = cast("IRI | BNode", r["claim"])
@@ -491,11 +630,14 @@ def _stale_claims(store: ProvStore, run: IRI | None) -> tuple[_StaleClaims, set[
     return out, updated
 
 
-def _deleted_at(store: ProvStore, per_run: _StaleClaims) -> dict[IRI, _dt.datetime | None]:
+def _deleted_at(store: ProvStore, per_run: _StaleClaims, *, every: bool = False
+                ) -> dict[IRI, _dt.datetime | None]:
     """When each invalidated snapshot was invalidated (``invalidations.rq``: the earliest
-    time recorded for it or its document), if any row of ``per_run`` is ``deleted``."""
+    time recorded for it or its document), if any row of ``per_run`` is ``deleted`` (with
+    ``every``: in any case)."""
     deleted_at: dict[IRI, _dt.datetime | None] = {}
-    if not any(kind == "deleted" for claims in per_run.values() for _, _, kind, _ in claims):
+    if not every and not any(kind == "deleted" for claims in per_run.values()
+                             for _, _, kind, _ in claims):
         return deleted_at
     for r in _run_query(store, "invalidations", {}):
         snap, when = IRI(r["snapshot"]), instant(r["invalidated_at"])

@@ -103,8 +103,9 @@ def test_an_index_of_other_code_or_another_state_is_not_used(demo_copy):
         live = staleness.stale(s)
         doc = json.loads(_index(demo_copy).read_bytes())
         doc["runs"] = {}
-        for key, value in (("code", "0" * 64), ("token", "0" * 64)):
-            _index(demo_copy).write_text(json.dumps({**doc, key: value}))
+        # another state with no ledger mark to bring it up to date from: not used either
+        for change in ({"code": "0" * 64}, {"token": "0" * 64, "mark": None}):
+            _index(demo_copy).write_text(json.dumps({**doc, **change}))
             assert staleness.stale(s) == live
         _index(demo_copy).write_text("{not json")
         assert staleness.stale(s) == live
@@ -134,7 +135,7 @@ def test_verify_finds_an_index_changed_outside_provgraph(demo_copy):
     report = verify_store(demo_copy)
     [finding] = [f for f in report.findings if f.kind == "stale-index"]
     assert "does not agree with the store" in finding.detail
-    assert finding.where.endswith("index/stale-v1.json")
+    assert finding.where.endswith("index/stale-v2.json")
 
 
 def _cli(path: Path, *args: str) -> subprocess.CompletedProcess[str]:

@@ -1,0 +1,235 @@
+"""The stale index kept current across writes (issue 16, item 1): after any sequence of
+writes, ``stale`` answered from the index brought up to date through the ledger
+(:mod:`provgraph._stale_delta`) gives the rows computing anew gives, for the whole store
+and for each run; and writes that touch few snapshots are brought up to date, not
+computed anew."""
+
+from __future__ import annotations
+
+import datetime as dt
+import shutil
+import tempfile
+from pathlib import Path
+from typing import Any
+
+import pytest
+from hypothesis import HealthCheck, example, given, settings
+from hypothesis import strategies as st
+
+from provgraph import EmbeddedStore, Recorder
+from provgraph import staleness
+from provgraph import _stale_delta
+from provgraph.terms import IRI, Literal
+from provgraph.vocab import PG, PROV, RDFS
+
+from . import pipeline
+
+T0 = dt.datetime(2025, 1, 1, tzinfo=dt.timezone.utc)
+
+_OPS = st.one_of(
+    st.tuples(st.just("answer"), st.lists(st.integers(0, 30), min_size=1, max_size=3),
+              st.sampled_from(["quote", "range", "none", "missing"]), st.booleans()),
+    st.tuples(st.just("derive"), st.integers(0, 30), st.integers(0, 30)),
+    st.tuples(st.just("revise"), st.integers(0, 2), st.booleans()),
+    st.tuples(st.just("delete"), st.integers(0, 2)),
+    st.tuples(st.just("reextract"), st.integers(0, 5)),
+    st.tuples(st.just("retarget"), st.integers(0, 30), st.integers(0, 30)),
+    st.tuples(st.just("resolve"),),
+    st.tuples(st.just("link"), st.integers(0, 30), st.integers(0, 30)),
+    st.tuples(st.just("noise"), st.integers(0, 30)),
+    st.tuples(st.just("recite"), st.integers(0, 30), st.integers(0, 30)),
+)
+
+
+class _World:
+    """An on-disk store with the fixture pipeline recorded, and what later ops pick from."""
+
+    def __init__(self, root: Path) -> None:
+        self.store = EmbeddedStore(root / "store")
+        self.rec = Recorder(self.store, label="fixture", packages=[], run_iri=pipeline.RUN,
+                            started_at=pipeline.t(0))
+        self.r = pipeline.record(self.rec)
+        self.minute = 500
+        self.targets: list[Any] = [self.r[k] for k in ("c_interval", "c_engineer", "c_faq_a",
+                                                        "policy_v1", "faq", "ext_policy",
+                                                        "prefix", "input")]
+        self.docs = [self.r["policy_v2"], self.r["faq"], None]
+        self.claims: list[Any] = [self.r[k] for k in ("claim_quote", "claim_para", "claim_bad")]
+        self.citations: list[Any] = [self.r[k] for k in ("cit1", "cit2", "cit3", "cit4")]
+        self.runs = 0
+
+    def now(self) -> dt.datetime:
+        self.minute += 1
+        return pipeline.t(self.minute)
+
+    def apply(self, op: tuple[Any, ...]) -> None:
+        rec, kind = self.rec, op[0]
+        if kind == "answer":
+            _, picks, how, new_run = op
+            if new_run:
+                self.runs += 1
+                rec = Recorder(self.store, label=f"run{self.runs}", packages=[],
+                               started_at=self.now())
+            q = rec.query("q?", at=self.now())
+            gi = rec.context_packing(text="context", segments=[], at=self.now())
+            text = "The inspection interval is not specified. Boilers are inspected."
+            ans = rec.generation(gi, model=("m", "1"), text=text, started_at=self.now(),
+                                 ended_at=self.now())
+            del q
+            claim = rec.claim(ans, start=0, end=10, kind="quotation")
+            self.claims.append(claim)
+            for p in picks:
+                target = self.targets[p % len(self.targets)]
+                if how == "quote":
+                    cit = rec.citation(claim, target=target, quote="inspected")
+                elif how == "range":
+                    cit = rec.citation(claim, target=target, start=0, end=5, unit="codepoint")
+                elif how == "missing":
+                    cit = rec.citation(claim, target=target, quote="seventy-three days")
+                else:
+                    cit = rec.citation(claim, target=target)
+                self.citations.append(cit)
+        elif kind == "derive":
+            _, a, b = op
+            base = self.claims[a % len(self.claims)]
+            ans = rec.generation(rec.context_packing(text="c", segments=[], at=self.now()),
+                                 model=("m", "1"), text="derived text here",
+                                 started_at=self.now(), ended_at=self.now())
+            extra = self.targets[b % len(self.targets)]
+            claim = rec.claim(ans, start=0, end=7, kind="derivation",
+                              derived_from=[base, extra], warrant="sum")
+            self.claims.append(claim)
+            if b % 2:  # and cites what it rests on, so it has rows of its own
+                self.citations.append(rec.citation(claim, target=extra, quote="inspected"))
+        elif kind == "revise":
+            _, d, changed = op
+            doc = self.docs[d % 2]
+            body = (pipeline.POLICY_V2 if d % 2 == 0 else pipeline.FAQ)
+            if changed:
+                body = body.replace("e", "E", 1) + f"\nrev {self.minute}"
+            else:
+                body = body + f"\n\nappendix {self.minute}"
+            self.docs[d % 2] = rec.snapshot(body.encode(), uri=f"https://example.org/doc{d % 2}",
+                                            media_type="text/plain", observed_at=self.now(),
+                                            revision_of=doc)
+        elif kind == "delete":
+            doc = self.docs[op[1] % 2]
+            rec.deletion(doc, at=self.now())
+        elif kind == "reextract":
+            snap = self.targets[3 + op[1] % 2]
+            raw = self.store.originals.get(str(snap.sha256)).decode("utf-8")
+            ext = rec.extraction(snap, parser=("plain-utf8", f"2.{self.minute}"), text=raw,
+                                 ended_at=self.now())
+            chunks = rec.chunking(ext, chunker=("lines", "2.0"), ranges=[(0, min(20, len(raw)))],
+                                  parameters={}, ended_at=self.now())
+            self.targets.append(chunks[0])
+        elif kind == "retarget":  # a second target for an existing citation, written raw
+            _, c, t = op
+            cit = self.citations[c % len(self.citations)]
+            target = self.targets[t % len(self.targets)]
+            self.store.add([(IRI(cit.iri), PG.target, IRI(target.iri), IRI(pipeline.RUN))])
+        elif kind == "link":  # an existing claim now derived from another one, written raw
+            _, a, b = op
+            derived, base = self.claims[a % len(self.claims)], self.claims[b % len(self.claims)]
+            if derived.iri != base.iri:
+                self.store.add([(IRI(derived.iri), PROV.wasDerivedFrom, IRI(base.iri),
+                                 IRI(pipeline.RUN))])
+        elif kind == "recite":  # an existing claim now also has an existing citation
+            _, a, c = op
+            self.store.add([(IRI(self.claims[a % len(self.claims)].iri), PG.citation,
+                             IRI(self.citations[c % len(self.citations)].iri), IRI(pipeline.RUN))])
+        elif kind == "noise":  # a statement no stale query reads
+            self.store.add([(IRI(self.claims[op[1] % len(self.claims)].iri), RDFS.label,
+                             Literal(f"label {self.minute}"), IRI(pipeline.RUN))])
+            self.minute += 1
+        elif kind == "resolve":
+            from provgraph.resolve import resolve_run
+            resolve_run(self.store)
+
+
+def _check(store: EmbeddedStore) -> None:
+    live = staleness.stale(store, index=False)
+    assert staleness.stale(store) == live
+    for run in sorted({r.run for r in live}):
+        assert staleness.stale(store, run=run) == [r for r in live if r.run == run]
+
+
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(st.lists(_OPS, min_size=1, max_size=6))
+# each after a write no stale query reads, so that the index's mark (before the last
+# line) re-reads nothing that touches the snapshot anyway
+@example([("noise", 0), ("link", 1, 0)])  # an old claim derived from a changed one
+@example([("noise", 0), ("retarget", 1, 0)])  # an old citation's new target
+@example([("noise", 0), ("recite", 1, 0)])  # an old claim's new (old) citation
+@example([("noise", 0), ("answer", [0], "range", False), ("noise", 1), ("link", 4, 0)])
+@example([("noise", 0), ("derive", 0, 1), ("noise", 1), ("answer", [2], "quote", True)])
+@example([("noise", 0), ("reextract", 0), ("noise", 1), ("answer", [8], "quote", False)])
+def test_the_index_brought_up_to_date_gives_the_computed_rows(ops):
+    root = Path(tempfile.mkdtemp(prefix="pg-delta-"))
+    try:
+        w = _World(root)
+        _check(w.store)  # computes and keeps the index
+        for op in ops:
+            w.apply(op)
+            _check(w.store)
+        w.store.close()
+    finally:
+        shutil.rmtree(root, ignore_errors=True)
+
+
+def test_a_new_answer_is_brought_up_to_date_not_computed_anew(tmp_path, monkeypatch):
+    w = _World(tmp_path)
+    _check(w.store)
+    calls: list[str] = []
+    real_full, real_some = staleness._computed, staleness._recomputed
+    monkeypatch.setattr(staleness, "_computed",
+                        lambda *a, **k: calls.append("all") or real_full(*a, **k))
+    monkeypatch.setattr(staleness, "_recomputed",
+                        lambda *a, **k: calls.append("some") or real_some(*a, **k))
+    w.apply(("answer", [0, 2], "quote", True))  # cites a changed chunk and a kept one
+    calls.clear()
+    rows = staleness.stale(w.store)
+    assert calls == ["some"]
+    assert rows == real_full(w.store, None).rows
+    assert any(r.claim == IRI(w.claims[-1].iri) for r in rows)
+    w.apply(("revise", 0, True))  # a revision: the whole index computed anew
+    calls.clear()
+    assert staleness.stale(w.store) == real_full(w.store, None).rows
+    assert calls[0] == "all"
+    w.store.close()
+
+
+def test_a_writer_without_the_ledger_stops_the_index_being_brought_up_to_date(tmp_path):
+    w = _World(tmp_path)
+    _check(w.store)
+    w.store.close()
+    s = EmbeddedStore(tmp_path / "store", ledger=False)
+    s.add([(IRI("urn:x:c"), PG.citedSnapshot, IRI(w.r["policy_v1"].iri), IRI("urn:x:run"))])
+    s.close()
+    s = EmbeddedStore(tmp_path / "store", read_only=True)
+    assert s.ledger_mark() is None and s.ledger_lines_since(
+        staleness.LedgerMark(0, "0" * 64, 0)) is None
+    rows = staleness.stale(s)
+    assert any(r.claim == IRI("urn:x:c") for r in rows)
+    assert rows == staleness.stale(s, index=False)
+    s.close()
+
+
+def test_every_predicate_a_stale_query_reads_has_a_rule():
+    """_stale_delta.READ names every predicate and class the stale queries name, so a
+    query that starts reading another one fails here until a rule maps it."""
+    import re
+
+    from provgraph._rows import PREFIXES, _catalog
+
+    named: set[str] = set()
+    for name in staleness._INDEX_QUERIES:
+        text = "\n".join(line for line in _catalog().get(name).text.splitlines()
+                         if not line.lstrip().startswith(("#", "PREFIX")))
+        for prefix, local in re.findall(r"\b(prov|pg|oa|rdf|rdfs):([A-Za-z][A-Za-z0-9]*)", text):
+            named.add(PREFIXES[prefix] + local)
+        named |= set(re.findall(r"<(http[^>]+)>", text))
+        if re.search(r"\sa\s", text):
+            named.add(PREFIXES["rdf"] + "type")
+    known = {str(p) for p in _stale_delta.READ} | {str(c) for c in _stale_delta.TYPES}
+    assert named <= known, sorted(named - known)
