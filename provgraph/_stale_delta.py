@@ -67,7 +67,7 @@ text), an entity derived from a chunk (a prompt a citation points at) three."""
 
 
 def touched(store: ProvStore, lines: Iterable[LedgerLine], newest: Mapping[IRI, IRI],
-            non_true: Mapping[IRI, Collection[IRI]]) -> set[IRI] | None:
+            non_true: Mapping[IRI, Collection[str]]) -> set[IRI] | None:
     """The snapshots whose stale rows the writes of ``lines`` may have changed, or ``None``
     when every row must be computed anew (see the module docstring).
 
@@ -75,17 +75,15 @@ def touched(store: ProvStore, lines: Iterable[LedgerLine], newest: Mapping[IRI, 
         store: the store as it is now (the lines' writes included).
         lines: the ledger lines written since the index was computed.
         newest: each revised snapshot's newest revision, as the index holds it.
-        non_true: per snapshot, the entities whose span verdict was not ``True`` (a
-            changed or untold span), as the index holds them: what derives from them
-            now rests on that snapshot.
+        non_true: per snapshot, the entities (IRIs as text) whose span verdict was not
+            ``True`` (a changed or untold span), as the index holds them: what derives
+            from them now rests on that snapshot.
 
     Returns:
         A set of snapshot IRIs (maybe some that are not stale: they have no rows), or
         ``None``.
     """
-    by_entity: dict[IRI, set[IRI]] = {}
-    for entity, snaps in _snapshots_of_entities(non_true).items():
-        by_entity[entity] = snaps
+    by_entity = _snapshots_of_entities(non_true)
     tips: dict[IRI, set[IRI]] = {}
     for snap, tip in newest.items():
         tips.setdefault(tip, set()).add(snap)
@@ -123,7 +121,7 @@ def touched(store: ProvStore, lines: Iterable[LedgerLine], newest: Mapping[IRI, 
                 for q in store.quads(None, _SELECTOR, s):
                     out.update(*(around(t) for t in _targets(store, q[0])))
             elif p == PROV.wasDerivedFrom:
-                out |= around(o) | by_entity.get(o, set())  # type: ignore[arg-type]
+                out |= around(o) | by_entity.get(str(o), set())
             elif p in _AROUND_OBJECT:
                 out |= around(o)
             elif p in _AROUND_SUBJECT or p == RDF.type:
@@ -142,8 +140,9 @@ def touched(store: ProvStore, lines: Iterable[LedgerLine], newest: Mapping[IRI, 
     return out
 
 
-def _snapshots_of_entities(non_true: Mapping[IRI, Collection[IRI]]) -> dict[IRI, set[IRI]]:
-    out: dict[IRI, set[IRI]] = {}
+def _snapshots_of_entities(non_true: Mapping[IRI, Collection[str]]) -> dict[str, set[IRI]]:
+    """For each entity (IRI text) of ``non_true``, the snapshots it is not ``True`` for."""
+    out: dict[str, set[IRI]] = {}
     for snap, entities in non_true.items():
         for e in entities:
             out.setdefault(e, set()).add(snap)

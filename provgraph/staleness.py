@@ -6,6 +6,7 @@ Re-exported by :mod:`provgraph.analytics`; see :func:`stale`.
 
 from __future__ import annotations
 
+import bisect
 import dataclasses
 import datetime as _dt
 import functools
@@ -230,16 +231,28 @@ def stale(store: ProvStore, *, run: str | None = None, index: bool = True) -> li
     the same spans and gets the worse of the two.
 
     **The stale index.** The rows of the whole store are kept beside it
-    (:meth:`ProvStore.write_index`, ``stale-v1.json``) together with the store's
-    :meth:`~ProvStore.state_token`, the code that computed them and every retained
+    (:meth:`ProvStore.write_index`, ``stale-v2.json``) together with the store's
+    :meth:`~ProvStore.state_token`, the place in the store's ledger it was computed at
+    (:meth:`~ProvStore.ledger_mark`), the code that computed them and every retained
     original the computation read (and whether it was there). A later call answers from
-    that index, without the reads above, only when the token is unchanged (no statement
-    written since, by anyone), the code is the same and each of those originals still
-    reads back with its digest (and each that was missing still is); otherwise it
-    computes anew, and a whole-store call keeps the new index. So the index never
-    changes an answer, only its time (issue 16: 19,112 rows at 100,000 answers read
-    back in a fraction of the 1 s they take to compute). A store that gives no token
-    (in memory, remote) is always computed.
+    that index while the code is the same and each of those originals still reads back
+    with its digest (and each that was missing still is):
+
+    - as kept, when the token is unchanged (no statement written since, by anyone);
+    - brought up to date, when the ledger continues from the index's mark: the ledger
+      lines written since say what every write added and removed, and
+      :mod:`provgraph._stale_delta` maps each statement to the snapshots whose rows it
+      can change; only their rows are computed anew (a recorded answer touches the few
+      snapshots its retrieval and citations reach). A new revision, invalidation or
+      invalidation time, a removed statement a stale query reads, a blank node in one,
+      or a writer that wrote without the ledger (``ledger=False``) make the whole index
+      computed anew instead.
+
+    Otherwise it computes anew; a whole-store call keeps what it got when no write landed
+    meanwhile. So the index never changes an answer, only its time
+    (tests/test_stale_index.py and tests/test_stale_index_delta.py compare them after
+    every kind of write). A store that gives no token (in memory, remote) is always
+    computed.
 
     Args:
         store: the store to read.
@@ -276,8 +289,9 @@ class _Computed:
     rows: list[StaleRow]
     newest: dict[IRI, tuple[IRI, _dt.datetime | None]]
     deleted_at: dict[IRI, _dt.datetime | None]
-    non_true: dict[IRI, list[IRI]]
-    """Per revised snapshot, the entities whose span verdict is not ``True``."""
+    non_true: dict[IRI, list[str]]
+    """Per revised snapshot, the entities (IRIs, as text) whose span verdict is not
+    ``True``."""
 
 
 def _compute(store: ProvStore, run_iri: IRI | None) -> list[StaleRow]:
@@ -311,7 +325,7 @@ def _computed(store: ProvStore, run_iri: IRI | None, *, all_invalidations: bool 
         per_run, updated = _stale_claims(store, run_iri)
         deleted_at = _deleted_at(store, per_run)
         newest, verdicts = _revised(store, updated) if updated else ({}, {})
-    non_true = {snap: [e for e, v in verdict.items() if v is not True]
+    non_true = {snap: [str(e) for e, v in verdict.items() if v is not True]
                 for snap, verdict in verdicts.items()}
     return _Computed(_build_rows(per_run, deleted_at, newest, verdicts), newest, deleted_at,
                      {snap: es for snap, es in non_true.items() if es})
@@ -354,7 +368,7 @@ def _recomputed(store: ProvStore, snapshots: Collection[IRI], kept: _Computed) -
         updated |= up
     newest = {s: kept.newest[s][0] for s in updated if s in kept.newest}
     verdicts = _span_verdicts(store, newest, len(kept.newest))
-    non_true = {snap: [e for e, v in verdict.items() if v is not True]
+    non_true = {snap: [str(e) for e, v in verdict.items() if v is not True]
                 for snap, verdict in verdicts.items()}
     return _Computed(_build_rows(per_run, kept.deleted_at, kept.newest, verdicts), kept.newest,
                      kept.deleted_at, {snap: es for snap, es in non_true.items() if es})
@@ -439,12 +453,22 @@ def _write_index(store: ProvStore, token: str, mark: LedgerMark | None, got: _Co
                  read: Mapping[str, bool]) -> None:
     """Keep ``got`` as the stale index of the state ``token`` (see :func:`stale`), with the
     ledger ``mark`` it was computed at (``None``: it is used only for ``token``); nothing
-    is kept when a claim or an entity is a blank node (its label is the engine's, not
+    is kept when a claim is a blank node (its label is the engine's, not
     the statement's)."""
     snaps: dict[str, int] = {}
 
     def ref(iri: IRI) -> int:
         return snaps.setdefault(iri, len(snaps))
+
+    times: dict[_dt.datetime, str] = {}
+
+    def iso(when: _dt.datetime | None) -> str | None:
+        if when is None:
+            return None
+        text = times.get(when)
+        if text is None:
+            text = times[when] = when.isoformat()
+        return text
 
     runs: dict[str, list[list[Any]]] = {}
     for r in got.rows:
@@ -452,18 +476,13 @@ def _write_index(store: ProvStore, token: str, mark: LedgerMark | None, got: _Co
             return
         runs.setdefault(r.run, []).append([
             str(r.claim), ref(r.snapshot), r.kind,
-            -1 if r.newest is None else ref(r.newest),
-            None if r.changed_at is None else r.changed_at.isoformat(), r.span_unchanged])
-    if any(not isinstance(e, IRI) for es in got.non_true.values() for e in es):
-        return
+            -1 if r.newest is None else ref(r.newest), iso(r.changed_at), r.span_unchanged])
     doc = {"v": 2, "token": token, "code": _code_key(), "originals": dict(sorted(read.items())),
            "mark": None if mark is None else [mark.n, mark.hash, mark.offset],
            "runs": runs,
-           "newest": [[ref(s), ref(tip), None if when is None else when.isoformat()]
-                      for s, (tip, when) in got.newest.items()],
-           "deleted": [[ref(s), None if when is None else when.isoformat()]
-                       for s, when in got.deleted_at.items()],
-           "non_true": [[ref(s), [str(e) for e in es]] for s, es in got.non_true.items()],
+           "newest": [[ref(s), ref(tip), iso(when)] for s, (tip, when) in got.newest.items()],
+           "deleted": [[ref(s), iso(when)] for s, when in got.deleted_at.items()],
+           "non_true": [[ref(s), es] for s, es in got.non_true.items()],
            "snapshots": []}
     doc["snapshots"] = list(snaps)
     store.write_index(_INDEX_NAME, json.dumps(doc, separators=(",", ":")).encode())
@@ -505,7 +524,7 @@ def _read_index(store: ProvStore) -> _Kept | None:
                                   None if tip < 0 else snaps[tip], when(at), unchanged))
         got = _Computed(rows, {snaps[s]: (snaps[t], when(w)) for s, t, w in doc["newest"]},
                         {snaps[s]: when(w) for s, w in doc["deleted"]},
-                        {snaps[s]: [IRI(e) for e in es] for s, es in doc["non_true"]})
+                        {snaps[s]: es for s, es in doc["non_true"]})
         m = doc["mark"]
         mark = None if m is None else LedgerMark(int(m[0]), str(m[1]), int(m[2]))
         return _Kept(str(doc["token"]), mark, {str(k): bool(v) for k, v in doc["originals"].items()},
@@ -552,14 +571,20 @@ def _from_index(store: ProvStore, token: str, *, keep: bool) -> list[StaleRow] |
         return None
     log = _ReadLog(store.originals)
     fresh = _recomputed(cast(ProvStore, _LoggedStore(store, log)), touched, kept.got)
-    rows = [r for r in kept.got.rows if r.snapshot not in touched] + fresh.rows
-    rows.sort(key=lambda r: (str(r.run), str(r.claim), str(r.snapshot), r.kind))
+    rows = [r for r in kept.got.rows if r.snapshot not in touched]  # still in order
+    for r in fresh.rows:
+        bisect.insort(rows, r, key=_row_order)
     non_true = {s: es for s, es in kept.got.non_true.items() if s not in touched}
     non_true.update(fresh.non_true)
     got = _Computed(rows, kept.got.newest, kept.got.deleted_at, non_true)
     if keep and store.state_token() == token:  # nothing written while it computed
         _write_index(store, token, mark, got, {**kept.originals, **log.read})
     return rows
+
+
+def _row_order(r: StaleRow) -> tuple[str, str, str, str]:
+    """The order of :func:`stale`'s rows: by run, claim and snapshot, as exact text."""
+    return (str(r.run), str(r.claim), str(r.snapshot), r.kind)
 
 
 def check_index(store: ProvStore) -> str | None:

@@ -1,0 +1,145 @@
+"""``stale`` right after a write (issue 16, item 1): the stale index brought up to date
+through the ledger (:mod:`provgraph._stale_delta`) against computing anew, on a copy of a
+store built by ``bench_queries`` (``--path``; the copy is written to, the original is not).
+
+Each round: a writer opens the copy and records answers (a new run; each answer a
+query, a retrieval of 3 chunks, the packing of 2, a generation and 3 claims citing them,
+chunks of revised snapshots among them, as ``bench_queries`` records them), and closes;
+then a read-only open (as the CLI opens) asks ``stale`` (the first call after the write:
+the index brought up to date, timed), checks the rows equal computing anew, and times
+computing anew (``index=False``: what the first call after every write cost before).
+Then the same as whole commands: ``provgraph stale --json`` after a write, and
+``provgraph stale --recompute --json``.
+
+    python -m bench.bench_stale_delta --path /tmp/pgq100k-wt --copy /tmp/pgq100k-delta
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import random
+import shutil
+import statistics
+import subprocess
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+from provgraph import EmbeddedStore, Recorder
+from provgraph.model import Hit, Segment
+from provgraph.staleness import stale
+from provgraph.terms import IRI
+
+_CHUNKS = """PREFIX prov: <http://www.w3.org/ns/prov#>
+PREFIX pg: <https://w3id.org/provgraph/ns#>
+SELECT ?chunk ?text WHERE {
+  ?newer prov:wasRevisionOf ?snapshot .
+  ?ext prov:wasDerivedFrom ?snapshot .
+  ?chunk prov:wasDerivedFrom ?ext ; pg:text ?text .
+} LIMIT 200"""
+
+
+def record_answers(path: Path, answers: int, rng: random.Random) -> None:
+    """``answers`` answers in a new run, recorded by a writer open of ``path``."""
+    store = EmbeddedStore(path)
+    try:
+        chunks = [(r["chunk"], str(r["text"])) for r in store.select(_CHUNKS)]
+        rec = Recorder(store, label="bench-delta", packages=[])
+        for _ in range(answers):
+            picked = rng.sample(chunks, 3)
+            q = rec.query("what does the document say?")
+            ret = rec.retrieval(q, retriever=("rank-bm25", "0.2.2"), index_version="idx-1",
+                                hits=[Hit(target=str(c), rank=i + 1, score=1.0 / (i + 1))
+                                      for i, (c, _) in enumerate(picked)])
+            text = picked[0][1] + "\n" + picked[1][1]
+            gi = rec.context_packing(text=text, retrieval=ret, template=("qa", "1"), segments=[
+                Segment(start=0, end=len(picked[0][1]), origin="original", source=str(picked[0][0])),
+                Segment(start=len(picked[0][1]) + 1, end=len(text), origin="original",
+                        source=str(picked[1][0]))])
+            ans = rec.generation(gi, model=("extractive", "1.0"), text=text)
+            for i, (c, body) in enumerate(picked[:2]):
+                start = 0 if i == 0 else len(picked[0][1]) + 1
+                claim = rec.claim(ans, start=start, end=start + len(body), kind="quotation")
+                rec.citation(claim, target=str(c), quote=body[: max(1, len(body) // 2)])
+            claim = rec.claim(ans, start=0, end=len(text), kind="paraphrase")
+            rec.citation(claim, target=str(picked[2][0]))
+    finally:
+        store.close()
+
+
+def _timed(fn: Any) -> tuple[Any, float, float]:
+    w, c = time.perf_counter(), time.process_time()
+    out = fn()
+    return out, time.perf_counter() - w, time.process_time() - c
+
+
+def _command(path: Path, *args: str) -> float:
+    t = time.perf_counter()
+    subprocess.run([sys.executable, "-m", "provgraph", "--store", str(path), "stale", *args],
+                   check=True, stdout=subprocess.DEVNULL)
+    return time.perf_counter() - t
+
+
+def run(path: Path, copy: Path, *, rounds: int = 5, answers: int = 1, seed: int = 11
+        ) -> dict[str, Any]:
+    """The measurements (see the module docstring) as a dict of lists of seconds."""
+    if copy.exists():
+        shutil.rmtree(copy)
+    shutil.copytree(path, copy)
+    rng = random.Random(seed)
+    out: dict[str, Any] = {"load_before": os.getloadavg()[0], "rounds": rounds,
+                           "answers_per_round": answers}
+    s = EmbeddedStore(copy, read_only=True)
+    out["rows_before"] = len(stale(s))  # computes and keeps the index (with its ledger mark)
+    s.close()
+    for key in ("delta_wall", "delta_cpu", "computed_wall", "computed_cpu", "cmd_delta",
+                "cmd_recompute"):
+        out[key] = []
+    for _ in range(rounds):
+        record_answers(copy, answers, rng)
+        s = EmbeddedStore(copy, read_only=True)
+        rows, w, c = _timed(lambda: stale(s))
+        live, w2, c2 = _timed(lambda: stale(s, index=False))
+        assert rows == live, "the index brought up to date differs from computing anew"
+        out["delta_wall"].append(w)
+        out["delta_cpu"].append(c)
+        out["computed_wall"].append(w2)
+        out["computed_cpu"].append(c2)
+        out["rows"] = len(rows)
+        s.close()
+        record_answers(copy, answers, rng)
+        out["cmd_delta"].append(_command(copy, "--json"))
+        out["cmd_recompute"].append(_command(copy, "--json", "--recompute"))
+    out["load_after"] = os.getloadavg()[0]
+    return out
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--path", type=Path, required=True, help="a store built by bench_queries")
+    ap.add_argument("--copy", type=Path, required=True, help="where to copy it (replaced)")
+    ap.add_argument("--rounds", type=int, default=5)
+    ap.add_argument("--answers", type=int, default=1, help="answers recorded per round")
+    ap.add_argument("--json", type=Path, help="write the measurements here")
+    a = ap.parse_args(argv)
+    got = run(a.path, a.copy, rounds=a.rounds, answers=a.answers)
+    if a.json:
+        a.json.write_text(json.dumps(got, indent=1))
+    med = statistics.median
+    print(f"rows {got['rows_before']} -> {got['rows']}; load {got['load_before']:.1f} -> "
+          f"{got['load_after']:.1f}; {got['rounds']} rounds of {got['answers_per_round']} answer(s)")
+    for key in ("delta", "computed"):
+        print(f"stale {key:9s} in-process: median {med(got[key + '_wall']):.3f} s wall "
+              f"(min {min(got[key + '_wall']):.3f}, max {max(got[key + '_wall']):.3f}), "
+              f"{med(got[key + '_cpu']):.3f} s CPU")
+    for key in ("cmd_delta", "cmd_recompute"):
+        print(f"{key:14s} whole command: median {med(got[key]):.2f} s "
+              f"(min {min(got[key]):.2f}, max {max(got[key]):.2f})")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
