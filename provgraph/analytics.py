@@ -41,7 +41,7 @@ from collections.abc import Iterable, Mapping
 from typing import TYPE_CHECKING, Any
 
 from ._rows import (
-    PREFIXES, _check_iri, _int, _iri, _Row, _run_query, _str, curie, row_builder,
+    PREFIXES, _check_iri, _int, _iri, _Row, _run_query, _str, curie, dicts_of, row_builder,
 )
 from .errors import AgentNotFound, NotFound
 from .kinds import check_run, require_lineage_start
@@ -632,4 +632,4 @@ def exposure(store: ProvStore, *, run: str | None = None) -> list[ExposureRow]:
 
 def rows_as_dicts(rows: Iterable[_Row]) -> list[dict[str, Any]]:
     """``[row.to_dict() for row in rows]``: JSON-friendly rows, as the CLI prints them."""
-    return [r.to_dict() for r in rows]
+    return dicts_of(rows)

@@ -157,7 +157,9 @@ def _exit_if_found(n: int, title: str, fail_on_found: bool) -> None:
 
 def _write_result(rows: Any, row_type: Any, fmt: str | None, no_headers: bool, title: str,
                   fail_on_found: bool = False) -> None:
-    n = write_rows([r.to_dict() for r in rows], row_type.columns(), fmt=fmt or "json",
+    from ._rows import dicts_of  # here: it imports the store layer, which --help does not need
+
+    n = write_rows(dicts_of(rows), row_type.columns(), fmt=fmt or "json",
                    no_headers=no_headers, title=title, plain_values=True)
     _exit_if_found(n, title, fail_on_found)
 

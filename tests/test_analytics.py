@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import dataclasses
+
 import datetime as dt
 
 import pytest
@@ -386,6 +388,34 @@ def test_rows_have_stable_columns_and_json_values(recorded):
     d = row.to_dict()
     assert d["changed_at"] == "2026-03-01T10:00:00+00:00" and type(d["claim"]) is str
     assert d["span_unchanged"] is False
+
+
+def test_many_rows_print_as_each_row_prints(demo_store_path):
+    """dicts_of (the CLI's and rows_as_dicts' batch conversion, which converts each
+    distinct text and time once) gives exactly each row's to_dict, on every row type of
+    the demo store, times in two zones at one instant included."""
+    import datetime as dt
+
+    from provgraph import EmbeddedStore
+    from provgraph._rows import dicts_of
+
+    s = EmbeddedStore(demo_store_path, read_only=True)
+    try:
+        sets = [analytics.stale(s), analytics.impact(s, "provgraph-demo-rst"),
+                analytics.generated_evidence(s), analytics.coverage(s),
+                analytics.unsupported(s), analytics.exposure(s)]
+        rows = [r for rs in sets for r in rs]
+        assert len({type(r) for r in rows}) == len(sets) and all(sets)
+        utc = rows[0].changed_at
+        assert utc is not None
+        moved = dataclasses.replace(rows[0], changed_at=utc.astimezone(
+            dt.timezone(dt.timedelta(hours=2))))  # the same instant, another zone
+        rows += [moved, rows[0]]
+        assert dicts_of(rows) == [r.to_dict() for r in rows]
+        assert dicts_of(rows)[-2]["changed_at"] != dicts_of(rows)[-1]["changed_at"]
+        assert analytics.rows_as_dicts(rows) == [r.to_dict() for r in rows]
+    finally:
+        s.close()
 
 
 @pytest.mark.parametrize("fn", [analytics.unsupported, analytics.generated_evidence,
