@@ -221,27 +221,30 @@ def mark_before_last(path: str | os.PathLike[str]) -> LedgerMark | None:
     ``None`` when the file cannot be read or its last line is not a ledger line."""
     try:
         with open(path, "rb") as f:
-            end = f.seek(0, os.SEEK_END)
-            at, tail = end, b""
-            while True:  # the last two newlines, reading back in blocks
-                step = min(1 << 16, at)
-                at -= step
-                f.seek(at)
-                tail = f.read(step) + tail
-                cut = tail
-                last_nl = cut.rfind(b"\n")
-                if last_nl < 0:
-                    if at == 0:
-                        return LedgerMark(0, GENESIS, 0)  # no complete line
-                    continue
-                start = cut.rfind(b"\n", 0, last_nl)
-                if start < 0 and at > 0:
-                    continue
-                raw = cut[start + 1:last_nl]
-                line = _decode(raw, line_hash(raw))
-                return LedgerMark(line.n - 1, line.prev, at + start + 1)
+            last_nl = _last_newline(f, f.seek(0, os.SEEK_END))
+            if last_nl < 0:
+                return LedgerMark(0, GENESIS, 0)  # no complete line
+            start = _last_newline(f, last_nl) + 1
+            f.seek(start)
+            raw = f.read(last_nl - start)
+        line = _decode(raw, line_hash(raw))
+        return LedgerMark(line.n - 1, line.prev, start)
     except (OSError, ValueError):
         return None
+
+
+def _last_newline(f: IO[bytes], before: int) -> int:
+    """The offset of the last newline among the first ``before`` bytes of ``f``, or -1;
+    read back in blocks (a line may be hundreds of megabytes: a whole import)."""
+    at = before
+    while at > 0:
+        step = min(1 << 16, at)
+        at -= step
+        f.seek(at)
+        i = f.read(step).rfind(b"\n")
+        if i >= 0:
+            return at + i
+    return -1
 
 
 def lines_since(path: str | os.PathLike[str], mark: LedgerMark) -> list[LedgerLine] | None:

@@ -752,3 +752,34 @@ def test_an_empty_token_file_name_is_an_error_not_a_server_without_a_token(tmp_p
                                   "--bind", "127.0.0.1:0"])
         assert got.exit_code == 2, (got.output, got.exception)
         assert "token file name is empty" in got.stderr
+
+
+def test_a_mark_reads_on_from_before_the_last_line_and_refuses_a_changed_ledger(tmp_path):
+    """mark_before_last / lines_since (what the stale index reads writes from): the mark is
+    before the last line (whose write may not have committed when a reader looks), read
+    back from the end even past a long line; a torn last line is left out; a cut or an
+    edited ledger gives None, never lines that do not continue the chain."""
+    from provgraph.ledger import GENESIS, LedgerMark, LedgerWriter, lines_since, mark_before_last
+
+    w = LedgerWriter(tmp_path)
+    path = tmp_path / LEDGER_NAME
+    assert mark_before_last(path) == LedgerMark(0, GENESIS, 0)
+    w.append("add", added=["<urn:a> <urn:p> <urn:o> <urn:g>"])
+    assert mark_before_last(path) == LedgerMark(0, GENESIS, 0)
+    w.append("add", added=[f"<urn:s{i}> <urn:p> \"{'x' * 300}\" <urn:g>" for i in range(1000)])
+    mark = mark_before_last(path)
+    assert mark is not None and mark.n == 1
+    assert [x.n for x in lines_since(path, mark)] == [2]
+    w.append("remove", removed=["<urn:a> <urn:p> <urn:o> <urn:g>"])
+    later = mark_before_last(path)
+    assert later is not None and later.n == 2
+    assert [(x.n, x.op) for x in lines_since(path, mark)] == [(2, "add"), (3, "remove")]
+    with open(path, "ab") as f:
+        f.write(b'{"v":1,"n":4')  # torn: its write never started
+    assert mark_before_last(path) == later and [x.n for x in lines_since(path, later)] == [3]
+    data = path.read_bytes()
+    path.write_bytes(data[:later.offset])  # cut back to before line 3
+    assert lines_since(path, later) is None
+    path.write_bytes(data.replace(b"<urn:s999>", b"<urn:t999>"))  # line 2 edited
+    assert lines_since(path, mark) is None  # line 3 records the SHA-256 of the old line 2
+    assert lines_since(path, LedgerMark(0, GENESIS, 0)) is None
