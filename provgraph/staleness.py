@@ -470,22 +470,34 @@ def _write_index(store: ProvStore, token: str, mark: LedgerMark | None, got: _Co
             text = times[when] = when.isoformat()
         return text
 
-    runs: dict[str, list[list[Any]]] = {}
+    # the rows as columns, in order: a row's newest revision and time are those of its
+    # snapshot (the index's newest and deleted), its kind and verdict one small code
+    runs: list[list[Any]] = []
+    claims: list[str] = []
+    of: list[int] = []
+    codes: list[int] = []
     for r in got.rows:
         if not isinstance(r.claim, IRI):
             return
-        runs.setdefault(r.run, []).append([
-            str(r.claim), ref(r.snapshot), r.kind,
-            -1 if r.newest is None else ref(r.newest), iso(r.changed_at), r.span_unchanged])
+        if not runs or runs[-1][0] != r.run:
+            runs.append([r.run, 0])
+        runs[-1][1] += 1
+        claims.append(r.claim)
+        of.append(ref(r.snapshot))
+        codes.append(3 if r.kind == "deleted" else _CODES.index(r.span_unchanged))
     doc = {"v": 2, "token": token, "code": _code_key(), "originals": dict(sorted(read.items())),
            "mark": None if mark is None else [mark.n, mark.hash, mark.offset],
-           "runs": runs,
+           "runs": runs, "claims": claims, "of": of, "codes": codes,
            "newest": [[ref(s), ref(tip), iso(when)] for s, (tip, when) in got.newest.items()],
            "deleted": [[ref(s), iso(when)] for s, when in got.deleted_at.items()],
            "non_true": [[ref(s), es] for s, es in got.non_true.items()],
            "snapshots": []}
     doc["snapshots"] = list(snaps)
     store.write_index(_INDEX_NAME, json.dumps(doc, separators=(",", ":")).encode())
+
+
+_CODES: tuple[bool | None, ...] = (True, False, None)
+"""An updated row's ``span_unchanged`` by its code in the index (3: a deleted row)."""
 
 
 @dataclasses.dataclass
@@ -515,16 +527,25 @@ def _read_index(store: ProvStore) -> _Kept | None:
         def when(text: str | None) -> _dt.datetime | None:
             return None if text is None else tz.get(text) or tz.setdefault(
                 text, _dt.datetime.fromisoformat(text))
+        newest = {snaps[s]: (snaps[t], when(w)) for s, t, w in doc["newest"]}
+        deleted = {snaps[s]: when(w) for s, w in doc["deleted"]}
         build = row_builder(StaleRow)
         rows: list[StaleRow] = []
-        for run_, claims in doc["runs"].items():
+        claims, of, codes, i = doc["claims"], doc["of"], doc["codes"], 0
+        if not len(claims) == len(of) == len(codes) == sum(n for _, n in doc["runs"]):
+            return None
+        for run_, n in doc["runs"]:
             run_iri = IRI(run_)
-            for claim, snap, kind, tip, at, unchanged in claims:
-                rows.append(build(run_iri, IRI(claim), snaps[snap], kind,
-                                  None if tip < 0 else snaps[tip], when(at), unchanged))
-        got = _Computed(rows, {snaps[s]: (snaps[t], when(w)) for s, t, w in doc["newest"]},
-                        {snaps[s]: when(w) for s, w in doc["deleted"]},
-                        {snaps[s]: es for s, es in doc["non_true"]})
+            for claim, s, c in zip(claims[i:i + n], of[i:i + n], codes[i:i + n]):
+                snap = snaps[s]
+                if c == 3:
+                    rows.append(build(run_iri, IRI(claim), snap, "deleted", None,
+                                      deleted.get(snap), False))
+                else:
+                    tip, at = newest.get(snap, (None, None))
+                    rows.append(build(run_iri, IRI(claim), snap, "updated", tip, at, _CODES[c]))
+            i += n
+        got = _Computed(rows, newest, deleted, {snaps[s]: es for s, es in doc["non_true"]})
         m = doc["mark"]
         mark = None if m is None else LedgerMark(int(m[0]), str(m[1]), int(m[2]))
         return _Kept(str(doc["token"]), mark, {str(k): bool(v) for k, v in doc["originals"].items()},
