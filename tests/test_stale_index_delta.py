@@ -18,7 +18,8 @@ from hypothesis import strategies as st
 
 from provgraph import EmbeddedStore, Recorder
 from provgraph import staleness
-from provgraph import _stale_delta
+from provgraph import _stale_compute, _stale_delta, _stale_index
+from provgraph.ledger import LedgerMark
 from provgraph.terms import IRI, Literal
 from provgraph.vocab import PG, PROV, RDFS
 
@@ -181,10 +182,10 @@ def test_a_new_answer_is_brought_up_to_date_not_computed_anew(tmp_path, monkeypa
     w = _World(tmp_path)
     _check(w.store)
     calls: list[str] = []
-    real_full, real_some = staleness._computed, staleness._recomputed
-    monkeypatch.setattr(staleness, "_computed",
+    real_full, real_some = _stale_compute._computed, _stale_compute._recomputed
+    monkeypatch.setattr(_stale_compute, "_computed",
                         lambda *a, **k: calls.append("all") or real_full(*a, **k))
-    monkeypatch.setattr(staleness, "_recomputed",
+    monkeypatch.setattr(_stale_compute, "_recomputed",
                         lambda *a, **k: calls.append("some") or real_some(*a, **k))
     w.apply(("answer", [0, 2], "quote", True))  # cites a changed chunk and a kept one
     calls.clear()
@@ -208,7 +209,7 @@ def test_a_writer_without_the_ledger_stops_the_index_being_brought_up_to_date(tm
     s.close()
     s = EmbeddedStore(tmp_path / "store", read_only=True)
     assert s.ledger_mark() is None and s.ledger_lines_since(
-        staleness.LedgerMark(0, "0" * 64, 0)) is None
+        LedgerMark(0, "0" * 64, 0)) is None
     rows = staleness.stale(s)
     assert any(r.claim == IRI("urn:x:c") for r in rows)
     assert rows == staleness.stale(s, index=False)
@@ -223,7 +224,7 @@ def test_every_predicate_a_stale_query_reads_has_a_rule():
     from provgraph._rows import PREFIXES, _catalog
 
     named: set[str] = set()
-    for name in staleness._INDEX_QUERIES:
+    for name in _stale_index._INDEX_QUERIES:
         text = "\n".join(line for line in _catalog().get(name).text.splitlines()
                          if not line.lstrip().startswith(("#", "PREFIX")))
         for prefix, local in re.findall(r"\b(prov|pg|oa|rdf|rdfs):([A-Za-z][A-Za-z0-9]*)", text):

@@ -21,7 +21,7 @@ from provgraph._rows import _MIN, _int, _run_query, _str, _time
 from provgraph.kinds import check_run
 from provgraph.analytics import StaleRow
 from provgraph.errors import OriginalMissingError
-from provgraph.staleness import _cited_span, _decoded, _snapshot_text, _worse
+from provgraph._stale_compute import _cited_span, _decoded, _snapshot_text, _worse
 from provgraph.terms import IRI, BNode
 from provgraph.vocab import PG, PROV
 
@@ -345,7 +345,7 @@ def test_a_revision_no_stale_claim_rests_on_needs_no_retained_bytes(recorded):
 
 def assert_texts_per_snapshot_agree(store: Any) -> int:
     """stale-texts.rq with ?snapshot bound gives, for each revised snapshot, exactly the
-    rows the whole query gives for it (what staleness._stale_texts relies on when a run
+    rows the whole query gives for it (what _stale_compute._stale_texts relies on when a run
     cites few revised snapshots); returns how many revised snapshots were compared."""
     whole = _run_query(store, "stale-texts", {})
     snaps = {IRI(r["snapshot"]) for r in _run_query(store, "revisions", {})}
@@ -363,7 +363,7 @@ def test_a_run_gives_the_same_rows_read_snapshot_by_snapshot(recorded, monkeypat
     """Each run's rows equal the oracle's whether the snapshots its claims cite are read
     one by one (few, forced here) or by the whole query; and both readings of
     stale-texts.rq agree snapshot by snapshot."""
-    import provgraph.staleness as staleness
+    import provgraph._stale_compute as staleness
 
     store, rec, r = recorded
     _citation_cases(rec, r)
