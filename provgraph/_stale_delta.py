@@ -10,12 +10,14 @@ step more), the newest revision's texts, and what derives from a claim whose spa
 (``derivations.rq``, followed to the end). :func:`touched` reads the statements the ledger
 lines since the index was computed added (:mod:`provgraph.ledger`) and gives the
 snapshots whose rows may differ now: the index keeps every other snapshot's rows, and
-those are recomputed. It gives ``None`` (compute everything) for what it does not map:
+those are recomputed. A new revision, invalidation or invalidation time
+(:data:`REVISION_SIDE`), an observation time of a revision or a snapshot of an
+invalidated document change which snapshots are stale at all, their newest revision or
+when they changed: :func:`touched` says so, and the caller reads the revisions and
+invalidations anew and adds every snapshot whose entry there changed. It gives ``None``
+(compute everything) for what it does not map:
 
 - a removed statement that any stale query reads (:data:`READ`);
-- a new revision, invalidation or invalidation time (:data:`RECOMPUTE`), or an
-  observation time of a revision, or a specialization of an invalidated document: they
-  change which snapshots are stale at all and when, which the index keeps whole;
 - a blank node in a statement that is read (ledger lines keep a write's own labels);
 - a predicate the stale queries read that has no rule here (a test holds :data:`READ`
   equal to what ``queries/*.rq`` name, so a query that reads more fails it).
@@ -40,8 +42,8 @@ from .vocab import PG, PROV, RDF
 OA = "http://www.w3.org/ns/oa#"
 _EXACT, _SELECTOR = IRI(OA + "exact"), IRI(OA + "hasSelector")
 
-RECOMPUTE = frozenset({PROV.wasRevisionOf, PROV.wasInvalidatedBy, PROV.invalidatedAtTime})
-"""Predicates whose every new statement makes the whole index computed anew."""
+REVISION_SIDE = frozenset({PROV.wasRevisionOf, PROV.wasInvalidatedBy, PROV.invalidatedAtTime})
+"""Predicates whose every new statement changes the revisions or invalidations read."""
 
 _OF_CITATION = frozenset({_SELECTOR, PG.offsetUnit, PG.start, PG.end, PG.endInclusive})
 """Predicates of a citation that decide its span (``citations-of.rq``)."""
@@ -55,7 +57,7 @@ _AROUND_OBJECT = frozenset({PG.target, PROV.wasQuotedFrom, PROV.entity})
 TYPES = frozenset({PG.GeneratorInput, PG.IndexedRepresentation, PG.Table})
 """The classes a stale query reads (``rdf:type``); other types touch nothing."""
 
-READ = (RECOMPUTE | _OF_CITATION | _AROUND_SUBJECT | _AROUND_OBJECT
+READ = (REVISION_SIDE | _OF_CITATION | _AROUND_SUBJECT | _AROUND_OBJECT
         | {PG.citedSnapshot, PG.citation, _EXACT, PROV.wasDerivedFrom, PROV.specializationOf,
            PG.observedAt, RDF.type})
 """Every predicate the stale computation reads (its queries and its own lookups)."""
@@ -67,7 +69,7 @@ text), an entity derived from a chunk (a prompt a citation points at) three."""
 
 
 def touched(store: ProvStore, lines: Iterable[LedgerLine], newest: Mapping[IRI, IRI],
-            non_true: Mapping[IRI, Collection[str]]) -> set[IRI] | None:
+            non_true: Mapping[IRI, Collection[str]]) -> tuple[set[IRI], bool] | None:
     """The snapshots whose stale rows the writes of ``lines`` may have changed, or ``None``
     when every row must be computed anew (see the module docstring).
 
@@ -80,7 +82,9 @@ def touched(store: ProvStore, lines: Iterable[LedgerLine], newest: Mapping[IRI, 
             from them now rests on that snapshot.
 
     Returns:
-        A set of snapshot IRIs (maybe some that are not stale: they have no rows), or
+        ``(snapshots, revisions)``: the snapshot IRIs touched (maybe some that are not
+        stale: they have no rows), and whether the revisions or invalidations may have
+        changed (then the caller adds the snapshots whose entry there changed); or
         ``None``.
     """
     by_entity = _snapshots_of_entities(non_true)
@@ -98,6 +102,7 @@ def touched(store: ProvStore, lines: Iterable[LedgerLine], newest: Mapping[IRI, 
         return got
 
     out: set[IRI] = set()
+    revisions = False
     for line in lines:
         if line.removed and any(q[1] in READ for q in _quads(line.removed)):
             return None
@@ -108,8 +113,11 @@ def touched(store: ProvStore, lines: Iterable[LedgerLine], newest: Mapping[IRI, 
                 continue
             if p == RDF.type and o not in TYPES:
                 continue
-            if isinstance(s, BNode) or isinstance(o, BNode) or p in RECOMPUTE:
+            if isinstance(s, BNode) or isinstance(o, BNode):
                 return None
+            if p in REVISION_SIDE:
+                revisions = True
+                continue
             if p == PG.citedSnapshot:
                 if isinstance(o, IRI):
                     out.add(o)
@@ -130,14 +138,14 @@ def touched(store: ProvStore, lines: Iterable[LedgerLine], newest: Mapping[IRI, 
                 return None  # (a literal subject: no statement has one)
             elif p == PG.observedAt:
                 if next(iter(store.quads(s, PROV.wasRevisionOf, None)), None) is not None:
-                    return None  # when a revision was observed decides the newest one
+                    revisions = True  # when a revision was observed decides the newest one
             elif p == PROV.specializationOf:
                 if not isinstance(o, IRI) or next(
                         iter(store.quads(o, PROV.wasInvalidatedBy, None)), None) is not None:
-                    return None  # a snapshot of an invalidated document
+                    revisions = True  # a snapshot of an invalidated document
             else:  # pragma: no cover - READ and the rules above are one list
                 return None
-    return out
+    return out, revisions
 
 
 def _snapshots_of_entities(non_true: Mapping[IRI, Collection[str]]) -> dict[str, set[IRI]]:

@@ -244,18 +244,26 @@ def _from_index(store: ProvStore, token: str, *, keep: bool) -> list[StaleRow] |
     lines = store.ledger_lines_since(kept.mark)
     if lines is None or mark is None:
         return None
-    touched = _stale_delta.touched(store, lines, {s: t for s, (t, _) in kept.got.newest.items()},
-                                   kept.got.non_true)
-    if touched is None:
+    delta = _stale_delta.touched(store, lines, {s: t for s, (t, _) in kept.got.newest.items()},
+                                 kept.got.non_true)
+    if delta is None:
         return None
+    touched, revisions = delta
+    base = kept.got
+    if revisions:  # read anew: every snapshot whose newest revision or invalidation changed
+        newest = compute._newest_revisions(store)
+        deleted = compute._deleted_at(store, {}, every=True)
+        for old, new in ((base.newest, newest), (base.deleted_at, deleted)):
+            touched |= {s for s in old.keys() | new.keys() if old.get(s) != new.get(s)}
+        base = compute._Computed(base.rows, newest, deleted, base.non_true)
     log = _ReadLog(store.originals)
-    fresh = compute._recomputed(cast(ProvStore, _LoggedStore(store, log)), touched, kept.got)
-    rows = [r for r in kept.got.rows if r.snapshot not in touched]  # still in order
+    fresh = compute._recomputed(cast(ProvStore, _LoggedStore(store, log)), touched, base)
+    rows = [r for r in base.rows if r.snapshot not in touched]  # still in order
     for r in fresh.rows:
         bisect.insort(rows, r, key=_row_order)
-    non_true = {s: es for s, es in kept.got.non_true.items() if s not in touched}
+    non_true = {s: es for s, es in base.non_true.items() if s not in touched}
     non_true.update(fresh.non_true)
-    got = _Computed(rows, kept.got.newest, kept.got.deleted_at, non_true)
+    got = _Computed(rows, base.newest, base.deleted_at, non_true)
     if keep and store.state_token() == token:  # nothing written while it computed
         _write_index(store, token, mark, got, {**kept.originals, **log.read})
     return rows

@@ -70,10 +70,11 @@ def stale(store: ProvStore, *, run: str | None = None, index: bool = True) -> li
       lines written since say what every write added and removed, and
       :mod:`provgraph._stale_delta` maps each statement to the snapshots whose rows it
       can change; only their rows are computed anew (a recorded answer touches the few
-      snapshots its retrieval and citations reach). A new revision, invalidation or
-      invalidation time, a removed statement a stale query reads, a blank node in one,
-      or a writer that wrote without the ledger (``ledger=False``) make the whole index
-      computed anew instead.
+      snapshots its retrieval and citations reach; after a revision or a deletion the
+      revisions and invalidations are read anew, and the snapshots whose newest
+      revision or invalidation changed are computed). A removed statement a stale query
+      reads, a blank node in one, or a writer that wrote without the ledger
+      (``ledger=False``) make the whole index computed anew instead.
 
     Otherwise it computes anew; a whole-store call keeps what it got when no write landed
     meanwhile. So the index never changes an answer, only its time

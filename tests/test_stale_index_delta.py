@@ -1,8 +1,8 @@
 """The stale index kept current across writes (issue 16, item 1): after any sequence of
 writes, ``stale`` answered from the index brought up to date through the ledger
 (:mod:`provgraph._stale_delta`) gives the rows computing anew gives, for the whole store
-and for each run; and writes that touch few snapshots are brought up to date, not
-computed anew."""
+and for each run; and writes that touch few snapshots (a recorded answer, a revision, a
+deletion) are brought up to date, not computed anew."""
 
 from __future__ import annotations
 
@@ -39,6 +39,7 @@ _OPS = st.one_of(
     st.tuples(st.just("link"), st.integers(0, 30), st.integers(0, 30)),
     st.tuples(st.just("noise"), st.integers(0, 30)),
     st.tuples(st.just("recite"), st.integers(0, 30), st.integers(0, 30)),
+    st.tuples(st.just("chain"), st.integers(0, 2), st.integers(0, 2)),
 )
 
 
@@ -139,6 +140,11 @@ class _World:
             _, a, c = op
             self.store.add([(IRI(self.claims[a % len(self.claims)].iri), PG.citation,
                              IRI(self.citations[c % len(self.citations)].iri), IRI(pipeline.RUN))])
+        elif kind == "chain":  # a revision written raw, with no derivation beside it
+            newer, older = self.docs[op[1] % 2], self.docs[op[2] % 2]
+            if newer.iri != older.iri:
+                self.store.add([(IRI(newer.iri), PROV.wasRevisionOf, IRI(older.iri),
+                                 IRI(pipeline.RUN))])
         elif kind == "noise":  # a statement no stale query reads
             self.store.add([(IRI(self.claims[op[1] % len(self.claims)].iri), RDFS.label,
                              Literal(f"label {self.minute}"), IRI(pipeline.RUN))])
@@ -162,6 +168,7 @@ def _check(store: EmbeddedStore) -> None:
 @example([("noise", 0), ("link", 1, 0)])  # an old claim derived from a changed one
 @example([("noise", 0), ("retarget", 1, 0)])  # an old citation's new target
 @example([("noise", 0), ("recite", 1, 0)])  # an old claim's new (old) citation
+@example([("noise", 0), ("chain", 1, 0)])  # a newer revision, and nothing derived from it
 @example([("noise", 0), ("answer", [0], "range", False), ("noise", 1), ("link", 4, 0)])
 @example([("noise", 0), ("derive", 0, 1), ("noise", 1), ("answer", [2], "quote", True)])
 @example([("noise", 0), ("reextract", 0), ("noise", 1), ("answer", [8], "quote", False)])
@@ -193,10 +200,17 @@ def test_a_new_answer_is_brought_up_to_date_not_computed_anew(tmp_path, monkeypa
     assert calls == ["some"]
     assert rows == real_full(w.store, None).rows
     assert any(r.claim == IRI(w.claims[-1].iri) for r in rows)
-    w.apply(("revise", 0, True))  # a revision: the whole index computed anew
+    for op in (("revise", 0, True), ("delete", 1)):  # revisions and invalidations read
+        w.apply(op)                                   # anew, the snapshots they changed
+        calls.clear()                                 # computed anew
+        assert staleness.stale(w.store) == real_full(w.store, None).rows
+        assert calls == ["some"]
+    rows = staleness.stale(w.store)
+    assert {r.kind for r in rows} == {"updated", "deleted"}
+    w.store.add([(IRI(w.claims[0].iri), PG.citedSnapshot, IRI(w.r["faq"].iri), IRI(pipeline.RUN))])
+    w.store.remove([(IRI(w.claims[0].iri), PG.citedSnapshot, IRI(w.r["faq"].iri), IRI(pipeline.RUN))])
     calls.clear()
-    assert staleness.stale(w.store) == real_full(w.store, None).rows
-    assert calls[0] == "all"
+    assert staleness.stale(w.store) == rows and calls == ["all"]  # a removal: all anew
     w.store.close()
 
 
