@@ -8,6 +8,7 @@ chunks of revised snapshots among them, as ``bench_queries`` records them), and 
 then a read-only open (as the CLI opens) asks ``stale`` (the first call after the write:
 the index brought up to date, timed), checks the rows equal computing anew, and times
 computing anew (``index=False``: what the first call after every write cost before).
+The same again after a writer records a new revision of one document (``revision``).
 Then the same as whole commands: ``provgraph stale --json`` after a write, and
 ``provgraph stale --recompute --json``.
 
@@ -31,7 +32,7 @@ from typing import Any
 from provgraph import EmbeddedStore, Recorder
 from provgraph.model import Hit, Segment
 from provgraph.staleness import stale
-from provgraph.terms import IRI
+from provgraph.terms import term_value
 
 _CHUNKS = """PREFIX prov: <http://www.w3.org/ns/prov#>
 PREFIX pg: <https://w3id.org/provgraph/ns#>
@@ -70,6 +71,33 @@ def record_answers(path: Path, answers: int, rng: random.Random) -> None:
         store.close()
 
 
+_DOCS = """PREFIX pg: <https://w3id.org/provgraph/ns#>
+PREFIX prov: <http://www.w3.org/ns/prov#>
+SELECT ?snapshot ?sha ?uri ?type WHERE {
+  ?snapshot pg:sha256 ?sha ; pg:sourceUri ?uri ; pg:mediaType ?type .
+  FILTER NOT EXISTS { ?newer prov:wasRevisionOf ?snapshot }
+  FILTER NOT EXISTS { ?snapshot prov:wasInvalidatedBy ?deletion }
+} LIMIT 200"""
+
+
+def revise_document(path: Path, rng: random.Random) -> None:
+    """A new revision of one document (its newest snapshot's bytes with a line changed),
+    recorded by a writer open of ``path``."""
+    store = EmbeddedStore(path)
+    try:
+        snap, sha, uri, media = rng.choice([
+            (r["snapshot"], term_value(r["sha"]), term_value(r["uri"]), term_value(r["type"]))
+            for r in store.select(_DOCS)])
+        text = store.originals.get(str(sha)).decode("utf-8")
+        lines = text.split("\n")
+        lines[0] = lines[0] + f" (revised {rng.random():.6f})"
+        rec = Recorder(store, label="bench-delta-revision", packages=[])
+        rec.snapshot("\n".join(lines).encode("utf-8"), uri=str(uri), media_type=str(media),
+                     revision_of=str(snap))
+    finally:
+        store.close()
+
+
 def _timed(fn: Any) -> tuple[Any, float, float]:
     w, c = time.perf_counter(), time.process_time()
     out = fn()
@@ -96,20 +124,24 @@ def run(path: Path, copy: Path, *, rounds: int = 5, answers: int = 1, seed: int 
     out["rows_before"] = len(stale(s))  # computes and keeps the index (with its ledger mark)
     s.close()
     for key in ("delta_wall", "delta_cpu", "computed_wall", "computed_cpu", "cmd_delta",
-                "cmd_recompute"):
+                "cmd_recompute", "revision_wall", "revision_cpu"):
         out[key] = []
     for _ in range(rounds):
-        record_answers(copy, answers, rng)
-        s = EmbeddedStore(copy, read_only=True)
-        rows, w, c = _timed(lambda: stale(s))
-        live, w2, c2 = _timed(lambda: stale(s, index=False))
-        assert rows == live, "the index brought up to date differs from computing anew"
-        out["delta_wall"].append(w)
-        out["delta_cpu"].append(c)
-        out["computed_wall"].append(w2)
-        out["computed_cpu"].append(c2)
-        out["rows"] = len(rows)
-        s.close()
+        for write, key in ((record_answers, "delta"), (revise_document, "revision")):
+            if write is record_answers:
+                record_answers(copy, answers, rng)
+            else:
+                revise_document(copy, rng)
+            s = EmbeddedStore(copy, read_only=True)
+            rows, w, c = _timed(lambda: stale(s))
+            live, w2, c2 = _timed(lambda: stale(s, index=False))
+            assert rows == live, "the index brought up to date differs from computing anew"
+            out[key + "_wall"].append(w)
+            out[key + "_cpu"].append(c)
+            out["computed_wall"].append(w2)
+            out["computed_cpu"].append(c2)
+            out["rows"] = len(rows)
+            s.close()
         record_answers(copy, answers, rng)
         out["cmd_delta"].append(_command(copy, "--json"))
         out["cmd_recompute"].append(_command(copy, "--json", "--recompute"))
@@ -131,7 +163,7 @@ def main(argv: list[str] | None = None) -> int:
     med = statistics.median
     print(f"rows {got['rows_before']} -> {got['rows']}; load {got['load_before']:.1f} -> "
           f"{got['load_after']:.1f}; {got['rounds']} rounds of {got['answers_per_round']} answer(s)")
-    for key in ("delta", "computed"):
+    for key in ("delta", "revision", "computed"):
         print(f"stale {key:9s} in-process: median {med(got[key + '_wall']):.3f} s wall "
               f"(min {min(got[key + '_wall']):.3f}, max {max(got[key + '_wall']):.3f}), "
               f"{med(got[key + '_cpu']):.3f} s CPU")
