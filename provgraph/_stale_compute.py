@@ -18,9 +18,10 @@ from typing import Any, cast
 
 from . import ids
 from ._rows import _Row, _int, _run_query, _run_values, _str, row_builder
-from .errors import OffsetError, OriginalMissingError, SourceDecodeError, StoreError
-from .matching import cluster_break_problem
-from .normalize import get_policy
+from .errors import (OffsetError, OriginalMissingError, ResolutionError, SourceDecodeError,
+                     StoreError)
+from .matching import cluster_break_problem, search
+from .normalize import Policy, get_policy
 from .offsets import LOCATOR_UNITS, SourceText
 from .schema import citation as citation_schema
 from .schema.snapshot import newest_first
@@ -161,8 +162,11 @@ def _cited_span(row: Mapping[str, Term | None], text: str, src: SourceText | Non
 
     The range when one is given, read by :func:`provgraph.offsets.cited_span` as the
     resolver reads it (a range that names no text, such as one inside a character or
-    an empty one, gives ``None``); else the quote when it occurs in the target, else
-    the whole target text. Page and block ranges of a snapshot give ``None``: which
+    an empty one, gives ``None``); else the quote when it occurs in the target; else,
+    when the citation declares a normalization policy (``pg:policy`` on its selector,
+    as the resolver honours it), the passage of the target the resolver's search finds
+    for the quote under that policy (a ``normalized_match``: the target's own text, not
+    the quote), or the quote when it occurs more than once; else the whole target text. Page and block ranges of a snapshot give ``None``: which
     text they number depends on its media type (a block document's blocks, a paged
     source's extracted text).
     """
@@ -179,9 +183,32 @@ def _cited_span(row: Mapping[str, Term | None], text: str, src: SourceText | Non
         except OffsetError:
             return None
     quote = cit.quote
-    if quote is not None and quote in text:
+    if quote is None:
+        return text
+    if quote in text:
         return quote
-    return text
+    policy = _declared_policy(cit.policy)
+    if policy is None:
+        return text
+    if src is None:
+        src = SourceText.from_text(text)
+    found = search(src, quote, policy=policy)  # as the resolver finds it (issue 16 break test)
+    if found.outcome in ("quote_match", "normalized_match") and found.start is not None:
+        return src.text[found.start:found.end]
+    return quote if found.outcome == "ambiguous" else text
+
+
+def _declared_policy(name: str | None) -> Policy | None:
+    """The normalization policy a citation declares for its quote (``name@version``),
+    other than ``exact``; ``None`` when it declares none, ``exact``, or one this
+    provgraph does not have (its quote is then looked for exactly, as before)."""
+    if not name:
+        return None
+    try:
+        policy = get_policy(name)
+    except ResolutionError:
+        return None
+    return None if policy.name == "exact" else policy
 
 
 

@@ -58,8 +58,8 @@ TYPES = frozenset({PG.GeneratorInput, PG.IndexedRepresentation, PG.Table})
 """The classes a stale query reads (``rdf:type``); other types touch nothing."""
 
 READ = (REVISION_SIDE | _OF_CITATION | _AROUND_SUBJECT | _AROUND_OBJECT
-        | {PG.citedSnapshot, PG.citation, _EXACT, PROV.wasDerivedFrom, PROV.specializationOf,
-           PG.observedAt, RDF.type})
+        | {PG.citedSnapshot, PG.citation, _EXACT, PG.policy, PROV.wasDerivedFrom,
+           PROV.specializationOf, PG.observedAt, RDF.type})
 """Every predicate the stale computation reads (its queries and its own lookups)."""
 
 _STEPS = 3
@@ -125,7 +125,8 @@ def touched(store: ProvStore, lines: Iterable[LedgerLine], newest: Mapping[IRI, 
                 out.update(*(around(t) for t in _targets(store, o)))
             elif p in _OF_CITATION:
                 out.update(*(around(t) for t in _targets(store, s)))
-            elif p == _EXACT:
+            elif p == _EXACT or p == PG.policy:  # of a selector (a citation's: resolved)
+                out.update(*(around(t) for t in _targets(store, s)))
                 for q in store.quads(None, _SELECTOR, s):
                     out.update(*(around(t) for t in _targets(store, q[0])))
             elif p == PROV.wasDerivedFrom:

@@ -218,3 +218,39 @@ def test_answer_import_errors_in_the_library(tmp_path):
     with pytest.raises(ImportFailed) as info:
         import_file(EmbeddedStore(), "answer", b"\xef\xbb\xbf  \n", "a.md", sources=[tmp_path])
     assert info.value.report.errors[0].message == "the answer is empty: there is nothing to check"
+
+
+@pytest.mark.shared
+def test_stale_reads_a_normalized_quotation_where_the_resolver_found_it(tmp_path):
+    """A quotation the resolver matched only under its declared policy (white space: the
+    answer wraps lines where the source does not) rests on the passage it matched, not on
+    the whole source: a revision that changes only other text leaves its span unchanged,
+    one that changes a word of the passage does not (the break test found every such
+    claim reported changed)."""
+    from provgraph.resolve import resolve_run
+    from provgraph.staleness import stale
+
+    for name in ("answer_grounded.md", "answer_fabricated.md", "source.md"):
+        shutil.copy(shared_cases("real-rag/grounded") / name, tmp_path / name)
+    source = (tmp_path / "source.md").read_text()
+    store = EmbeddedStore()
+    first = import_file(store, "answer", (tmp_path / "answer_grounded.md").read_bytes(),
+                        "answer_grounded.md", sources=[tmp_path / "source.md"])
+    resolve_run(store)
+    quotes = _quotes(store, first.run)
+    assert [find_quote(q["text"], source) for q in quotes] == ["whitespace", "verbatim", "whitespace"]
+
+    def revise(text: str) -> dict:
+        (tmp_path / "source.md").write_text(text)
+        import_file(store, "answer", (tmp_path / "answer_fabricated.md").read_bytes(),
+                    "answer_fabricated.md", sources=[tmp_path / "source.md"])
+        return {r.claim: r.span_unchanged for r in stale(store) if r.run == first.run}
+
+    title = source.replace("Source document", "Source Document", 1)
+    assert title != source
+    assert revise(title) == {q["claim"]: True for q in quotes}
+    word = quotes[0]["text"].split()[3]  # a word inside the first normalized passage
+    changed = title.replace(word, word.upper(), 1)
+    assert changed != title
+    got = revise(changed)
+    assert got[quotes[0]["claim"]] is False and got[quotes[1]["claim"]] is True
