@@ -741,6 +741,23 @@ def test_a_token_file_gives_its_first_line_that_is_not_blank(tmp_path):
     path.write_text("\n \t\n", encoding="utf-8")
     with pytest.raises(StoreError, match="is empty"):
         token_from_environment(path)
+    for bad, why in ((b"tok\x00en\n", "control characters"), (b"x" * 5000, "not a token"),
+                     (b"y" * (65 * 1024), "too large"), (b"\xff\xfe\x00", "not UTF-8")):
+        path.write_bytes(bad)
+        with pytest.raises(StoreError, match=why):
+            token_from_environment(path)
+    hidden = tmp_path / "tokendir"  # a bare name is not shown, but why it failed is
+    hidden.mkdir()
+    import os
+    cwd = os.getcwd()
+    os.chdir(hidden)
+    try:
+        (hidden / "garbage.bin").write_bytes(b"\x89PNG\xff")
+        with pytest.raises(StoreError, match=r"cannot be read \(it is not UTF-8 text\)") as exc:
+            token_from_environment("garbage.bin")
+        assert "garbage.bin" not in str(exc.value)
+    finally:
+        os.chdir(cwd)
 
 
 def test_an_empty_token_file_name_is_an_error_not_a_server_without_a_token(tmp_path, runner,
