@@ -146,6 +146,25 @@ def _decode(raw: bytes, h: str) -> LedgerLine:
                       blobs=tuple(obj.get("blobs", ())), note=obj.get("note"))
 
 
+def _decode_plain(raw: bytes, h: str) -> LedgerLine:
+    """Parse one line checking only what a reader of its statements relies on (the types
+    of ``n``, ``prev``, ``time``, ``op`` and the statement lists), without the schema
+    (:func:`_decode`: the full check, which :func:`check_chain` and ``verify`` make);
+    for :func:`lines_since`, whose reader recomputes from the store when in doubt.
+    Raises ValueError when it is not such a line."""
+    try:
+        obj = json.loads(raw)
+        line = LedgerLine(n=obj["n"], prev=obj["prev"], hash=h, time=obj["time"], op=obj["op"],
+                          removed=tuple(obj.get("removed", ())), added=tuple(obj.get("added", ())),
+                          blobs=tuple(obj.get("blobs", ())), note=obj.get("note"))
+    except (UnicodeDecodeError, json.JSONDecodeError, KeyError, TypeError) as exc:
+        raise ValueError(f"not a ledger line ({exc})") from None
+    if not (type(line.n) is int and isinstance(line.prev, str) and isinstance(line.time, str)
+            and line.op in OPS and all(type(x) is str for x in line.removed + line.added)):
+        raise ValueError("not a ledger line (a field of the wrong type)")
+    return line
+
+
 def _raw_lines(f: IO[bytes]) -> Iterator[tuple[int, bytes, bool]]:
     """``(byte offset, line bytes without newline, complete)`` for each line of ``f``."""
     at = 0
@@ -227,7 +246,7 @@ def mark_before_last(path: str | os.PathLike[str]) -> LedgerMark | None:
             start = _last_newline(f, last_nl) + 1
             f.seek(start)
             raw = f.read(last_nl - start)
-        line = _decode(raw, line_hash(raw))
+        line = _decode_plain(raw, line_hash(raw))
         return LedgerMark(line.n - 1, line.prev, start)
     except (OSError, ValueError):
         return None
@@ -265,7 +284,7 @@ def lines_since(path: str | os.PathLike[str], mark: LedgerMark) -> list[LedgerLi
                 if not raw.endswith(b"\n"):
                     break  # a torn last line: its write never started
                 raw = raw[:-1]
-                line = _decode(raw, line_hash(raw))
+                line = _decode_plain(raw, line_hash(raw))
                 if line.n != n + 1 or line.prev != prev:
                     return None
                 out.append(line)
