@@ -92,7 +92,8 @@ def verify(obj: Any, receipt: str | None, public_key: str | None, as_json: bool)
     listed with the snapshots and claims that depend on it. With --checkpoint and
     --key, also proves the ledger still holds the checkpointed line unchanged. It
     takes the write lock to reconcile what a crash left; beside a running writer
-    (after --lock-timeout) it checks what was committed, read-only, and says so.
+    (after --lock-timeout), or on a store it may not write (a read-only copy), it
+    checks what was committed, read-only, and says so.
 
     \b
     Example:

@@ -128,8 +128,9 @@ def delete_run(store: ProvStore, run: str, *, reason: str = "",
 
     The graph's statements are removed; in :data:`provgraph.vocab.GRAPH.REMOVALS` the run
     ``prov:wasInvalidatedBy`` a ``pg:Removal`` (PROV-DM §5.1.7) that records when, how
-    many statements and the SHA-256 of their canonical N-Quads, with the run's types and
-    label. Shared ingestion facts and retained originals are kept. Reading the run
+    many statements and the SHA-256 of their canonical N-Quads, with the run's label and
+    types (a ``pg:Run`` kept as a ``pg:RemovedRun``:
+    :func:`provgraph.schema.removal.removed_types`). Shared ingestion facts and retained originals are kept. Reading the run
     afterwards is a :class:`~provgraph.errors.NotFound` that says when it was deleted.
 
     Args:

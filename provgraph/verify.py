@@ -30,6 +30,7 @@ it lists (verified) from the old store's ``originals/``.
 
 from __future__ import annotations
 
+import os
 import shutil
 import tempfile
 from collections.abc import Iterable
@@ -149,8 +150,9 @@ def verify_store(path: str | Path, *, checkpoint: str | Path | None = None,
     command does), so that a ledger line a crash left uncommitted is reconciled first
     (reported in :attr:`VerifyReport.notes`); when the chain is broken, or another
     process kept the write lock for ``lock_timeout`` seconds (``None``: as every writer,
-    ``$PROVGRAPH_LOCK_TIMEOUT`` else 30; a ``provgraph serve`` holds it), it is opened
-    read-only, nothing is written, and the notes say so.
+    ``$PROVGRAPH_LOCK_TIMEOUT`` else 30; a ``provgraph serve`` holds it), or this process
+    may not write the store's files (an auditor's read-only copy, a read-only mount), it
+    is opened read-only, nothing is written, and the notes say so.
 
     Args:
         path: the store directory.
@@ -187,11 +189,20 @@ def verify_store(path: str | Path, *, checkpoint: str | Path | None = None,
     if problem is None:
         before = (root / LEDGER_NAME).stat().st_size
         writer: EmbeddedStore | None = None
-        try:  # a writer open reconciles what a crash left and undoes a journal
-            writer = EmbeddedStore(root, lock_timeout=lock_timeout)
-        except StoreBusyError as exc:
-            report.notes.append(f"{exc}; verified what was committed when it opened, without "
-                                "the writer's lock: a write in flight can show as a difference")
+        unwritable = _unwritable(root)
+        if unwritable is not None:  # reconciling is a write; the checks below only read
+            report.notes.append(
+                f"{unwritable} may not be written by this process, so the store was verified "
+                "read-only as it is, without first reconciling what a stopped writer left: a "
+                "write it did not finish can show as a difference; to reconcile first, verify "
+                f"a writable copy (cp -r {root} COPY; provgraph --store COPY verify)")
+        else:
+            try:  # a writer open reconciles what a crash left and undoes a journal
+                writer = EmbeddedStore(root, lock_timeout=lock_timeout)
+            except StoreBusyError as exc:
+                report.notes.append(f"{exc}; verified what was committed when it opened, "
+                                    "without the writer's lock: a write in flight can show as "
+                                    "a difference")
         if writer is not None:
             # the store's note says to run verify, which is running: its head finding says it
             recovered = (writer.ledger_recovered or "").replace("; run 'provgraph verify'", "")
@@ -216,6 +227,16 @@ def verify_store(path: str | Path, *, checkpoint: str | Path | None = None,
     finally:
         store.close()
     return report
+
+
+def _unwritable(root: Path) -> Path | None:
+    """The first of the files a writer's open writes (the store directory, its ``rdf/``
+    and engine lock, the ledger and its head) that exists and that this process may not
+    write (``os.access``: its permissions, or a read-only mount), else ``None``."""
+    for p in (root, root / "rdf", root / "rdf" / "LOCK", root / LEDGER_NAME, root / HEAD_NAME):
+        if p.exists() and not os.access(p, os.W_OK):
+            return p
+    return None
 
 
 def _check_stale_index(root: Path, report: VerifyReport) -> None:

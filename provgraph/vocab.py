@@ -88,7 +88,7 @@ class PG(ClosedNamespace):
     _base = "https://w3id.org/provgraph/ns#"
     _terms = (
         # --- classes: bundles and ingestion
-        "Run", "Removal", "Document", "SourceSnapshot", "Observation", "Reobservation", "Deletion",
+        "Run", "Removal", "RemovedRun", "Document", "SourceSnapshot", "Observation", "Reobservation", "Deletion",
         "Extraction", "ExtractedText", "Chunking", "Chunk",
         # --- classes: generated retrieval aids and indexing
         "GeneratedAid", "HypotheticalDocument", "ContextualPrefix", "GeneratedQuestion",

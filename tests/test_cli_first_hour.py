@@ -531,6 +531,35 @@ def test_delete_run_asks_removes_the_graph_and_records_the_removal(runner, tmp_p
     assert json.loads(runner.invoke(cli, ["--store", store, "runs"]).stdout) == [before]
 
 
+def test_validate_passes_after_delete_run_in_the_readmes_order(runner, tmp_path):
+    # the README's order: record examples/events.jsonl, delete its run, validate. The removal
+    # record kept the run 'a pg:Run' without the start time and package versions the
+    # RunShape requires (they went with the run's graph): two SHACL violations, exit 1
+    events = Path(__file__).resolve().parents[1] / "examples" / "events.jsonl"
+    run = json.loads(events.read_text(encoding="utf-8").splitlines()[0])["iri"]
+    store = str(tmp_path / "store")
+    assert runner.invoke(cli, ["--store", store, "record", str(events)]).exit_code == 0
+    gone = runner.invoke(cli, ["--store", store, "delete-run", run, "--yes"])
+    assert gone.exit_code == 0, gone.output
+    res = runner.invoke(cli, ["--store", store, "validate"])
+    assert res.exit_code == 0, res.output
+    assert "0 violation(s)" in res.stderr
+    # the run is kept there as what it is now: a removed run (a bundle), no longer a pg:Run
+    types = runner.invoke(cli, ["--store", store, "query",
+                                "SELECT ?t WHERE { GRAPH <urn:provgraph:graph:removals> { <"
+                                + run + "> a ?t } }"])
+    assert sorted(r["t"] for r in json.loads(types.stdout)) == [
+        "http://www.w3.org/ns/prov#Bundle", "http://www.w3.org/ns/prov#Entity",
+        "https://w3id.org/provgraph/ns#RemovedRun"]
+    # every reader of the removals graph still finds it
+    [row] = json.loads(runner.invoke(cli, ["--store", store, "runs", "--removed"]).stdout)
+    assert (row["run"], row["label"], row["statements"]) == (run, "faq-bot", 123)
+    assert json.loads(runner.invoke(cli, ["--store", store, "runs"]).stdout) == []
+    again = runner.invoke(cli, ["--store", store, "lineage", run])
+    assert again.exit_code == 2 and "export a run with --run" in again.stderr
+    assert runner.invoke(cli, ["--store", store, "verify"]).exit_code == 0
+
+
 def test_delete_run_refuses_what_is_not_a_run(runner, tmp_path):
     store = _fresh_recorded(runner, tmp_path)
     res = runner.invoke(cli, ["--store", store, "delete-run", "urn:provgraph:graph:ingestion",

@@ -8,6 +8,9 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -345,6 +348,57 @@ def test_a_head_the_ledger_does_not_hold_is_kept_as_evidence(recorded):
     store.add([(IRI("urn:x:a"), IRI("urn:x:p"), Literal("1"), None)])
     store.close()
     assert _only(verify_store(path), "head")[0].line == 2
+
+
+def _files(path: Path) -> dict[str, tuple[int, int]]:
+    return {str(p.relative_to(path)): (p.stat().st_size, p.stat().st_mtime_ns)
+            for p in path.rglob("*") if p.is_file()}
+
+
+def _chmod_tree(path: Path, write: bool) -> None:
+    for p in [path, *path.rglob("*")]:
+        mode = p.stat().st_mode
+        p.chmod(mode | 0o200 if write else mode & ~0o222)
+
+
+def _without_write_permission(path: Path) -> list[str]:
+    """A command prefix under which ``path`` (made a-w) may not be written: none for an
+    ordinary user; for root, which writes past permissions, ``setpriv`` dropping
+    CAP_DAC_OVERRIDE. Skips the test when neither makes it read-only."""
+    probe = "import os, sys; sys.exit(1 if os.access(sys.argv[1], os.W_OK) else 0)"
+    for prefix in ([], ["setpriv", "--bounding-set=-dac_override,-dac_read_search"]):
+        if prefix and shutil.which(prefix[0]) is None:
+            continue
+        if subprocess.run([*prefix, sys.executable, "-c", probe, str(path)]).returncode == 0:
+            return prefix
+    pytest.skip("cannot make a directory unwritable to this process (root without setpriv)")
+
+
+@pytest.mark.parametrize("tampered", [False, True], ids=["intact", "statement-inserted"])
+def test_verify_checks_a_copy_it_may_not_write(recorded, tmp_path, tampered):
+    # an auditor's read-only copy: verify failed opening the writer ('rdf/LOCK: Permission
+    # denied') where stale, lineage, validate and runs read it; reconciling is the only
+    # write, so the checks run read-only and a note says what was not reconciled
+    path, records = recorded
+    if tampered:
+        store = _raw(path)
+        store.add([(records["faq"].iri, PG.mediaType, Literal("application/pdf"), None)])
+        store.close()
+    _chmod_tree(path, write=False)
+    try:
+        prefix = _without_write_permission(path)
+        before = _files(path)
+        got = subprocess.run([*prefix, sys.executable, "-m", "provgraph", "--store", str(path),
+                              "verify", "--json"], capture_output=True, text=True)
+        assert _files(path) == before  # nothing written
+    finally:
+        _chmod_tree(path, write=True)
+    assert got.returncode == (1 if tampered else 0), got.stderr
+    report = json.loads(got.stdout)
+    assert [n for n in report["notes"] if "may not be written by this process" in n
+            and "verify a writable copy" in n], report["notes"]
+    kinds = [f["kind"] for f in report["findings"]]
+    assert kinds == (["statement-extra"] if tampered else []), report["findings"]
 
 
 def test_a_store_without_a_ledger_says_so(tmp_path, runner):

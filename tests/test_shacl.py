@@ -16,10 +16,11 @@ import pytest
 from provgraph.model import Hit, Segment
 from provgraph.ontology import init_store
 from provgraph.recorder import Recorder
+from provgraph.runs import delete_run
 from provgraph.shacl import ShaclReport, Violation, validate_shapes
 from provgraph.store import EmbeddedStore
 from provgraph.terms import IRI, Literal, lit
-from provgraph.vocab import GRAPH, OA, PG, PROV
+from provgraph.vocab import GRAPH, OA, PG, PROV, RDF
 
 UTC = dt.timezone.utc
 T0 = dt.datetime(2026, 3, 1, 9, 0, tzinfo=UTC)
@@ -176,6 +177,16 @@ def test_second_run_recording_the_same_deletion_conforms(recorded):
     assert report.conforms, paths_and_messages(report)
 
 
+def test_a_deleted_runs_removal_record_conforms(recorded):
+    # the removals graph keeps the run as a pg:RemovedRun: the pg:Run facts went with its graph
+    store, rec, _r = recorded
+    delete_run(store, rec.iri, reason="a test")
+    report = validate_shapes(store, graphs=[GRAPH.REMOVALS])
+    assert report.violations == [], paths_and_messages(report)
+    assert {q[2] for q in store.quads(rec.iri, RDF.type, None, GRAPH.REMOVALS)} == {
+        PROV.Bundle, PROV.Entity, PG.RemovedRun}
+
+
 def test_ontology_graph_is_not_validated(recorded):
     store, _rec, _r = recorded
     assert init_store(store) > 0
@@ -273,6 +284,11 @@ BREAKAGES = [
                  "CitationRangeShape", id="range-without-unit"),
     pytest.param(lambda s, r: s.add([(r["cit_quote"].iri, PG.outcome, lit("match"), r["run"])]),
                  "Citation-outcome", id="unknown-outcome"),
+    pytest.param(lambda s, r: (delete_run(s, r["run"]),
+                               _remove(s, r["run"], PROV.invalidatedAtTime)),
+                 "RemovedRun-invalidatedAtTime", id="removed-run-without-time"),
+    pytest.param(lambda s, r: (delete_run(s, r["run"]), _remove(s, None, RDF.type, PG.Removal)),
+                 "RemovedRun-invalidatedBy", id="removed-run-not-by-a-removal"),
 ]
 
 

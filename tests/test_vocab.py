@@ -115,7 +115,7 @@ def test_every_recorded_class_has_a_shape(shapes):
     targets = {str(t) for t in shapes.objects(None, SH.targetClass)}
     for cls in (PG.SourceSnapshot, PG.Extraction, PG.ExtractedText, PG.Chunk, PG.GeneratedAid,
                 PG.Retrieval, PG.ContextPacking, PG.GeneratorInput, PG.Generation, PG.Answer,
-                PG.Claim, PG.Citation, PG.Segment, PG.Query, PG.Run):
+                PG.Claim, PG.Citation, PG.Segment, PG.Query, PG.Run, PG.RemovedRun):
         assert cls in targets, f"no shape targets {cls}"
 
 

@@ -3,11 +3,15 @@ PROV-DM §5.4.1) when ``provgraph delete-run`` deleted its named graph (issue 17
 
 Deleting is recorded, never silent: in the graph :data:`provgraph.vocab.GRAPH.REMOVALS`
 the run ``prov:wasInvalidatedBy`` the removal at ``prov:invalidatedAtTime`` (PROV-DM
-§5.1.7 Invalidation), keeps its types and label there, and the removal carries the
-number of statements deleted (``pg:removedStatements``), the ``pg:sha256`` of their
-canonical N-Quads (:meth:`provgraph.store.ProvStore.canonical_nquads`: a copy of the run
-kept elsewhere can be shown to be what was removed) and, when given, why
-(``rdfs:comment``).
+§5.1.7 Invalidation), keeps its label there, and the removal carries the number of
+statements deleted (``pg:removedStatements``), the ``pg:sha256`` of their canonical
+N-Quads (:meth:`provgraph.store.ProvStore.canonical_nquads`: a copy of the run kept
+elsewhere can be shown to be what was removed) and, when given, why (``rdfs:comment``).
+
+The run keeps its types there too, but a ``pg:Run`` is kept as a ``pg:RemovedRun`` (a
+``prov:Bundle``, :func:`removed_types`): a ``pg:Run`` carries its start time and package
+versions (the SHACL ``RunShape``), statements of its graph that were just deleted, so the
+audit trail does not claim a live run whose facts it no longer holds.
 """
 
 from __future__ import annotations
@@ -23,7 +27,8 @@ from ..terms import IRI, Quad, lit
 from ..vocab import GRAPH, PG, PROV, RDF, RDFS
 from ._table import Field, Table, decode_term
 
-__all__ = ["RemovalRecord", "REMOVAL", "removal_iri", "to_quads", "load", "of_runs"]
+__all__ = ["RemovalRecord", "REMOVAL", "removal_iri", "removed_types", "to_quads", "load",
+           "of_runs"]
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -38,7 +43,8 @@ class RemovalRecord:
         statements: how many statements the graph held.
         sha256: hex SHA-256 of those statements' canonical N-Quads.
         label: the run's ``rdfs:label`` (``""``: it had none).
-        run_types: the run's types (``pg:Run``, ``prov:Bundle`` ...), kept with it.
+        run_types: the run's types (``pg:Run``, ``prov:Bundle`` ...) when it was removed;
+            written as :func:`removed_types`.
         reason: why, as given (``""``: not given).
     """
 
@@ -66,11 +72,23 @@ def removal_iri(run: IRI, at: _dt.datetime) -> IRI:
     return ids.content_iri("removal", run, at.isoformat())
 
 
+def removed_types(run_types: Sequence[IRI]) -> tuple[IRI, ...]:
+    """The types a removed run keeps in :data:`GRAPH.REMOVALS`: ``run_types`` with
+    ``pg:Run`` replaced by ``pg:RemovedRun``, in order, without repeats.
+
+    Example:
+        >>> [str(t) for t in removed_types([PROV.Bundle, PG.Run])]
+        ['http://www.w3.org/ns/prov#Bundle', 'https://w3id.org/provgraph/ns#RemovedRun']
+    """
+    return tuple(dict.fromkeys(PG.RemovedRun if t == PG.Run else t for t in run_types))
+
+
 def to_quads(rec: RemovalRecord) -> list[Quad]:
-    """The removal's statements and the run's invalidation, in :data:`GRAPH.REMOVALS`."""
+    """The removal's statements and the run's invalidation, in :data:`GRAPH.REMOVALS`
+    (the run typed as :func:`removed_types` says)."""
     g = GRAPH.REMOVALS
     q = REMOVAL.quads(rec.iri, rec, g)
-    q += [(rec.run, RDF.type, t, g) for t in rec.run_types]
+    q += [(rec.run, RDF.type, t, g) for t in removed_types(rec.run_types)]
     if rec.label:
         q.append((rec.run, RDFS.label, lit(rec.label), g))
     q += [(rec.run, PROV.wasInvalidatedBy, rec.iri, g),
