@@ -66,7 +66,7 @@ from .schema import run as run_schema
 from .normalize import get_policy
 from .store import ProvStore
 from .terms import IRI, Quad
-from .vocab import CLAIM_KINDS, CLAIM_STATUSES, PG, RDF, REVIEW_VERDICTS, UNITS
+from .vocab import CLAIM_KINDS, CLAIM_STATUSES, PG, RDF, REVIEW_VERDICTS, UNITS, own_graph_error
 
 __all__ = ["Recorder"]
 
@@ -83,7 +83,8 @@ class Recorder(IngestionSteps):
         packages: distribution names whose installed versions are recorded;
             ``None`` records provgraph's own dependencies.
         run_iri: the run's IRI (default: a fresh ``urn:uuid:`` UUIDv7). Naming a run
-            already in the store continues it: its identity is not written again.
+            already in the store continues it: its identity is not written again. Never
+            one of provgraph's own graphs (:data:`provgraph.vocab.RESERVED_GRAPHS`).
         started_at: aware start time (default: the clock's now).
         clock: a function returning an aware ``datetime``, used for every omitted time.
         cache_size: request-time support entries kept in memory (default 8,192; at least 1).
@@ -108,7 +109,9 @@ class Recorder(IngestionSteps):
     slower. Entries of an open :meth:`batch` are never evicted before it is stored.
 
     Raises:
-        RecordError: a naive datetime or a non-JSON ``config``.
+        RecordError: a naive datetime, a non-JSON ``config``, or a ``run_iri`` that is
+            not an absolute IRI or names one of provgraph's own graphs
+            (:func:`provgraph.vocab.own_graph_error`); nothing is written.
         StoreError: the store cannot be written.
 
     Example:
@@ -139,6 +142,8 @@ class Recorder(IngestionSteps):
         self._support = SupportCache(store, cache_size)
         self._texts: dict[IRI, str] = _JournaledDict(self._journal)
         iri = _given_iri("run_iri", run_iri) or ids.new_iri()
+        if (why := own_graph_error(iri, writer="run")) is not None:
+            raise RecordError(f"run_iri={run_iri!r}: {why}")
         started = self._time("started_at", started_at)
         if config is not None:
             self._json("config", config)

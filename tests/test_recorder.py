@@ -208,3 +208,19 @@ def test_a_declared_policy_is_recorded_on_the_quote_selector(rag_store):
     # the selector's shape is checked through the citation's oa:hasSelector
     assert not report.conforms
     assert {(v.focus_node, v.path) for v in report.violations} == {(plain.iri, OA.hasSelector.n3())}
+
+
+@pytest.mark.parametrize("graph", [GRAPH.INGESTION, GRAPH.ONTOLOGY, GRAPH.REMOVALS])
+def test_a_run_iri_naming_one_of_provgraphs_own_graphs_is_refused(store, graph):
+    with pytest.raises(RecordError) as exc:
+        Recorder(store, packages=[], run_iri=graph)
+    assert str(exc.value) == (
+        f"run_iri={graph!r}: {graph} is a graph provgraph reserves for itself (reserved: "
+        "urn:provgraph:graph:ingestion, urn:provgraph:graph:ontology, "
+        "urn:provgraph:graph:removals), not a run: 'provgraph runs' would not list a run "
+        "recorded there, nor 'delete-run' remove it; give the run another IRI (a urn:uuid:, "
+        "say), or leave it out to mint one")
+    with pytest.raises(RecordError, match="reserves for itself"):  # held runs alike
+        Recorder(store, packages=[], run_iri=graph, hold_run=True)
+    assert len(store) == 0
+
