@@ -319,6 +319,47 @@ def test_record_refuses_a_run_in_one_of_provgraphs_own_graphs(runner, tmp_path, 
     assert _nquads(store) == before
 
 
+def test_record_refuses_claims_and_answers_of_another_run(runner, tmp_path):
+    """The example log with only its run IRI changed was stored: claims c1 and c2 and the
+    answer's generation then had two pg:run values (3 violations in 'validate')."""
+    store = str(tmp_path / "store")
+    assert runner.invoke(cli, ["--store", store, "record", str(EXAMPLE_LOG)]).exit_code == 0
+    before = _nquads(store)
+    other = "urn:uuid:0195e3a0-6f00-7000-8000-0000000000a9"
+
+    def rerun(n, ev):
+        if n == 1:
+            ev["iri"] = other
+
+    tail = (f", and a resource belongs to one run: record it in run <{EXAMPLE_RUN}>, or give it "
+            f"an IRI of its own in run <{other}> (or none, to mint one); nothing from this file "
+            "was stored\n")
+    log = _example_log(tmp_path, "rerun.jsonl", rerun)
+    res = runner.invoke(cli, ["--store", store, "record", str(log)])
+    assert res.exit_code == 2
+    assert res.stderr == (
+        f"Error: {log}:8: answer <urn:uuid:0195e3a0-6f00-7000-8000-0000000000a2> (its generation "
+        "<urn:provgraph:generation:db6c2f876f39c42b3834144bc0a671f6>) already belongs to run "
+        f"<{EXAMPLE_RUN}> (its pg:run){tail}")
+    assert _nquads(store) == before
+
+    def fresh_answer(n, ev):  # the answer gets a new IRI: the claims are the first re-use
+        rerun(n, ev)
+        if ev["event"] == "generation":
+            del ev["iri"]
+
+    log = _example_log(tmp_path, "claims.jsonl", fresh_answer)
+    res = runner.invoke(cli, ["--store", store, "record", str(log)])
+    assert res.exit_code == 2
+    assert res.stderr == (f"Error: {log}:9: claim <urn:uuid:0195e3a0-6f00-7000-8000-0000000000c1> "
+                          f"already belongs to run <{EXAMPLE_RUN}> (its pg:run){tail}")
+    assert _nquads(store) == before
+    # the same log again continues its own run: accepted
+    assert runner.invoke(cli, ["--store", store, "record", str(EXAMPLE_LOG)]).exit_code == 0
+    res = runner.invoke(cli, ["--store", store, "validate"])
+    assert res.exit_code == 0 and "0 violation(s)" in res.output
+
+
 def test_bulk_import_refuses_a_statement_in_the_ontology_graph_and_stores_nothing(runner, tmp_path):
     """import --bulk stored what the same file without --bulk refuses."""
     good = "<urn:x:a> <http://www.w3.org/ns/prov#wasDerivedFrom> <urn:x:b> <urn:x:g> .\n"
