@@ -235,8 +235,9 @@ def check_bulk_file(path: str | os.PathLike[str], format: str, *, name: str | No
     if format == "ntriples":
         return
     if format != "nquads":
-        raise UnsupportedFormat(f"a bulk load is checked for N-Quads or N-Triples, not {format}; "
-                                "import other formats without a bulk load (atomic)")
+        raise UnsupportedFormat(format, ("nquads", "ntriples"),
+                                "a bulk load reads these only; import other formats without "
+                                "one (atomic)")
     name = str(path) if name is None else name
     lines = 0
     with open(path, "rb") as fh:
