@@ -48,7 +48,7 @@ from provgraph.model import ChunkRecord, Hit, SnapshotRecord
 from provgraph.originals import Originals
 from provgraph.recorder import Recorder
 from provgraph.store import ANY_GRAPH, ProvStore
-from provgraph.vocab import GRAPH
+from provgraph.vocab import GRAPH, PG
 from provgraph.terms import IRI, BNode, Quad, Term
 
 __all__ = ["Workload", "AnswerSpec", "ClaimSpec", "CitationSpec", "Corpus", "CaptureStore",
@@ -346,7 +346,8 @@ class CaptureStore(ProvStore):
     """A :class:`ProvStore` that keeps the quads it is given, one list per transaction.
 
     It answers the only reads a Recorder that did its own ingestion makes
-    (``has_subject``) from the subjects it has seen, and refuses SPARQL: a
+    (``has_subject``, and the ``pg:run`` of a claim or activity whose IRI is pinned)
+    from the statements it has seen, and refuses SPARQL: a
     benchmark that needed SPARQL here would be measuring a cold path by accident.
     ``sink`` (optional) is called with each transaction's quads instead of keeping them.
     """
@@ -362,11 +363,15 @@ class CaptureStore(ProvStore):
         self.transactions: list[list[Quad]] = []
         self._sink = sink
         self._subjects: set[Term] = set()
+        self._runs: dict[Term, set[Quad]] = {}
         self._count = 0
 
     def add(self, quads: Iterable[Quad]) -> None:
         batch = list(quads)
         self._subjects.update(q[0] for q in batch)
+        for q in batch:
+            if q[1] == PG.run:
+                self._runs.setdefault(q[0], set()).add(q)
         self._count += len(batch)
         if self._sink is not None:
             self._sink(batch)
@@ -377,8 +382,11 @@ class CaptureStore(ProvStore):
 
     def quads(self, subject: IRI | BNode | None = None, predicate: IRI | None = None,
               object: Term | None = None, graph: Any = ANY_GRAPH) -> Iterator[Quad]:
+        if subject is not None and predicate == PG.run and object is None and graph is ANY_GRAPH:
+            yield from self._runs.get(subject, ())
+            return
         if subject is None or predicate is not None or object is not None or graph is not ANY_GRAPH:
-            raise NotImplementedError("CaptureStore answers subject-only lookups")
+            raise NotImplementedError("CaptureStore answers subject-only and pg:run lookups")
         if subject in self._subjects:
             yield (subject, IRI("urn:bench:seen"), IRI("urn:bench:seen"), None)
 

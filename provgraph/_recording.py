@@ -181,6 +181,24 @@ class RecorderBase:
     def _mark_written(self, iri: IRI) -> None:
         self._written.add(iri)
 
+    def _refuse_other_run(self, node: IRI, what: str) -> None:
+        """Refuse to record ``node``, a request-time resource with a ``pg:run`` (a claim, a
+        retrieval, context packing, generation or review activity) whose IRI the caller
+        chose, when the store has it in another run: it belongs to one run (the shapes
+        say ``pg:run`` has one value). ``what`` names it as the caller gave it. One
+        pattern read; nothing for a freshly minted IRI, which no run can hold yet.
+
+        Raises:
+            RecordError: ``node`` has a ``pg:run`` other than this run; the message names
+                ``what``, that run, and what to do.
+        """
+        for _, _, run, _ in self.store.quads(node, PG.run):
+            if run != self.iri:
+                raise RecordError(
+                    f"{what} already belongs to run <{run}> (its pg:run), and a resource "
+                    f"belongs to one run: record it in run <{run}>, or give it an IRI of "
+                    f"its own in run <{self.iri}> (or none, to mint one)")
+
     def _activity_quads(self, act: IRI, cls: IRI, g: IRI, started: _dt.datetime | None,
                         ended: _dt.datetime | None, agents: Iterable[Agent] = ()) -> list[Quad]:
         return activity_quads(Activity(iri=act, cls=cls, run=self.iri, started_at=started,

@@ -70,10 +70,12 @@ def import_(obj: _Ctx, file: Any, fmt: str, graph: str | None, sources: tuple[st
     copy); a document a streamed reader cannot read exactly as the whole read
     does is read whole, and a file that changes while it is read is refused
     (bench/RESULTS.md, issue 16 item 6, has the memory figures). --bulk streams an N-Quads or
-    N-Triples file faster, at the price of atomicity and of the checks above.
+    N-Triples file faster, at the price of atomicity and of the checks above, but for
+    one: no import, --bulk included, writes into urn:provgraph:graph:ontology.
     --graph may not name provgraph's own graphs (urn:provgraph:graph:ingestion,
-    urn:provgraph:graph:ontology); a TriG or N-Quads file written by 'export --all'
-    keeps its graphs, the ingestion graph included, when imported without --graph.
+    urn:provgraph:graph:ontology, urn:provgraph:graph:removals); a TriG or N-Quads file
+    written by 'export --all' keeps its graphs, the ingestion graph included, when
+    imported without --graph.
 
     \b
     Example:
@@ -277,9 +279,16 @@ def _bulk_import(obj: _Ctx, file: Any, fmt: str, graph: str | None,
     if kind == "nquads" and graph is not None:
         raise click.UsageError("--graph applies to N-Triples only under --bulk: N-Quads "
                                "statements carry their own graph")
+    from .io.load import check_bulk_file
     from .terms import IRI
 
     file.close()
+    try:  # before the store is opened: --bulk has no transaction to undo a refusal
+        check_bulk_file(path, kind)
+    except SerializationError as exc:
+        raise InputError(str(exc)) from exc
+    except OSError as exc:
+        raise InputError(f"{path}: cannot read it: {exc}") from exc
     store = obj.store(create=True)
     before = len(store)
     try:

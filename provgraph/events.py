@@ -47,6 +47,7 @@ from .model import Agent, Hit, Segment
 from .recorder import Recorder
 from .resources import json_schema, schema_validator
 from .store import ProvStore
+from .vocab import own_graph_error
 
 __all__ = ["EVENT_FORMAT_VERSION", "BATCH_EVENTS", "BATCH_STATEMENTS", "load_events", "read_events", "check_events",
            "record_events", "iter_events", "iter_checked", "schema"]
@@ -105,6 +106,10 @@ def _parsed(lines: Iterable[str], source: str
             err = errors[-1]
             field = ".".join(str(p) for p in err.path) or _missing_field(err.message) or "event"
             yield n, EventLogError(source, n, field, _short(err))
+            continue
+        if obj["event"] == "run" and isinstance(obj.get("iri"), str) and (
+                why := own_graph_error(obj["iri"], writer="run")) is not None:
+            yield n, EventLogError(source, n, "iri", why)
             continue
         yield n, obj
 

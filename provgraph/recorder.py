@@ -66,7 +66,7 @@ from .schema import run as run_schema
 from .normalize import get_policy
 from .store import ProvStore
 from .terms import IRI, Quad
-from .vocab import CLAIM_KINDS, CLAIM_STATUSES, PG, RDF, REVIEW_VERDICTS, UNITS
+from .vocab import CLAIM_KINDS, CLAIM_STATUSES, PG, RDF, REVIEW_VERDICTS, UNITS, own_graph_error
 
 __all__ = ["Recorder"]
 
@@ -83,7 +83,8 @@ class Recorder(IngestionSteps):
         packages: distribution names whose installed versions are recorded;
             ``None`` records provgraph's own dependencies.
         run_iri: the run's IRI (default: a fresh ``urn:uuid:`` UUIDv7). Naming a run
-            already in the store continues it: its identity is not written again.
+            already in the store continues it: its identity is not written again. Never
+            one of provgraph's own graphs (:data:`provgraph.vocab.RESERVED_GRAPHS`).
         started_at: aware start time (default: the clock's now).
         clock: a function returning an aware ``datetime``, used for every omitted time.
         cache_size: request-time support entries kept in memory (default 8,192; at least 1).
@@ -108,7 +109,9 @@ class Recorder(IngestionSteps):
     slower. Entries of an open :meth:`batch` are never evicted before it is stored.
 
     Raises:
-        RecordError: a naive datetime or a non-JSON ``config``.
+        RecordError: a naive datetime, a non-JSON ``config``, or a ``run_iri`` that is
+            not an absolute IRI or names one of provgraph's own graphs
+            (:func:`provgraph.vocab.own_graph_error`); nothing is written.
         StoreError: the store cannot be written.
 
     Example:
@@ -139,6 +142,8 @@ class Recorder(IngestionSteps):
         self._support = SupportCache(store, cache_size)
         self._texts: dict[IRI, str] = _JournaledDict(self._journal)
         iri = _given_iri("run_iri", run_iri) or ids.new_iri()
+        if (why := own_graph_error(iri, writer="run")) is not None:
+            raise RecordError(f"run_iri={run_iri!r}: {why}")
         started = self._time("started_at", started_at)
         if config is not None:
             self._json("config", config)
@@ -228,10 +233,13 @@ class Recorder(IngestionSteps):
         Each hit is a qualified ``prov:Usage`` with ``pg:rank`` and ``pg:score``.
 
         Raises:
-            RecordError: duplicate or non-positive ranks.
+            RecordError: duplicate or non-positive ranks; an ``iri`` another run already
+                holds (a retrieval belongs to one run).
         """
         agent = _agent_tuple("retriever", retriever)
         act = _given_iri("iri", iri) or ids.new_iri()
+        if iri:
+            self._refuse_other_run(act, f"retrieval <{act}>")
         g = self.iri
         start = self._time("started_at", started_at)
         end = self._time("ended_at", ended_at) if ended_at else start
@@ -272,10 +280,13 @@ class Recorder(IngestionSteps):
 
         Raises:
             RecordError: a segment outside ``text``, an unknown origin, or original or
-                generated text without a source.
+                generated text without a source; an ``iri`` whose context packing another
+                run already holds.
         """
         gi = _given_iri("iri", iri) or ids.new_iri()
         act = ids.content_iri("packing", gi)
+        if iri:
+            self._refuse_other_run(act, f"generator input <{gi}> (its context packing <{act}>)")
         g = self.iri
         when = self._time("at", at)
         tmpl = _agent_tuple("prompt_template", template) if template is not None else None
@@ -304,11 +315,14 @@ class Recorder(IngestionSteps):
             iri: IRI for the answer (default: fresh UUIDv7).
 
         Raises:
-            RecordError: naive times or non-JSON settings.
+            RecordError: naive times or non-JSON settings; an ``iri`` whose generation
+                another run already holds.
         """
         agent = _agent_tuple("model", model)
         ans = _given_iri("iri", iri) or ids.new_iri()
         act = ids.content_iri("generation", ans)
+        if iri:
+            self._refuse_other_run(act, f"answer <{ans}> (its generation <{act}>)")
         gi = self._require(generator_input, "generator input")
         g = self.iri
         start = self._time("started_at", started_at)
@@ -339,7 +353,8 @@ class Recorder(IngestionSteps):
 
         Raises:
             RecordError: unknown kind or status, a span outside the answer, a
-                derivation without operands or warrant.
+                derivation without operands or warrant; an ``iri`` naming a claim of another
+                run (a claim belongs to one run: its ``pg:run``).
         """
         if kind not in CLAIM_KINDS:
             raise RecordError(f"unknown claim kind {kind!r}; use one of {CLAIM_KINDS}")
@@ -363,6 +378,8 @@ class Recorder(IngestionSteps):
         if kind == "derivation" and (not derived_from or not warrant):
             raise RecordError("a derivation claim needs derived_from (its operands) and a warrant")
         c = _given_iri("iri", iri) or ids.new_iri()
+        if iri:
+            self._refuse_other_run(c, f"claim <{c}>")
         g = self.iri
         derivations = tuple(Derivation(entity=iri_of(op), warrant=warrant or None)
                             for op in derived_from)
@@ -480,7 +497,8 @@ class Recorder(IngestionSteps):
         Raises:
             RecordError: no verdicts, an unknown kind or a value the kind does not take,
                 an empty reviewer or role, a naive ``at``, a claim that is not recorded or
-                ``saw`` that is not a recorded ``pg:SourceSnapshot``. Nothing is stored.
+                ``saw`` that is not a recorded ``pg:SourceSnapshot``, an ``iri`` another
+                run already holds. Nothing is stored.
         """
         return self._judge(claim, verdicts=verdicts, reviewer=reviewer, version=version,
                            model=model, role=role, policy=policy, saw=saw, at=at, iri=iri,
@@ -538,6 +556,8 @@ class Recorder(IngestionSteps):
                                   "(pg:SourceSnapshot); give the IRI of the snapshot the "
                                   "reviewer read")
         act = _given_iri("iri", iri) or ids.new_iri()
+        if iri:
+            self._refuse_other_run(act, f"{what} <{act}>")
         who = review_schema.Reviewer(
             name=reviewer, version=version, model=model,
             iri=review_schema.reviewer_iri(reviewer, version, model))

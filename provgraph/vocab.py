@@ -20,7 +20,8 @@ from typing import Any
 from .terms import IRI
 
 __all__ = ["PROV", "PG", "OA", "DCTERMS", "RDF", "RDFS", "XSD", "SH", "GRAPH", "UNITS", "CLAIM_KINDS",
-           "CLAIM_STATUSES", "OUTCOMES", "VERIFIED_OUTCOMES", "PRECISIONS", "CONTEXT_GAPS", "AID_KINDS", "AGENT_ROLES", "ClosedNamespace"]
+           "CLAIM_STATUSES", "OUTCOMES", "VERIFIED_OUTCOMES", "PRECISIONS", "CONTEXT_GAPS", "AID_KINDS", "AGENT_ROLES", "ClosedNamespace",
+           "RESERVED_GRAPHS", "own_graph_error"]
 
 
 class _ClosedMeta(type):
@@ -179,6 +180,69 @@ class GRAPH:
     REMOVALS = IRI("urn:provgraph:graph:removals")
     """The audit trail of deleted runs: each ``pg:Removal`` and what it invalidated
     (:mod:`provgraph.schema.removal`, ``provgraph delete-run``)."""
+
+
+RESERVED_GRAPHS = frozenset({GRAPH.INGESTION, GRAPH.ONTOLOGY, GRAPH.REMOVALS})
+"""provgraph's own graphs (:class:`GRAPH`), which provgraph itself fills: never a run,
+never the graph an import names (:func:`own_graph_error`)."""
+
+_RESERVED_LIST = ", ".join(sorted(RESERVED_GRAPHS))
+
+
+def own_graph_error(graph: str, *, writer: str) -> str | None:
+    """Why ``writer`` may not put statements into the named graph ``graph``, or ``None``
+    when it may: the one rule on provgraph's own graphs (:data:`RESERVED_GRAPHS`).
+
+    A run is a named graph that ``runs`` lists, ``export`` and ``validate`` read and
+    ``delete-run`` removes; statements written into one of provgraph's own graphs under a
+    run's name would be none of that. So:
+
+    * ``writer="run"`` (a :class:`~provgraph.recorder.Recorder`'s ``run_iri``, the ``iri``
+      of an event log's ``run`` line): every reserved graph is refused;
+    * ``writer="target"`` (an import's ``graph``, ``import --graph``): every reserved
+      graph is refused;
+    * ``writer="document"`` (a named graph, or PROV bundle, that an imported document
+      holds, bulk loads included): only :data:`GRAPH.ONTOLOGY` is refused, which only
+      ``provgraph init`` fills; the ingestion and removals graphs are how the output of
+      ``provgraph export --all`` is restored.
+
+    Args:
+        graph: the graph's IRI (any string: compared as it is).
+        writer: ``"run"``, ``"target"`` or ``"document"``.
+
+    Returns:
+        ``None``, or a message that names ``graph``, says why and what to give instead
+        (the caller adds which input it came from).
+
+    Raises:
+        ValueError: an unknown ``writer``.
+
+    Example:
+        >>> own_graph_error("urn:example:g1", writer="run") is None
+        True
+        >>> own_graph_error("urn:provgraph:graph:ingestion", writer="document") is None
+        True
+        >>> own_graph_error("urn:provgraph:graph:ontology", writer="run")[:52]
+        'urn:provgraph:graph:ontology is a graph provgraph re'
+    """
+    if writer not in ("run", "target", "document"):
+        raise ValueError(f"writer={writer!r}: give 'run', 'target' or 'document'")
+    if writer == "document":
+        if graph != GRAPH.ONTOLOGY:
+            return None
+        return (f"the document writes into <{GRAPH.ONTOLOGY}>, the graph of provgraph's "
+                "bundled ontology and shapes, which only 'provgraph init' fills; rename that "
+                "bundle/graph")
+    if graph not in RESERVED_GRAPHS:
+        return None
+    why = f"{graph} is a graph provgraph reserves for itself (reserved: {_RESERVED_LIST})"
+    if writer == "run":
+        return (f"{why}, not a run: 'provgraph runs' would not list a run recorded there, "
+                "nor 'delete-run' remove it; give the run another IRI (a urn:uuid:, say), or "
+                "leave it out to mint one")
+    return (f"{why}; name another graph, such as urn:example:g1. To restore 'provgraph "
+            "export --all' output, import the TriG or N-Quads file without --graph: its "
+            "graphs are kept")
 
 
 UNITS = ("utf8_byte", "codepoint", "utf16_unit", "page", "block")

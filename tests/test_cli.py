@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from pathlib import Path
 
 import pytest
 
@@ -267,3 +268,123 @@ def test_an_unterminated_json_string_is_reported_without_a_doubled_at(runner, tm
     assert "at at" not in res.stderr, res.stderr
     if args[0] == "record" or "otlp" in args:  # bedrock: not its format, said otherwise
         assert "Unterminated string starting at column" in res.stderr, res.stderr
+
+
+EXAMPLE_LOG = Path(__file__).resolve().parents[1] / "examples" / "events.jsonl"
+EXAMPLE_RUN = "urn:uuid:0195e3a0-6f00-7000-8000-0000000000a1"
+_OWN = ("reserves for itself (reserved: urn:provgraph:graph:ingestion, "
+        "urn:provgraph:graph:ontology, urn:provgraph:graph:removals), not a run: 'provgraph runs' "
+        "would not list a run recorded there, nor 'delete-run' remove it; give the run another "
+        "IRI (a urn:uuid:, say), or leave it out to mint one; nothing from this file was stored\n")
+
+
+def _example_log(tmp_path, name, change):
+    """examples/events.jsonl with ``change(line number, event)`` applied to each event."""
+    out = []
+    for n, line in enumerate(EXAMPLE_LOG.read_text(encoding="utf-8").splitlines(), start=1):
+        ev = json.loads(line)
+        change(n, ev)
+        out.append(json.dumps(ev))
+    path = tmp_path / name
+    path.write_text("\n".join(out) + "\n", encoding="utf-8")
+    return path
+
+
+def _nquads(store_dir):
+    from provgraph.store import EmbeddedStore
+
+    s = EmbeddedStore(store_dir, read_only=True)
+    try:
+        return s.canonical_nquads()
+    finally:
+        s.close()
+
+
+@pytest.mark.parametrize("graph", ["urn:provgraph:graph:ontology", "urn:provgraph:graph:ingestion",
+                                   "urn:provgraph:graph:removals"])
+def test_record_refuses_a_run_in_one_of_provgraphs_own_graphs(runner, tmp_path, graph):
+    """A run recorded into the ontology graph was stored (217 statements), left out of
+    'runs', 'export --all' and 'validate'; into the ingestion graph, then not deletable."""
+    log = _example_log(tmp_path, "own.jsonl", lambda n, ev: ev.update(iri=graph) if n == 1 else None)
+    store = str(tmp_path / "store")
+    res = runner.invoke(cli, ["--store", store, "record", str(log)])
+    assert res.exit_code == 2
+    assert res.stderr == f"Error: {log}:1 field 'iri': {graph} is a graph provgraph {_OWN}"
+    assert not (tmp_path / "store").exists()  # refused before a store was made
+    # into a store that holds a run: refused alike, the store unchanged
+    assert runner.invoke(cli, ["--store", store, "record", str(EXAMPLE_LOG)]).exit_code == 0
+    before = _nquads(store)
+    res = runner.invoke(cli, ["--store", store, "record", str(log)])
+    assert res.exit_code == 2 and res.stderr.endswith(_OWN)
+    assert _nquads(store) == before
+
+
+def test_record_refuses_claims_and_answers_of_another_run(runner, tmp_path):
+    """The example log with only its run IRI changed was stored: claims c1 and c2 and the
+    answer's generation then had two pg:run values (3 violations in 'validate')."""
+    store = str(tmp_path / "store")
+    assert runner.invoke(cli, ["--store", store, "record", str(EXAMPLE_LOG)]).exit_code == 0
+    before = _nquads(store)
+    other = "urn:uuid:0195e3a0-6f00-7000-8000-0000000000a9"
+
+    def rerun(n, ev):
+        if n == 1:
+            ev["iri"] = other
+
+    tail = (f", and a resource belongs to one run: record it in run <{EXAMPLE_RUN}>, or give it "
+            f"an IRI of its own in run <{other}> (or none, to mint one); nothing from this file "
+            "was stored\n")
+    log = _example_log(tmp_path, "rerun.jsonl", rerun)
+    res = runner.invoke(cli, ["--store", store, "record", str(log)])
+    assert res.exit_code == 2
+    assert res.stderr == (
+        f"Error: {log}:8: answer <urn:uuid:0195e3a0-6f00-7000-8000-0000000000a2> (its generation "
+        "<urn:provgraph:generation:db6c2f876f39c42b3834144bc0a671f6>) already belongs to run "
+        f"<{EXAMPLE_RUN}> (its pg:run){tail}")
+    assert _nquads(store) == before
+
+    def fresh_answer(n, ev):  # the answer gets a new IRI: the claims are the first re-use
+        rerun(n, ev)
+        if ev["event"] == "generation":
+            del ev["iri"]
+
+    log = _example_log(tmp_path, "claims.jsonl", fresh_answer)
+    res = runner.invoke(cli, ["--store", store, "record", str(log)])
+    assert res.exit_code == 2
+    assert res.stderr == (f"Error: {log}:9: claim <urn:uuid:0195e3a0-6f00-7000-8000-0000000000c1> "
+                          f"already belongs to run <{EXAMPLE_RUN}> (its pg:run){tail}")
+    assert _nquads(store) == before
+    # the same log again continues its own run: accepted
+    assert runner.invoke(cli, ["--store", store, "record", str(EXAMPLE_LOG)]).exit_code == 0
+    res = runner.invoke(cli, ["--store", store, "validate"])
+    assert res.exit_code == 0 and "0 violation(s)" in res.output
+
+
+def test_bulk_import_refuses_a_statement_in_the_ontology_graph_and_stores_nothing(runner, tmp_path):
+    """import --bulk stored what the same file without --bulk refuses."""
+    good = "<urn:x:a> <http://www.w3.org/ns/prov#wasDerivedFrom> <urn:x:b> <urn:x:g> .\n"
+    message = ("the document writes into <urn:provgraph:graph:ontology>, the graph of provgraph's "
+               "bundled ontology and shapes, which only 'provgraph init' fills; rename that "
+               "bundle/graph. Nothing was stored\n")
+    store = str(tmp_path / "store")
+    cases = [("plain.nq", "<urn:provgraph:graph:ontology>", 2),
+             # the same IRI written with an N-Quads escape is the same graph
+             ("escaped.nq", "<urn:provgraph:graph:\\u006Fntology>", 3)]
+    for name, graph, line in cases:
+        nq = tmp_path / name
+        nq.write_text(good * (line - 1)
+                      + f"<urn:x:a> <http://www.w3.org/ns/prov#wasDerivedFrom> <urn:x:c> {graph} .\n"
+                      + good, encoding="utf-8")
+        res = runner.invoke(cli, ["--store", store, "import", "--bulk", str(nq)])
+        assert res.exit_code == 2, res.output
+        assert res.stderr == f"Error: {nq}:{line}: {message}"
+        assert not (tmp_path / "store").exists()
+        res = runner.invoke(cli, ["--store", store, "import", str(nq)])  # the atomic import agrees
+        assert res.exit_code == 2 and res.stderr == f"Error: {nq}: {message}"
+    # the ontology graph's IRI as a subject or object is not a statement in that graph
+    nq = tmp_path / "mentions.nq"
+    nq.write_text("<urn:provgraph:graph:ontology> <http://www.w3.org/ns/prov#wasDerivedFrom> "
+                  "<urn:provgraph:graph:ontology> <urn:x:g> .\n" + good, encoding="utf-8")
+    res = runner.invoke(cli, ["--store", store, "import", "--bulk", str(nq)])
+    assert res.exit_code == 0, res.output
+    assert "2 statements added (2 in the store)" in res.stderr

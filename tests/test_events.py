@@ -69,6 +69,17 @@ def test_run_event_only_first(store):
         load_events(store, lines)
 
 
+def test_a_run_in_one_of_provgraphs_own_graphs_is_a_line_error(store):
+    lines = ['{"event": "run", "iri": "urn:provgraph:graph:ontology"}',
+             '{"event": "query", "text": "q"}']
+    with pytest.raises(EventLogError, match="urn:provgraph:graph:ontology is a graph provgraph "
+                                            "reserves for itself") as exc:
+        load_events(store, lines, name="own.jsonl")
+    assert (exc.value.line, exc.value.field) == (1, "iri")
+    assert str(exc.value).startswith("own.jsonl:1 field 'iri': ")
+    assert len(store) == 0
+
+
 def test_base64_content_keeps_exact_bytes(store):
     lines = ['{"event": "snapshot", "id": "s", "uri": "file:///x.bin", "media_type": "application/octet-stream",'
              ' "content_base64": "/v8AAQ==", "observed_at": "2026-01-01T00:00:00Z"}']

@@ -208,3 +208,57 @@ def test_a_declared_policy_is_recorded_on_the_quote_selector(rag_store):
     # the selector's shape is checked through the citation's oa:hasSelector
     assert not report.conforms
     assert {(v.focus_node, v.path) for v in report.violations} == {(plain.iri, OA.hasSelector.n3())}
+
+
+@pytest.mark.parametrize("graph", [GRAPH.INGESTION, GRAPH.ONTOLOGY, GRAPH.REMOVALS])
+def test_a_run_iri_naming_one_of_provgraphs_own_graphs_is_refused(store, graph):
+    with pytest.raises(RecordError) as exc:
+        Recorder(store, packages=[], run_iri=graph)
+    assert str(exc.value) == (
+        f"run_iri={graph!r}: {graph} is a graph provgraph reserves for itself (reserved: "
+        "urn:provgraph:graph:ingestion, urn:provgraph:graph:ontology, "
+        "urn:provgraph:graph:removals), not a run: 'provgraph runs' would not list a run "
+        "recorded there, nor 'delete-run' remove it; give the run another IRI (a urn:uuid:, "
+        "say), or leave it out to mint one")
+    with pytest.raises(RecordError, match="reserves for itself"):  # held runs alike
+        Recorder(store, packages=[], run_iri=graph, hold_run=True)
+    assert len(store) == 0
+
+
+def test_a_claim_or_activity_of_another_run_is_refused(rag_store):
+    """Claims and request-time activities have one pg:run: naming one a run already holds
+    from another run was stored, and the shapes then found two pg:run values."""
+    store, r = rag_store
+    rec = Recorder(store, packages=[], run_iri=pipeline.iri("b"))
+    claim = r["claim_quote"]
+    review = Recorder(store, packages=[]).review(claim, verdicts={"origin": "original"},
+                                                  reviewer="ana", iri=pipeline.iri("rv1"))
+    n = len(store)
+    tail = (f" already belongs to run <{pipeline.RUN}> (its pg:run), and a resource belongs to "
+            f"one run: record it in run <{pipeline.RUN}>, or give it an IRI of its own in run "
+            f"<{pipeline.iri('b')}> (or none, to mint one)")
+    with pytest.raises(RecordError) as exc:
+        rec.claim(r["answer"].iri, start=1, end=42, kind="quotation", text=claim.text,
+                  iri=claim.iri)
+    assert str(exc.value) == f"claim <{claim.iri}>{tail}"
+    with pytest.raises(RecordError) as exc:
+        rec.retrieval(r["query"].iri, retriever=("rank-bm25", "0.2.2"), hits=[],
+                      iri=r["retrieval"].iri)
+    assert str(exc.value) == f"retrieval <{r['retrieval'].iri}>{tail}"
+    gi = r["input"]
+    with pytest.raises(RecordError) as exc:
+        rec.context_packing(text="x", segments=[], iri=gi.iri)
+    assert str(exc.value) == f"generator input <{gi.iri}> (its context packing <{gi.packing}>){tail}"
+    ans = r["answer"]
+    with pytest.raises(RecordError) as exc:
+        rec.generation(gi.iri, model=("extractive", "1.0"), text=ans.text, iri=ans.iri)
+    assert str(exc.value) == f"answer <{ans.iri}> (its generation <{ans.generation}>){tail}"
+    with pytest.raises(RecordError) as exc:
+        rec.review(claim, verdicts={"origin": "original"}, reviewer="ana", iri=review.iri)
+    assert str(exc.value).startswith(f"review <{review.iri}> already belongs to run <{review.run}>")
+    assert len(store) == n  # nothing of the refused steps was stored
+    # the run that holds the claim records it again: the same statements, nothing added
+    again = Recorder(store, packages=[], run_iri=pipeline.RUN)
+    again.claim(r["answer"].iri, start=1, end=42, kind="quotation", text=claim.text,
+                iri=claim.iri)
+    assert len(store) == n

@@ -9,12 +9,13 @@ and RDF named graphs become named graphs of the store; the rest goes to the
 default graph, or to ``graph`` when one is named.
 
 ``graph`` may not be one of provgraph's reserved graphs
-(:data:`RESERVED_GRAPHS`: the ingestion and ontology graphs, which provgraph
+(:data:`RESERVED_GRAPHS`: the ingestion, ontology and removals graphs, which provgraph
 itself fills). A TriG, N-Quads, JSON-LD or PROV document may hold the ingestion
-graph ``urn:provgraph:graph:ingestion`` as one of its own named graphs (a PROV
-bundle): that is how the output of ``provgraph export --all`` is restored, and
-it is stored there as written. The ontology graph is never written by an import
-(``provgraph init`` loads it).
+graph ``urn:provgraph:graph:ingestion`` (or the removals graph) as one of its own named
+graphs (a PROV bundle): that is how the output of ``provgraph export --all`` is restored,
+and it is stored there as written. The ontology graph is never written by an import,
+:func:`bulk_import` included (``provgraph init`` loads it). Both rules are
+:func:`provgraph.vocab.own_graph_error`, which also keeps a recorded run out of these graphs.
 
 It refuses, with a message naming the input and what to do:
 
@@ -35,22 +36,26 @@ kept as ``pg:imprecise true`` on its node for that).
 
 from __future__ import annotations
 
+import os
 from dataclasses import dataclass, field
 
-from ..errors import SerializationError
-from ..store import ProvStore, iri_error
+from .._bulk_windows import line_spans, line_windows, read_window
+from ..errors import SerializationError, UnsupportedFormat
+from ..store import ProvStore, iri_error, parse_rdf
 from ..terms import IRI
-from ..vocab import GRAPH
+from ..vocab import GRAPH, RESERVED_GRAPHS as _RESERVED_GRAPHS, own_graph_error
 from . import read
 from .provo import uses_prov
 
-__all__ = ["ImportReport", "import_document", "RESERVED_GRAPHS", "check_target_graph", "target_graph"]
+__all__ = ["ImportReport", "import_document", "RESERVED_GRAPHS", "check_target_graph", "target_graph",
+           "check_bulk_file"]
 
 WRITE_BATCH = 50_000
 """Statements per transaction when an import is stored in a journaled write."""
 
-RESERVED_GRAPHS = frozenset(v for v in vars(GRAPH).values() if isinstance(v, IRI))
-"""provgraph's own graphs (:class:`provgraph.vocab.GRAPH`): never an import's ``graph``."""
+RESERVED_GRAPHS = _RESERVED_GRAPHS
+"""provgraph's own graphs (:data:`provgraph.vocab.RESERVED_GRAPHS`): never an import's
+``graph``."""
 
 
 def check_target_graph(graph: str) -> str | None:
@@ -65,12 +70,7 @@ def check_target_graph(graph: str) -> str | None:
     why = iri_error(graph)
     if why is not None:
         return f"{graph!r} is not an absolute IRI ({why}); give one such as urn:example:g1"
-    if graph in RESERVED_GRAPHS:
-        return (f"{graph} is a graph provgraph reserves for itself (reserved: "
-                f"{', '.join(sorted(RESERVED_GRAPHS))}); name another graph, such as "
-                "urn:example:g1. To restore 'provgraph export --all' output, import the TriG or "
-                "N-Quads file without --graph: its graphs are kept")
-    return None
+    return own_graph_error(graph, writer="target")
 
 
 def target_graph(graph: IRI | str | None) -> IRI | None:
@@ -154,11 +154,9 @@ def import_document(store: ProvStore, data: bytes, format: str = "auto", *,
 
     target = target_graph(graph)
     result = read(data, format, name=name, graph=target)
-    if any(q[3] == GRAPH.ONTOLOGY for q in result.quads):
-        raise SerializationError(
-            f"{name}: the document writes into <{GRAPH.ONTOLOGY}>, the graph of provgraph's "
-            "bundled ontology and shapes, which only 'provgraph init' fills; rename that "
-            "bundle/graph. Nothing was stored")
+    for g in {q[3] for q in result.quads}:
+        if g is not None and (why := own_graph_error(g, writer="document")) is not None:
+            raise SerializationError(f"{name}: {why}. Nothing was stored")
     if not result.quads:
         if result.input_statements:
             raise SerializationError(
@@ -192,3 +190,70 @@ def import_document(store: ProvStore, data: bytes, format: str = "auto", *,
     return ImportReport(name=name, format=result.format, reader=result.reader,
                         stored=len(result.quads), new=len(store) - before,
                         inferred=result.inferred, graphs=list(graphs), warnings=warnings)
+
+
+_SCAN_WINDOW = 16 << 20
+"""Bytes of a file :func:`check_bulk_file` reads at a time (cut at a line end)."""
+_ONTOLOGY_MARK = f"<{GRAPH.ONTOLOGY}>".encode()
+_ESCAPES = (b"\\u", b"\\U")
+_NL = b"\n"
+
+
+def check_bulk_file(path: str | os.PathLike[str], format: str, *, name: str | None = None) -> None:
+    """Refuse a file for a bulk load (:meth:`provgraph.store.ProvStore.bulk_load`, which has
+    no transaction) before anything of it is stored, by the rule an atomic import applies
+    to the graphs a document holds (:func:`provgraph.vocab.own_graph_error`, ``writer=
+    "document"``): no statement in provgraph's ontology graph.
+
+    The file is read once, a window of :data:`_SCAN_WINDOW` bytes at a time, at the speed of
+    a byte search: only a line holding ``<urn:provgraph:graph:ontology>``, or one whose last
+    IRI has a ``\\u`` / ``\\U`` escape, is parsed to see which graph its statement is in. A
+    line that does not parse is left to the load, which reports it.
+
+    Args:
+        path: the file.
+        format: ``"nquads"`` (checked) or ``"ntriples"`` (holds no graph: nothing to check).
+        name: how the file is named in the message (default: ``path``).
+
+    Raises:
+        SerializationError: a statement of the file is in the ontology graph; the message
+            gives the file and line, and what to do.
+        UnsupportedFormat: ``format`` is neither of the two.
+        OSError: the file cannot be read.
+
+    Example:
+        >>> import tempfile
+        >>> with tempfile.NamedTemporaryFile("wb", suffix=".nq", delete=False) as f:
+        ...     _ = f.write(b"<urn:x:a> <urn:x:p> <urn:provgraph:graph:ontology> <urn:x:g> .\\n"
+        ...                 b"<urn:x:a> <urn:x:p> <urn:x:b> <urn:provgraph:graph:ontology> .\\n")
+        >>> check_bulk_file(f.name, "nquads", name="onto.nq")
+        Traceback (most recent call last):
+        ...
+        provgraph.errors.SerializationError: onto.nq:2: the document writes into <urn:provgraph:graph:ontology>, the graph of provgraph's bundled ontology and shapes, which only 'provgraph init' fills; rename that bundle/graph. Nothing was stored
+        >>> os.remove(f.name)
+    """
+    if format == "ntriples":
+        return
+    if format != "nquads":
+        raise UnsupportedFormat(format, ("nquads", "ntriples"),
+                                "a bulk load reads these only; import other formats without "
+                                "one (atomic)")
+    name = str(path) if name is None else name
+    lines = 0
+    with open(path, "rb") as fh:
+        size = os.fstat(fh.fileno()).st_size
+        for start, end in line_windows(fh, size, _SCAN_WINDOW):
+            data = read_window(fh, start, end)
+            for a, b in line_spans(data, (_ONTOLOGY_MARK, *_ESCAPES)):
+                line = data[a:b]
+                if _ONTOLOGY_MARK not in line and b"\\" not in line[line.rfind(b"<"):]:
+                    continue  # an escape only in a literal or an earlier term
+                try:
+                    quads = parse_rdf(line, "nquads")
+                except SerializationError:
+                    continue  # the load reports the line
+                for q in quads:
+                    if q[3] is not None and (why := own_graph_error(q[3], writer="document")):
+                        at = lines + data.count(_NL, 0, a) + 1
+                        raise SerializationError(f"{name}:{at}: {why}. Nothing was stored")
+            lines += data.count(_NL)

@@ -61,7 +61,7 @@ from typing import TYPE_CHECKING, Any, BinaryIO, TypeVar
 from ..errors import SerializationError
 from ..store import ProvStore, iter_rdf
 from ..terms import IRI, BNode, Literal, Quad
-from ..vocab import GRAPH, PROV, RDF
+from ..vocab import PROV, RDF, own_graph_error
 from . import provo
 from .load import ImportReport, target_graph
 
@@ -473,11 +473,8 @@ def _checked(quads: Iterable[Quad], name: str, state: dict[str, Any], seen: set[
             seen.add(h)
         g = q[3]
         if g not in graphs:
-            if g == GRAPH.ONTOLOGY:
-                raise SerializationError(
-                    f"{name}: the document writes into <{GRAPH.ONTOLOGY}>, the graph of "
-                    "provgraph's bundled ontology and shapes, which only 'provgraph init' "
-                    "fills; rename that bundle/graph. Nothing was stored")
+            if g is not None and (why := own_graph_error(g, writer="document")) is not None:
+                raise SerializationError(f"{name}: {why}. Nothing was stored")
             graphs.add(g)
         if not state["prov"]:
             o = q[2]
