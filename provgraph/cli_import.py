@@ -189,7 +189,8 @@ def _import_streamed(obj: _Ctx, file: Any, fmt: str, graph: str | None, name: st
     from .io.provxml_stream_read import import_provxml_stream, streams_provxml
     from .io.rdf_stream_read import (import_jsonld_stream, import_rdfxml_stream,
                                      streams_jsonld, streams_rdfxml)
-    from .io.stream_load import NotStreamed, SourceChanged, import_rdf_stream, streamed_format
+    from .io.stream_load import (NotProvDocument, NotStreamed, SourceChanged, import_rdf_stream,
+                                 streamed_format)
 
     if rag_options or not file.seekable():
         return False
@@ -232,8 +233,8 @@ def _import_streamed(obj: _Ctx, file: Any, fmt: str, graph: str | None, name: st
             except NotStreamed:  # the next reader, or read whole (nothing was stored)
                 file.seek(0)
             except SerializationError as exc:
-                if not auto or isinstance(exc, SourceChanged):  # never read it again whole
-                    raise
+                if not auto or isinstance(exc, (SourceChanged, NotProvDocument)):
+                    raise  # never read it again whole
                 file.seek(0)
                 return False
     if done is None:
