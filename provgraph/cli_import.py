@@ -91,6 +91,9 @@ def import_(obj: _Ctx, file: Any, fmt: str, graph: str | None, sources: tuple[st
         _import(obj, file, fmt, graph, sources, partial)
     except BaseException as exc:  # a store this import created is not left behind empty
         if not isinstance(exc, click.exceptions.Exit):  # (an Exit comes after storing)
+            if isinstance(exc, KeyboardInterrupt) and obj.on_interrupt is not None:
+                said = obj.on_interrupt()  # counted now: the note must not reopen the store
+                obj.on_interrupt = lambda: said
             obj.discard_if_new()
         raise
 
