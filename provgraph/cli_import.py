@@ -93,6 +93,9 @@ def import_(obj: _Ctx, file: Any, fmt: str, graph: str | None, sources: tuple[st
         _import(obj, file, fmt, graph, sources, partial)
     except BaseException as exc:  # a store this import created is not left behind empty
         if not isinstance(exc, click.exceptions.Exit):  # (an Exit comes after storing)
+            if isinstance(exc, KeyboardInterrupt) and obj.on_interrupt is not None:
+                said = obj.on_interrupt()  # counted now: the note must not reopen the store
+                obj.on_interrupt = lambda: said
             obj.discard_if_new()
         raise
 
@@ -191,7 +194,8 @@ def _import_streamed(obj: _Ctx, file: Any, fmt: str, graph: str | None, name: st
     from .io.provxml_stream_read import import_provxml_stream, streams_provxml
     from .io.rdf_stream_read import (import_jsonld_stream, import_rdfxml_stream,
                                      streams_jsonld, streams_rdfxml)
-    from .io.stream_load import NotStreamed, SourceChanged, import_rdf_stream, streamed_format
+    from .io.stream_load import (NotProvDocument, NotStreamed, SourceChanged, import_rdf_stream,
+                                 streamed_format)
 
     if rag_options or not file.seekable():
         return False
@@ -234,8 +238,8 @@ def _import_streamed(obj: _Ctx, file: Any, fmt: str, graph: str | None, name: st
             except NotStreamed:  # the next reader, or read whole (nothing was stored)
                 file.seek(0)
             except SerializationError as exc:
-                if not auto or isinstance(exc, SourceChanged):  # never read it again whole
-                    raise
+                if not auto or isinstance(exc, (SourceChanged, NotProvDocument)):
+                    raise  # never read it again whole
                 file.seek(0)
                 return False
     if done is None:

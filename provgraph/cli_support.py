@@ -113,6 +113,11 @@ def _stored_since(obj: _Ctx, before: int, name: str, *, atomic: bool = True) -> 
     """The interrupt sentence of a command that adds statements: what is in the store now
     (counted again, as the command counted it before it started)."""
     def note() -> str:
+        unfinished = getattr(obj._store, "unfinished", None)
+        if unfinished:  # Ctrl-C again while the journaled write was being undone
+            return (f"the undo of {unfinished} was interrupted too: the store keeps part of "
+                    f"{name} until the next 'provgraph' command that writes it undoes that "
+                    "(all or nothing: none of it is kept)")
         added = len(obj.store(create=True)) - before
         if added <= 0:
             return f"nothing from {name} was stored (the store is as it was)"

@@ -124,3 +124,65 @@ def test_import_stops_and_stores_nothing(tmp_path):
     assert f"Interrupted: nothing from {big} was stored" in err
     assert "imported" not in err
     assert _contents(path) == before
+
+
+@pytest.mark.parametrize("fresh", [True, False], ids=["new-store", "existing-store"])
+def test_import_of_nquads_stops_while_it_stores_and_keeps_nothing(tmp_path, fresh):
+    """Ctrl-C while a streamed N-Quads import writes its batches: the journaled undo runs
+    (a store that held nothing is cleared at once instead of statement by statement), the
+    command says nothing was stored and ends by SIGINT within seconds, and the store is as
+    it was; a store the import created is not re-created by the interrupt's own sentence."""
+    path = tmp_path / "store"
+    if not fresh:
+        EmbeddedStore(path).close()
+        before = _contents(path)
+    doc = tmp_path / "big.nq"
+    entity = "http://www.w3.org/ns/prov#Entity"
+    kind = "http://www.w3.org/1999/02/22-rdf-syntax-ns#type"
+    doc.write_text("".join(f"<urn:x:s{i}> <{kind}> <{entity}> <urn:x:g{i % 7}> .\n"
+                           f'<urn:x:s{i}> <http://www.w3.org/2000/01/rdf-schema#label> "e {i}" '
+                           f"<urn:x:g{i % 7}> .\n" for i in range(60_000)))
+    proc = subprocess.Popen([sys.executable, "-m", "provgraph", "--store", str(path), "import",
+                             str(doc)], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                            stdin=subprocess.DEVNULL,  # SIGINT not ignored (see above)
+                            preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
+    journal = path / "journal.nq"
+    deadline = time.monotonic() + 60
+    while proc.poll() is None and time.monotonic() < deadline:
+        # two batches written (the journal lists them): the load is under way
+        if journal.exists() and journal.stat().st_size > 2 * 10_000 * 80:
+            break
+        time.sleep(0.01)
+    assert proc.poll() is None, proc.communicate()[1].decode()
+    proc.send_signal(signal.SIGINT)
+    sent = time.monotonic()
+    out, err_bytes = proc.communicate(timeout=60)
+    took, err = time.monotonic() - sent, err_bytes.decode(errors="replace")
+    assert took < 10, f"{took:.1f} s from SIGINT to exit: {err}"
+    assert proc.returncode == -signal.SIGINT, err
+    assert "Traceback" not in err and "imported" not in err
+    assert f"Interrupted: nothing from {doc} was stored" in err
+    assert not journal.exists()
+    if fresh:
+        assert not path.exists()
+    else:
+        assert _contents(path) == before
+
+
+def test_an_interrupted_undo_is_not_reported_as_stored_whole(tmp_path):
+    """A second Ctrl-C during the journaled undo leaves the journal (the next write undoes
+    it); the sentence said the import 'had been stored whole' since the store held more
+    statements than before."""
+    from provgraph.cli_support import _Ctx, _stored_since
+
+    obj = _Ctx(str(tmp_path / "store"), False)
+    store = obj.store(create=True)
+    note = _stored_since(obj, len(store), "big.nq")
+    store.add([("urn:x", "http://www.w3.org/1999/02/22-rdf-syntax-ns#type",
+                "http://www.w3.org/ns/prov#Entity", None)])
+    assert "stored whole" in note()
+    store.unfinished = "import big.nq"
+    said = note()
+    assert said.startswith("the undo of import big.nq was interrupted too"), said
+    assert "stored whole" not in said
+    obj.close()

@@ -67,7 +67,8 @@ from ..store import ProvStore, iter_rdf
 from ..terms import IRI, Quad
 from . import jsonld
 from .load import ImportReport, target_graph
-from .stream_load import NotStreamed, opened, parsed, relabelled, store_streamed
+from .stream_load import (NotStreamed, opened, parsed, refuse_plain_rdf, relabelled,
+                          store_streamed)
 
 __all__ = ["import_jsonld_stream", "import_rdfxml_stream", "streams_jsonld",
            "streams_rdfxml"]
@@ -148,6 +149,8 @@ def import_rdfxml_stream(store: ProvStore, source: str | os.PathLike[str] | Bina
     with opened(source, name) as f:
         _screen_xml(f, auto)
         f.seek(0)
+        refuse_plain_rdf(parsed(f, "rdf-xml", target, name), name)  # before any write
+        f.seek(0)
         with store.journaled(f"import {name}"):
             quads = f.verified(parsed(f, "rdf-xml", target, name))
             return store_streamed(store, relabelled(quads), format="rdf-xml", name=name,
@@ -224,14 +227,18 @@ def import_jsonld_stream(store: ProvStore, source: str | os.PathLike[str] | Bina
         remote = sorted({r for r in refs if r not in jsonld.PROV_JSONLD_CONTEXTS})
         if remote:
             raise NotStreamed(f"it refers to the remote context(s) {', '.join(remote)}")
-        f.seek(0)
         reader = "JSON-LD streamed by pyoxigraph (Streaming JSON-LD profile)"
-        body: BinaryIO = f
         if splice:
-            body = _with_bundled_context(f)
             reader += " with the bundled PROV-JSONLD context"
+
+        def body() -> BinaryIO:  # the document from its start, as the engine reads it
+            f.seek(0)
+            return _with_bundled_context(f) if splice else f
+
+        refuse_plain_rdf(_not_streamed_on_error(iter_rdf(body(), "json-ld", graph=target,
+                                                         jsonld_streaming=True)), name)
         with store.journaled(f"import {name}"):
-            quads = f.verified(_not_streamed_on_error(iter_rdf(body, "json-ld", graph=target,
+            quads = f.verified(_not_streamed_on_error(iter_rdf(body(), "json-ld", graph=target,
                                                                jsonld_streaming=True)))
             return store_streamed(store, relabelled(quads), format="json-ld", name=name,
                                   reader=reader)

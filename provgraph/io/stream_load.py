@@ -12,7 +12,9 @@ listed in ``journal.nq`` before the batch commits; a refusal found after some ba
 were written (a syntax error at the end of the file, a qualified node without its
 ``prov:entity``), an exception, Ctrl-C or a killed process removes exactly those
 statements (the next writer open does it after a kill), and the journal is deleted when
-the import ends whole. The engine commits every batch, so there is no large write-ahead
+the import ends whole. A document none of whose statements uses the PROV vocabulary is
+refused before anything is written: :func:`refuse_plain_rdf` reads it first, up to its
+first PROV term (a few statements of a PROV document; a plain RDF one is parsed whole). The engine commits every batch, so there is no large write-ahead
 log for a reopen to replay; the undo a reopen may run removes at most the document's
 statements.
 
@@ -56,7 +58,7 @@ import tempfile
 import uuid
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, BinaryIO, TypeVar
+from typing import TYPE_CHECKING, Any, BinaryIO, TypeVar, cast
 
 from ..errors import SerializationError
 from ..store import ProvStore, iter_rdf
@@ -69,9 +71,10 @@ if TYPE_CHECKING:
     from ..validate import ConstraintViolation
     from ._prov import ProvRead
 
-__all__ = ["NotStreamed", "PassReader", "RepeatedKeys", "STREAMED_FORMATS", "STREAM_BATCH",
+__all__ = ["NotProvDocument", "NotStreamed", "PassReader", "RepeatedKeys", "STREAMED_FORMATS", "STREAM_BATCH",
            "SourceChanged", "import_rdf_stream", "opened", "parsed", "refuse_lexical",
-           "relabelled", "repeated_keys", "store_streamed", "streamed_format"]
+           "refuse_plain_rdf", "relabelled", "repeated_keys", "store_streamed",
+           "streamed_format"]
 
 _T = TypeVar("_T")
 
@@ -101,6 +104,13 @@ class SourceChanged(SerializationError):
     """A streamed import's file read other bytes in one pass than in another (it was
     written to while it was imported); nothing from it was stored. Never a reason to read
     the file again some other way: the next read would see yet other bytes."""
+
+
+class NotProvDocument(SerializationError):
+    """A streamed import's document parsed whole, but none of its statements uses the PROV
+    vocabulary (:func:`refuse_plain_rdf`); nothing was written. Never a reason to read the
+    file again whole under ``--format auto``: that read parses the same statements and
+    refuses them the same way, after holding the whole document in memory."""
 
 
 class PassReader(io.BufferedIOBase, BinaryIO):
@@ -332,7 +342,8 @@ def import_rdf_stream(store: ProvStore, source: str | os.PathLike[str] | BinaryI
     Args:
         store: where to store; it must journal (:attr:`ProvStore.journals`, the embedded
             store).
-        source: a file path, or a binary file object read from its current position.
+        source: a file path, or a seekable binary file object read from its current
+            position (twice: :func:`refuse_plain_rdf` reads it first).
         format: one of :data:`STREAMED_FORMATS` (no ``"auto"``).
         graph: named graph for the default graph's statements (``None``: the default
             graph); an absolute IRI, not one of :data:`provgraph.io.load.RESERVED_GRAPHS`.
@@ -347,8 +358,9 @@ def import_rdf_stream(store: ProvStore, source: str | os.PathLike[str] | BinaryI
         ValueError: ``format`` is not streamed, or ``graph`` is refused
             (:func:`~provgraph.io.load.check_target_graph`); nothing is read.
         SerializationError: the document does not parse, writes into the ontology graph,
-            holds no statement or no PROV term, or has a qualified node PROV-DM refuses;
-            nothing is stored (what was written is undone).
+            holds no statement or no PROV term (:class:`NotProvDocument`, found before
+            anything is written), or has a qualified node PROV-DM refuses; nothing is
+            stored (what was written is undone).
         StoreError: the store does not journal or cannot be written; nothing is stored.
 
     Example:
@@ -363,10 +375,49 @@ def import_rdf_stream(store: ProvStore, source: str | os.PathLike[str] | BinaryI
     if format not in STREAMED_FORMATS:
         raise ValueError(f"{format} is not streamed; use one of {sorted(STREAMED_FORMATS)}")
     target = target_graph(graph)
+    # decided before anything is written (a file object is read twice, from where it is)
+    at = None if isinstance(source, (str, os.PathLike)) else source.tell()
+    refuse_plain_rdf(parsed(source, format, target, name), name)
+    if at is not None:
+        cast(BinaryIO, source).seek(at)
     with store.journaled(f"import {name}"):
         return store_streamed(store, relabelled(parsed(source, format, target, name)),
                               format=format, reader=f"{format} streamed by pyoxigraph",
                               name=name)
+
+
+def refuse_plain_rdf(quads: Iterable[Quad], name: str) -> None:
+    """The pass before the storing one: refuse a document none of whose statements uses
+    the PROV vocabulary before anything is written, as :func:`store_streamed` would
+    refuse it only after writing (and then undoing) every statement. ``quads`` is read
+    until its first statement with a PROV term, so a PROV document costs a few
+    statements' parse; a plain RDF document is parsed whole, with a 64-bit hash per
+    distinct statement (about 70 bytes each, dropped when the pass ends) for the count
+    the message gives. A statement in the ontology graph met first is refused as the
+    storing pass refuses it. A document with no statement passes (the storing pass
+    words that refusal, storing nothing).
+
+    Raises:
+        NotProvDocument: the document holds statements but none uses the PROV vocabulary.
+        SerializationError: the document writes into one of provgraph's own graphs
+            (:func:`provgraph.vocab.own_graph_error`) before its first PROV term, or ``quads`` raises it (a syntax error); nothing was written.
+    """
+    distinct: set[int] = set()
+    for q in quads:
+        p, o, g = q[1], q[2], q[3]
+        if p.startswith(_P) or (type(o) is IRI and o.startswith(_P)):
+            return
+        if g is not None and (why := own_graph_error(g, writer="document")) is not None:
+            raise SerializationError(f"{name}: {why}. Nothing was stored")
+        distinct.add(hash(q))
+    if distinct:
+        raise NotProvDocument(_not_prov(name, len(distinct)))
+
+
+def _not_prov(name: str, distinct: int) -> str:
+    return (f"{name}: {distinct} statement(s) but none uses the PROV vocabulary "
+            "(http://www.w3.org/ns/prov#): not a PROV document; nothing was stored. "
+            "Load plain RDF with a SPARQL client instead")
 
 
 def store_streamed(store: ProvStore, quads: Iterable[Quad], *, format: str, reader: str,
@@ -410,10 +461,7 @@ def store_streamed(store: ProvStore, quads: Iterable[Quad], *, format: str, read
         raise SerializationError(f"{name}: the {format} document holds no PROV "
                                  "statements; nothing was stored")
     if not state["prov"]:
-        raise SerializationError(
-            f"{name}: {distinct} statement(s) but none uses the PROV vocabulary "
-            "(http://www.w3.org/ns/prov#): not a PROV document; nothing was stored. "
-            "Load plain RDF with a SPARQL client instead")
+        raise SerializationError(_not_prov(name, distinct))  # (no pre-pass, or a changed file)
     with needed:
         inferred = _entailed(store, needed, seen, name)
     for i in range(0, len(inferred), STREAM_BATCH):
