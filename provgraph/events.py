@@ -25,7 +25,9 @@ transactions of :data:`BATCH_EVENTS` events inside one
 :meth:`~provgraph.store.ProvStore.journaled` write, so memory stays bounded whatever the
 log's size and the engine keeps no large write-ahead log, while a failure, Ctrl-C or a
 killed process still leaves nothing of the file (issue 16, item 6; the journal's
-docstring says how). On other stores it stays one transaction. Event logs never cause
+docstring says how). On other stores it stays one transaction. The retained originals a
+failed record wrote are removed again, but for those a committed transaction's ledger
+line lists already (:mod:`provgraph.ledger`) and those a killed process left. Event logs never cause
 file or network access: source bytes travel inline (``content`` or ``content_base64``).
 """
 
@@ -41,6 +43,7 @@ from collections.abc import Callable, Iterable, Iterator
 from typing import IO, Any
 
 
+from ._recording import discarding_on_failure
 from .limits import json_error_text, loads_json
 from .errors import EventLogError, ProvgraphError
 from .model import Agent, AnswerRecord, Hit, QueryRecord, Segment
@@ -293,6 +296,13 @@ def record_events(store: ProvStore, events: Iterable[tuple[int, dict[str, Any]]]
     Returns:
         The :class:`Recorder` used (``.iri`` is the run recorded).
 
+    Retained originals the log's snapshots and extractions wrote (there were none of those
+    bytes before) are removed again when it fails, or is interrupted, unless a statement
+    references them: all of them for a log of one transaction; for a longer one on a store
+    with a ledger, those of the failing transaction (the ledger lists those of the
+    transactions stored before it, and :func:`provgraph.verify.verify_store` checks that
+    listed originals are there). A killed process leaves its originals.
+
     Raises:
         EventLogError: the first line that cannot be recorded (with its line number
             and field); nothing from the file is stored.
@@ -324,7 +334,14 @@ def record_events(store: ProvStore, events: Iterable[tuple[int, dict[str, Any]]]
     except ProvgraphError as exc:
         raise EventLogError(name, run_line, None, str(exc)) from exc
     streamed = store.journals and count > BATCH_EVENTS
-    with store.journaled(f"record {name}") if streamed else contextlib.nullcontext():
+    # Originals written by a record that fails are removed twice over: inside the journaled
+    # write, those of the failing transaction (no statement of it was stored), before the
+    # undo's ledger line lists them; outside it, once the undo has run, those of the
+    # transactions stored before, on a store without a ledger (with one, their lines list
+    # them, and BlobStore.may_discard keeps them).
+    with (discarding_on_failure(store),
+          store.journaled(f"record {name}") if streamed else contextlib.nullcontext(),
+          discarding_on_failure(store)):
         released = done = False
         while not done:
             done = True

@@ -252,3 +252,105 @@ def test_a_claim_of_an_unknown_answer_id_says_so(tmp_path: Path, answer: str, me
         assert f"events.jsonl:{len(lines)} {message}" in res.output
         assert "nothing from this file was stored" in res.output
 
+
+def _snapshot(sid: str, text: str) -> str:
+    return json.dumps({"event": "snapshot", "id": sid, "uri": f"https://example.org/{sid}.txt",
+                       "media_type": "text/plain", "content": text,
+                       "observed_at": "2026-01-05T10:00:00Z"})
+
+
+_BAD = json.dumps({"event": "retrieval", "query": "nowhere", "retriever": {"name": "r",
+                                                                          "version": "1"},
+                   "hits": []})
+
+
+def _blobs(path: Path) -> set[str]:
+    with EmbeddedStore(path, read_only=True) as store:
+        return set(store.originals.digests())  # type: ignore[attr-defined]
+
+
+def test_a_failed_record_removes_the_originals_it_wrote_and_keeps_older_ones(
+        tmp_path: Path) -> None:
+    """A log of one transaction that fails on its last line: the originals its snapshot and
+    extraction wrote are removed ('nothing from this file was stored' holds for the
+    originals too); an original already retained before, whose bytes the log holds again,
+    stays; verify finds nothing wrong. Before, both new originals were left behind."""
+    from provgraph.originals import sha256_hex
+    from provgraph.verify import verify_store
+
+    path = tmp_path / "store"
+    runner = CliRunner()
+    old = tmp_path / "old.jsonl"
+    old.write_text("\n".join(_events(1)) + "\n", encoding="utf-8")
+    assert runner.invoke(cli, ["--store", str(path), "record", str(old)],
+                         catch_exceptions=False).exit_code == 0
+    before = _blobs(path)
+    kept = sha256_hex(json.loads(_events(0)[1])["content"].encode())
+    assert kept in before
+    log = tmp_path / "new.jsonl"
+    log.write_text("\n".join(_events(3) + [
+        _snapshot("n", "New bytes.\n"),
+        json.dumps({"event": "extraction", "snapshot": "n", "parser": {"name": "p", "version": "1"},
+                    "text": "New bytes.", "offset_map": [[0, 10, 0, 10]]}),
+        _BAD]) + "\n", encoding="utf-8")
+    res = runner.invoke(cli, ["--store", str(path), "record", str(log)])
+    assert res.exit_code == 2, res.output
+    assert "nothing from this file was stored" in res.output
+    assert _blobs(path) == before
+    assert verify_store(path).ok
+
+
+def test_a_long_record_that_fails_removes_the_originals_of_its_last_transaction(
+        tmp_path: Path) -> None:
+    """A log of three transactions (on a store with a ledger) that fails in the third: the
+    original its third transaction wrote is removed; the one the first wrote stays, as the
+    ledger line of that committed transaction lists it (verify would report it missing),
+    and verify finds nothing wrong."""
+    from provgraph.originals import sha256_hex
+    from provgraph.verify import verify_store
+
+    path = tmp_path / "store"
+    _prefilled(path)  # a store of no originals (a store the record created would go)
+    log = _write_log(tmp_path / "events.jsonl", 2 * BATCH_EVENTS + 10,
+                     _snapshot("late", "Written in the last transaction.\n"), _BAD)
+    res = CliRunner().invoke(cli, ["--store", str(path), "record", str(log)])
+    assert res.exit_code == 2, res.output
+    blobs = _blobs(path)
+    assert sha256_hex(b"Written in the last transaction.\n") not in blobs
+    assert blobs == {sha256_hex(json.loads(_events(0)[1])["content"].encode())}
+    assert verify_store(path).ok
+
+
+def test_an_interrupted_record_removes_the_originals_it_wrote(tmp_path: Path) -> None:
+    """Ctrl-C (KeyboardInterrupt, raised here by the progress callback after the snapshot's
+    line) while recording: the snapshot's original is removed, the interrupt goes on."""
+    from provgraph.events import iter_checked, record_events
+
+    lines = _events(5)
+
+    def interrupt(n: int) -> None:
+        if n == 3:
+            raise KeyboardInterrupt
+
+    store = EmbeddedStore(tmp_path / "store")
+    with pytest.raises(KeyboardInterrupt):
+        record_events(store, iter_checked(lines), count=len(lines), progress=interrupt)
+    assert list(store.originals.digests()) == []  # type: ignore[attr-defined]
+    assert len(store) == 0
+    store.close()
+
+
+def test_a_long_record_that_fails_on_a_store_without_a_ledger_removes_all_its_originals(
+        ) -> None:
+    """On an in-memory store (journaled, no ledger) a log of three transactions that fails
+    in the third leaves none of its originals, those of the stored transactions included
+    (removed once the journal's undo has run)."""
+    from provgraph.events import iter_checked, record_events
+
+    lines = _events(2 * BATCH_EVENTS + 10) + [_snapshot("late", "Late bytes.\n"), _BAD]
+    store = EmbeddedStore()
+    assert store.journals
+    with pytest.raises(EventLogError, match="query id 'nowhere' is not defined"):
+        record_events(store, iter_checked(lines), count=len(lines))
+    assert len(store) == 0
+    assert list(store.originals.digests()) == []  # type: ignore[attr-defined]
