@@ -10,22 +10,24 @@ the undo log that makes a failed batch forget what it recorded.
 
 from __future__ import annotations
 
+import contextlib
 import datetime as _dt
 import re
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from typing import Any
 
 from . import ids
 from ._support import SupportCache
-from .errors import RecordError
+from .errors import ProvgraphError, RecordError
 from .model import Agent, Ref, RunRecord, Segment, iri_of
+from .originals import new_blobs
 from .schema.agent import Activity, activity_quads
 from .schema.segment import SEGMENT_ORIGINS
 from .store import ProvStore
 from .terms import IRI, Literal, Quad, lit
 from .vocab import AGENT_ROLES, PG, RDF
 
-__all__ = ["RecorderBase", "SEGMENT_ORIGINS"]
+__all__ = ["RecorderBase", "SEGMENT_ORIGINS", "discard_unreferenced", "discarding_on_failure"]
 
 _HEX64 = re.compile(r"^[0-9a-fA-F]{64}$")
 _IRI_SYNTAX = ids.IRI_SYNTAX
@@ -37,6 +39,39 @@ def _a(noun: str) -> str:
 # The class an IRI given for each Recorder argument must have (Recorder._require).
 _KIND_CLASS = {"query": "Query", "generator input": "GeneratorInput", "answer": "Answer",
                "claim": "Claim"}
+
+
+def discard_unreferenced(store: ProvStore, written: Sequence[str]) -> None:
+    """Remove the retained originals a failed write wrote (``written``: digests that were
+    not there before it, as :func:`provgraph.originals.new_blobs` collects them) that no
+    statement references by ``pg:sha256``: nothing was stored, so they would be evidence
+    of nothing. A blob another write had already retained is never in ``written``, so
+    never removed; nor is one a ledger line lists already
+    (:attr:`provgraph.originals.BlobStore.may_discard`).
+
+    Raises:
+        StoreError: the store cannot be read, or a blob cannot be removed.
+    """
+    for digest in written:
+        if next(iter(store.quads(None, PG.sha256, Literal(digest))), None) is None:
+            store.originals.discard(digest)
+
+
+@contextlib.contextmanager
+def discarding_on_failure(store: ProvStore) -> Iterator[list[str]]:
+    """Collect the retained originals written in the block (the list it yields); when the
+    block raises (``KeyboardInterrupt`` too), remove those no statement references
+    (:func:`discard_unreferenced`) and re-raise the block's exception. Put it around the
+    write's undo (a journaled block), so that the statements undone no longer count. A
+    blob that cannot be removed stays (unreferenced, as before): the block's error is the
+    one raised."""
+    with new_blobs(store.originals) as written:
+        try:
+            yield written
+        except BaseException:
+            with contextlib.suppress(ProvgraphError):
+                discard_unreferenced(store, written)
+            raise
 
 
 def _utcnow() -> _dt.datetime:

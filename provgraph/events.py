@@ -25,7 +25,9 @@ transactions of :data:`BATCH_EVENTS` events inside one
 :meth:`~provgraph.store.ProvStore.journaled` write, so memory stays bounded whatever the
 log's size and the engine keeps no large write-ahead log, while a failure, Ctrl-C or a
 killed process still leaves nothing of the file (issue 16, item 6; the journal's
-docstring says how). On other stores it stays one transaction. Event logs never cause
+docstring says how). On other stores it stays one transaction. The retained originals a
+failed record wrote are removed again, but for those a committed transaction's ledger
+line lists already (:mod:`provgraph.ledger`) and those a killed process left. Event logs never cause
 file or network access: source bytes travel inline (``content`` or ``content_base64``).
 """
 
@@ -41,12 +43,15 @@ from collections.abc import Callable, Iterable, Iterator
 from typing import IO, Any
 
 
+from ._recording import discarding_on_failure
 from .limits import json_error_text, loads_json
 from .errors import EventLogError, ProvgraphError
-from .model import Agent, Hit, Segment
+from .model import Agent, AnswerRecord, Hit, QueryRecord, Segment
 from .recorder import Recorder
+from .schema import generation as generation_schema
 from .resources import json_schema, schema_validator
 from .store import ProvStore
+from .terms import IRI
 from .vocab import own_graph_error
 
 __all__ = ["EVENT_FORMAT_VERSION", "BATCH_EVENTS", "BATCH_STATEMENTS", "load_events", "read_events", "check_events",
@@ -296,6 +301,13 @@ def record_events(store: ProvStore, events: Iterable[tuple[int, dict[str, Any]]]
     Returns:
         The :class:`Recorder` used (``.iri`` is the run recorded).
 
+    Retained originals the log's snapshots and extractions wrote (there were none of those
+    bytes before) are removed again when it fails, or is interrupted, unless a statement
+    references them: all of them for a log of one transaction; for a longer one on a store
+    with a ledger, those of the failing transaction (the ledger lists those of the
+    transactions stored before it, and :func:`provgraph.verify.verify_store` checks that
+    listed originals are there). A killed process leaves its originals.
+
     Raises:
         EventLogError: the first line that cannot be recorded (with its line number
             and field); nothing from the file is stored.
@@ -327,7 +339,14 @@ def record_events(store: ProvStore, events: Iterable[tuple[int, dict[str, Any]]]
     except ProvgraphError as exc:
         raise EventLogError(name, run_line, None, str(exc)) from exc
     streamed = store.journals and count > BATCH_EVENTS
-    with store.journaled(f"record {name}") if streamed else contextlib.nullcontext():
+    # Originals written by a record that fails are removed twice over: inside the journaled
+    # write, those of the failing transaction (no statement of it was stored), before the
+    # undo's ledger line lists them; outside it, once the undo has run, those of the
+    # transactions stored before, on a store without a ledger (with one, their lines list
+    # them, and BlobStore.may_discard keeps them).
+    with (discarding_on_failure(store),
+          store.journaled(f"record {name}") if streamed else contextlib.nullcontext(),
+          discarding_on_failure(store)):
         released = done = False
         while not done:
             done = True
@@ -355,27 +374,48 @@ def record_events(store: ProvStore, events: Iterable[tuple[int, dict[str, Any]]]
 
 
 class _Ids(dict[str, Any]):
-    """The ids a log defines -> their records; a record defined two or more transactions
-    ago is kept as its IRI only (a str, which the Recorder takes wherever it takes the
-    record), so memory grows with the number of ids, not with the texts and hits their
-    records hold (issue 16, item 6)."""
+    """The ids a log defines -> their records. A record defined two or more transactions
+    ago is kept lean, so memory grows with the number of ids, not with the texts and hits
+    their records hold (issue 16, item 6): as its IRI (a str, which the Recorder takes
+    wherever it takes the record), but for
+
+    - an answer: its IRI too; a claim needs the answer's text and generation, which
+      :meth:`answer` reads back from the store (stored by then);
+    - a query: a :class:`QueryRecord` without its text, so that an aid derived from it
+      stays a per-request aid whatever the query's IRI (:meth:`Recorder.aid`).
+    """
 
     def __init__(self) -> None:
         super().__init__()
         self._new: list[str] = []
         self._last: list[str] = []
+        self._read: AnswerRecord | None = None  # the last answer read back
 
     def __setitem__(self, key: str, value: Any) -> None:
         super().__setitem__(key, value)
         self._new.append(key)
 
     def age(self) -> None:
-        """At the end of a transaction: keep the records of the previous one as IRIs."""
+        """At the end of a transaction: keep the records of the previous one lean."""
         for key in self._last:
-            iri = getattr(self.get(key), "iri", None)
+            value = self.get(key)
+            if isinstance(value, QueryRecord):
+                dict.__setitem__(self, key, QueryRecord(iri=value.iri, text=""))
+                continue
+            iri = getattr(value, "iri", None)
             if isinstance(iri, str):
                 dict.__setitem__(self, key, iri)
         self._last, self._new = self._new, []
+
+    def answer(self, store: ProvStore, key: str) -> AnswerRecord | None:
+        """The answer the id ``key`` names: its record, or, kept as its IRI, the answer
+        read back from ``store``; ``None`` when ``key`` names something else."""
+        value = self[key]
+        if not isinstance(value, str):
+            return value if isinstance(value, AnswerRecord) else None
+        if self._read is None or self._read.iri != value:  # claims of one answer come together
+            self._read = generation_schema.load(store, [IRI(value)]).get(IRI(value))
+        return self._read
 
 
 def iter_checked(source: Iterable[str], name: str = "<events>"
@@ -395,7 +435,7 @@ def iter_checked(source: Iterable[str], name: str = "<events>"
         yield n, obj
 
 
-def _apply(rec: Recorder, records: dict[str, Any], n: int, ev: dict[str, Any], src: str) -> None:
+def _apply(rec: Recorder, records: _Ids, n: int, ev: dict[str, Any], src: str) -> None:
     kind = ev["event"]
 
     def ref(field: str, value: str | None = None, *, raw_ok: bool = False) -> Any:
@@ -404,8 +444,8 @@ def _apply(rec: Recorder, records: dict[str, Any], n: int, ev: dict[str, Any], s
             return records[v]
         if ":" in v or raw_ok:
             return v
-        raise EventLogError(src, n, field, f"{v!r} is not an id defined on an earlier line "
-                                           "nor an IRI")
+        raise EventLogError(src, n, field, f"{field} id {v!r} is not defined earlier in the "
+                                           "log (nor is it an IRI)")
 
     def t(field: str) -> _dt.datetime | None:
         return _time(n, src, field, ev.get(field))
@@ -475,7 +515,16 @@ def _apply(rec: Recorder, records: dict[str, Any], n: int, ev: dict[str, Any], s
                              text=ev["text"], settings=ev.get("settings"),
                              started_at=t("started_at"), ended_at=t("ended_at"), iri=ev.get("iri"))
     elif kind == "claim":
-        out = rec.claim(ref("answer"), start=ev["start"], end=ev["end"], kind=ev["kind"],
+        answer: AnswerRecord | str = ref("answer")
+        if ev["answer"] in records:
+            # an id: the answer's record, read back if the id was defined long ago, so
+            # that the claim is checked against its text and linked to its generation
+            found = records.answer(rec.store, ev["answer"])
+            if found is None:
+                raise EventLogError(src, n, "answer", f"answer id {ev['answer']!r} does not "
+                                    "name an answer: give the id of a generation event")
+            answer = found
+        out = rec.claim(answer, start=ev["start"], end=ev["end"], kind=ev["kind"],
                         status=ev.get("status", "supported"), text=ev.get("text"),
                         derived_from=[ref("derived_from", d) for d in ev.get("derived_from", [])],
                         warrant=ev.get("warrant"), iri=ev.get("iri"))

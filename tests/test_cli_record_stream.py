@@ -20,7 +20,7 @@ from provgraph.errors import EventLogError, StoreError
 from provgraph.events import BATCH_EVENTS, check_events
 from provgraph.store import EmbeddedStore
 from provgraph.terms import IRI
-from provgraph.vocab import PG
+from provgraph.vocab import PG, PROV
 
 from .test_store_journal import JOURNAL, _contents, _prefilled
 
@@ -86,7 +86,8 @@ def test_a_bad_line_late_in_a_long_log_stores_nothing_and_names_the_line(tmp_pat
          "hits": []}))
     res = runner.invoke(cli, ["--store", str(path), "record", str(log)])
     assert res.exit_code == 2  # an input error
-    assert f"b.jsonl:{n + 5} field 'query': 'nowhere' is not an id" in res.output
+    assert f"b.jsonl:{n + 5} field 'query': query id 'nowhere' is not defined earlier in the log" in (
+        res.output)
     assert not (path / JOURNAL).exists()
     assert _contents(path) == before
 
@@ -177,9 +178,12 @@ def _shape(store: EmbeddedStore, run: IRI) -> list[tuple[str, str, int]]:
 
 def test_streamed_batches_record_what_one_transaction_records(tmp_path: Path,
                                                               monkeypatch: pytest.MonkeyPatch) -> None:
-    """The pipeline fixture recorded 3 events per transaction, with the records of earlier
-    transactions passed to the Recorder as IRIs, writes the same statements as one
-    transaction (its queries and answers get fresh IRIs, so counts are compared)."""
+    """The pipeline fixture recorded 1 event per transaction, so that every id a line uses
+    was defined two or more transactions before and its record kept lean (an IRI; an
+    answer read back from the store for its claims), writes the same statements as one
+    transaction (its queries and answers get fresh IRIs, so counts are compared). With 3
+    events per transaction its claims found their answer's record and this passed while a
+    claim of an answer defined two transactions before failed."""
     from provgraph import events as ev
 
     from . import pipeline
@@ -187,9 +191,166 @@ def test_streamed_batches_record_what_one_transaction_records(tmp_path: Path,
     lines = pipeline.events()
     whole = EmbeddedStore(tmp_path / "whole")
     run = ev.load_events(whole, lines).iri
-    monkeypatch.setattr(ev, "BATCH_EVENTS", 3)
+    monkeypatch.setattr(ev, "BATCH_EVENTS", 1)
     streamed = EmbeddedStore(tmp_path / "streamed")
     run2 = ev.load_events(streamed, lines).iri
     assert _shape(streamed, run2) == _shape(whole, run)
     whole.close()
     streamed.close()
+
+
+_ANSWER_LINES = [
+    {"event": "context_packing", "id": "gi", "text": "Answer.\nPumps are serviced every 6 months.",
+     "segments": [{"start": 0, "end": 8, "origin": "instruction"},
+                  {"start": 8, "end": 42, "origin": "original", "source": "c1"}]},
+    {"event": "generation", "id": "a", "input": "gi", "model": {"name": "m", "version": "1"},
+     "text": "Every 6 months, says the manual."},
+]
+
+
+def test_a_claim_names_an_answer_defined_batches_earlier(tmp_path: Path) -> None:
+    """A log over two batches long whose last line claims a span of an answer defined in
+    the first batch: the id resolves (the answer is read back from the store), the claim
+    text is the answer's span and the claim is linked to its generation. Before, ids of
+    batches two back were kept as IRIs only and the claim failed with 'claim text is
+    required when the answer is given by IRI'."""
+    lines = _events(0) + [json.dumps(x) for x in _ANSWER_LINES]
+    lines += _events(2 * BATCH_EVENTS + 100)[4:]  # the queries only
+    lines.append(json.dumps({"event": "claim", "id": "cl", "answer": "a", "start": 0,
+                             "end": 14, "kind": "paraphrase"}))
+    lines.append(json.dumps({"event": "claim", "answer": "a", "start": 16, "end": 31,
+                             "kind": "paraphrase", "text": "says the manual"}))
+    log = tmp_path / "events.jsonl"
+    log.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    assert len(lines) > 4_100
+    res = CliRunner().invoke(cli, ["--store", str(tmp_path / "store"), "record", str(log)],
+                             catch_exceptions=False)
+    assert res.exit_code == 0, res.output
+    with EmbeddedStore(tmp_path / "store", read_only=True) as store:
+        rows = store.select(f"""SELECT ?text ?gen WHERE {{
+            ?c a <{PG.Claim}> ; <{PG.text}> ?text ; <{PROV.wasGeneratedBy}> ?gen .
+            ?a a <{PG.Answer}> ; <{PROV.wasGeneratedBy}> ?gen }} ORDER BY ?text""")
+        assert [r["text"].value for r in rows] == ["Every 6 months", "says the manual"]  # type: ignore[union-attr]
+
+
+@pytest.mark.parametrize("answer, message", [
+    ("b", "field 'answer': answer id 'b' is not defined earlier in the log"),
+    ("q0", "field 'answer': answer id 'q0' does not name an answer: give the id of a "
+           "generation event"),
+])
+def test_a_claim_of_an_unknown_answer_id_says_so(tmp_path: Path, answer: str, message: str) -> None:
+    """An answer id no earlier line defines, or one naming something else (a query), is
+    reported as such, early in the log and batches later, not as a missing claim text."""
+    for queries in (2, 2 * BATCH_EVENTS + 100):
+        lines = _events(queries) + [json.dumps(x) for x in _ANSWER_LINES]
+        lines.append(json.dumps({"event": "claim", "answer": answer, "start": 0, "end": 14,
+                                 "kind": "paraphrase"}))
+        log = tmp_path / "events.jsonl"
+        log.write_text("\n".join(lines) + "\n", encoding="utf-8")
+        res = CliRunner().invoke(cli, ["--memory", "record", str(log)])
+        assert res.exit_code == 2, res.output
+        assert f"events.jsonl:{len(lines)} {message}" in res.output
+        assert "nothing from this file was stored" in res.output
+
+
+def _snapshot(sid: str, text: str) -> str:
+    return json.dumps({"event": "snapshot", "id": sid, "uri": f"https://example.org/{sid}.txt",
+                       "media_type": "text/plain", "content": text,
+                       "observed_at": "2026-01-05T10:00:00Z"})
+
+
+_BAD = json.dumps({"event": "retrieval", "query": "nowhere", "retriever": {"name": "r",
+                                                                          "version": "1"},
+                   "hits": []})
+
+
+def _blobs(path: Path) -> set[str]:
+    with EmbeddedStore(path, read_only=True) as store:
+        return set(store.originals.digests())  # type: ignore[attr-defined]
+
+
+def test_a_failed_record_removes_the_originals_it_wrote_and_keeps_older_ones(
+        tmp_path: Path) -> None:
+    """A log of one transaction that fails on its last line: the originals its snapshot and
+    extraction wrote are removed ('nothing from this file was stored' holds for the
+    originals too); an original already retained before, whose bytes the log holds again,
+    stays; verify finds nothing wrong. Before, both new originals were left behind."""
+    from provgraph.originals import sha256_hex
+    from provgraph.verify import verify_store
+
+    path = tmp_path / "store"
+    runner = CliRunner()
+    old = tmp_path / "old.jsonl"
+    old.write_text("\n".join(_events(1)) + "\n", encoding="utf-8")
+    assert runner.invoke(cli, ["--store", str(path), "record", str(old)],
+                         catch_exceptions=False).exit_code == 0
+    before = _blobs(path)
+    kept = sha256_hex(json.loads(_events(0)[1])["content"].encode())
+    assert kept in before
+    log = tmp_path / "new.jsonl"
+    log.write_text("\n".join(_events(3) + [
+        _snapshot("n", "New bytes.\n"),
+        json.dumps({"event": "extraction", "snapshot": "n", "parser": {"name": "p", "version": "1"},
+                    "text": "New bytes.", "offset_map": [[0, 10, 0, 10]]}),
+        _BAD]) + "\n", encoding="utf-8")
+    res = runner.invoke(cli, ["--store", str(path), "record", str(log)])
+    assert res.exit_code == 2, res.output
+    assert "nothing from this file was stored" in res.output
+    assert _blobs(path) == before
+    assert verify_store(path).ok
+
+
+def test_a_long_record_that_fails_removes_the_originals_of_its_last_transaction(
+        tmp_path: Path) -> None:
+    """A log of three transactions (on a store with a ledger) that fails in the third: the
+    original its third transaction wrote is removed; the one the first wrote stays, as the
+    ledger line of that committed transaction lists it (verify would report it missing),
+    and verify finds nothing wrong."""
+    from provgraph.originals import sha256_hex
+    from provgraph.verify import verify_store
+
+    path = tmp_path / "store"
+    _prefilled(path)  # a store of no originals (a store the record created would go)
+    log = _write_log(tmp_path / "events.jsonl", 2 * BATCH_EVENTS + 10,
+                     _snapshot("late", "Written in the last transaction.\n"), _BAD)
+    res = CliRunner().invoke(cli, ["--store", str(path), "record", str(log)])
+    assert res.exit_code == 2, res.output
+    blobs = _blobs(path)
+    assert sha256_hex(b"Written in the last transaction.\n") not in blobs
+    assert blobs == {sha256_hex(json.loads(_events(0)[1])["content"].encode())}
+    assert verify_store(path).ok
+
+
+def test_an_interrupted_record_removes_the_originals_it_wrote(tmp_path: Path) -> None:
+    """Ctrl-C (KeyboardInterrupt, raised here by the progress callback after the snapshot's
+    line) while recording: the snapshot's original is removed, the interrupt goes on."""
+    from provgraph.events import iter_checked, record_events
+
+    lines = _events(5)
+
+    def interrupt(n: int) -> None:
+        if n == 3:
+            raise KeyboardInterrupt
+
+    store = EmbeddedStore(tmp_path / "store")
+    with pytest.raises(KeyboardInterrupt):
+        record_events(store, iter_checked(lines), count=len(lines), progress=interrupt)
+    assert list(store.originals.digests()) == []  # type: ignore[attr-defined]
+    assert len(store) == 0
+    store.close()
+
+
+def test_a_long_record_that_fails_on_a_store_without_a_ledger_removes_all_its_originals(
+        ) -> None:
+    """On an in-memory store (journaled, no ledger) a log of three transactions that fails
+    in the third leaves none of its originals, those of the stored transactions included
+    (removed once the journal's undo has run)."""
+    from provgraph.events import iter_checked, record_events
+
+    lines = _events(2 * BATCH_EVENTS + 10) + [_snapshot("late", "Late bytes.\n"), _BAD]
+    store = EmbeddedStore()
+    assert store.journals
+    with pytest.raises(EventLogError, match="query id 'nowhere' is not defined"):
+        record_events(store, iter_checked(lines), count=len(lines))
+    assert len(store) == 0
+    assert list(store.originals.digests()) == []  # type: ignore[attr-defined]

@@ -38,7 +38,8 @@ def _replace(lines, index, **changes):
      r"offset such as \+01:00\)"),
     (18, {"unit": "chars"}, 19, "unit", "is not one of"),
     (14, {"kind": "quote"}, 15, "kind", "is not one of"),
-    (12, {"retrieval": "nope"}, 13, "retrieval", "not an id defined"),
+    (12, {"retrieval": "nope"}, 13, "retrieval",
+     "retrieval id 'nope' is not defined earlier in the log"),
     (16, {"end": 999}, 17, None, "outside the answer"),
 ])
 def test_malformed_line_reports_line_and_field_and_stores_nothing(store, index, changes, line,

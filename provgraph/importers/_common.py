@@ -49,6 +49,7 @@ from ..schema import run as run_schema
 from ..schema.run import RunRecord
 from ..store import ProvStore
 from ..originals import new_blobs
+from .._recording import discard_unreferenced as _discard_unreferenced
 from ..terms import IRI, Literal, lit
 from ..vocab import PG, RDFS
 
@@ -431,16 +432,6 @@ def record(store: ProvStore, fmt: str, name: str, data: bytes,
         except BaseException:
             _discard_unreferenced(store, written)
             raise
-
-
-def _discard_unreferenced(store: ProvStore, written: Sequence[str]) -> None:
-    """Remove the retained originals a failed import wrote (``written``: they were not
-    there before it) that no statement references by ``pg:sha256``: nothing was stored,
-    so they would be evidence of nothing (issue: a failed import left them behind). A
-    blob another write had already retained is never in ``written``, so never removed."""
-    for digest in written:
-        if next(iter(store.quads(None, PG.sha256, Literal(digest))), None) is None:
-            store.originals.discard(digest)
 
 
 def _record_all(store: ProvStore, fmt: str, name: str, data: bytes, n_items: int,
