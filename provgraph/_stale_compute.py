@@ -257,10 +257,8 @@ def _computed(store: ProvStore, run_iri: IRI | None, *, all_invalidations: bool 
         per_run, updated = _stale_claims(store, run_iri)
         deleted_at = _deleted_at(store, per_run)
         newest, verdicts = _revised(store, updated) if updated else ({}, {})
-    non_true = {snap: [str(e) for e, v in verdict.items() if v is not True]
-                for snap, verdict in verdicts.items()}
     return _Computed(_build_rows(per_run, deleted_at, newest, verdicts), newest, deleted_at,
-                     {snap: es for snap, es in non_true.items() if es})
+                     _non_true(verdicts))
 
 
 def _build_rows(per_run: _StaleClaims, deleted_at: Mapping[IRI, _dt.datetime | None],
@@ -300,10 +298,15 @@ def _recomputed(store: ProvStore, snapshots: Collection[IRI], kept: _Computed) -
         updated |= up
     newest = {s: kept.newest[s][0] for s in updated if s in kept.newest}
     verdicts = _span_verdicts(store, newest, len(kept.newest))
-    non_true = {snap: [str(e) for e, v in verdict.items() if v is not True]
-                for snap, verdict in verdicts.items()}
     return _Computed(_build_rows(per_run, kept.deleted_at, kept.newest, verdicts), kept.newest,
-                     kept.deleted_at, {snap: es for snap, es in non_true.items() if es})
+                     kept.deleted_at, _non_true(verdicts))
+
+
+def _non_true(verdicts: Mapping[IRI, Mapping[IRI, bool | None]]) -> dict[IRI, list[str]]:
+    """Per snapshot with any, the entities (as text) whose verdict is not ``True``."""
+    out = {snap: [str(e) for e, v in verdict.items() if v is not True]
+           for snap, verdict in verdicts.items()}
+    return {snap: es for snap, es in out.items() if es}
 
 
 
