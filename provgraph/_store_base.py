@@ -36,6 +36,12 @@ __all__ = ["ProvStore", "ANY_GRAPH", "DEFAULT_GRAPH", "INDEX_DIR", "term_sort_ke
 INDEX_DIR = "index"
 """The folder of a store directory that holds derived indexes (:meth:`ProvStore.write_index`)."""
 
+WITHOUT_LEDGER = "written-without-ledger"
+"""The file a writer opened with ``ledger=False`` leaves in ``PATH/index/``: the ledger
+no longer holds every write, so nothing derived from it (the stale index's updates) is
+trusted again; kept for good (deleting ``PATH/index`` is safe: an index written after it
+was computed from the store)."""
+
 
 class _AnyGraph:
     def __repr__(self) -> str:

@@ -50,13 +50,7 @@ from ._oxrdf import (DATASET_FORMATS, _ENGINE_ERRORS, _MISSING,
                      _quad_to_ox, _quad_to_store, _rdf_format, _solutions, _sparql_terms,
                      _stored_parsed, _to_ox, _to_store, _tsv_term, _with_values, engine_form,
                      parse_rdf)
-from ._store_base import ANY_GRAPH, INDEX_DIR, ProvStore
-
-WITHOUT_LEDGER = "written-without-ledger"
-"""The file a writer opened with ``ledger=False`` leaves in ``PATH/index/``: the ledger
-no longer holds every write, so nothing derived from it (the stale index's updates) is
-trusted again; kept for good (deleting ``PATH/index`` is safe: an index written after it
-was computed from the store)."""
+from ._store_base import ANY_GRAPH, INDEX_DIR, WITHOUT_LEDGER, ProvStore
 
 __all__ = ["EmbeddedStore"]
 

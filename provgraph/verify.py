@@ -42,6 +42,7 @@ from .ledger import (HEAD_NAME, LEDGER_NAME, ChainProblem, LedgerLine, check_cha
                      read_lines_after)
 from .originals import Originals
 from .relations import UPSTREAM
+from ._store_base import INDEX_DIR, WITHOUT_LEDGER
 from .store import EmbeddedStore, check_store_directory
 from .terms import IRI, Literal, Quad
 from .vocab import PG, RDF
@@ -520,6 +521,9 @@ def rebuild_store(ledger: str | Path, target: str | Path, *,
         raise
     store.close()
     shutil.copyfile(src, dst / LEDGER_NAME)
+    # replayed from this very ledger, the store is what it says: it holds every write, so
+    # what is derived from it (the stale index) may be brought up to date from it again
+    (dst / INDEX_DIR / WITHOUT_LEDGER).unlink(missing_ok=True)
     if lines:
         import json
 

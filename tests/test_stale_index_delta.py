@@ -248,3 +248,37 @@ def test_every_predicate_a_stale_query_reads_has_a_rule():
             named.add(PREFIXES["rdf"] + "type")
     known = {str(p) for p in _stale_delta.READ} | {str(c) for c in _stale_delta.TYPES}
     assert named <= known, sorted(named - known)
+
+
+def test_a_store_rebuilt_from_its_ledger_is_brought_up_to_date_again(tmp_path, monkeypatch):
+    """rebuild_store replays the ledger into a store it writes without one, then copies the
+    ledger: that store holds every write, so it is not marked written-without-ledger and
+    its index is brought up to date from the ledger after the next write."""
+    from provgraph.ledger import LEDGER_NAME
+    from provgraph.verify import rebuild_store
+
+    w = _World(tmp_path)
+    w.store.close()
+    rebuild_store(tmp_path / "store" / LEDGER_NAME, tmp_path / "rebuilt",
+                  originals=tmp_path / "store" / "originals")
+    s = EmbeddedStore(tmp_path / "rebuilt", read_only=True)
+    assert s.ledger_mark() is not None
+    rows = staleness.stale(s)  # computed and kept, with its ledger mark
+    s.close()
+    w2 = EmbeddedStore(tmp_path / "rebuilt")
+    rec = Recorder(w2, label="after-rebuild", packages=[], started_at=pipeline.t(900))
+    ans = rec.generation(rec.context_packing(text="c", segments=[], at=pipeline.t(901)),
+                         model=("m", "1"), text="The inspection interval is not specified.",
+                         started_at=pipeline.t(902), ended_at=pipeline.t(902))
+    rec.citation(rec.claim(ans, start=0, end=10, kind="quotation"),
+                 target=w.r["c_interval"], quote="inspection")
+    w2.close()
+    calls: list[str] = []
+    real = _stale_compute._computed
+    monkeypatch.setattr(_stale_compute, "_computed",
+                        lambda *a, **k: calls.append("all") or real(*a, **k))
+    s = EmbeddedStore(tmp_path / "rebuilt", read_only=True)
+    got = staleness.stale(s)
+    assert calls == [] and len(got) == len(rows) + 1
+    assert got == real(s, None).rows
+    s.close()
