@@ -118,14 +118,15 @@ def _write_index(store: ProvStore, token: str, mark: LedgerMark | None, got: _Co
     def ref(iri: IRI) -> int:
         return snaps.setdefault(iri, len(snaps))
 
-    times: dict[_dt.datetime, str] = {}
+    times: dict[tuple[_dt.datetime, _dt.timedelta | None], str] = {}
 
     def iso(when: _dt.datetime | None) -> str | None:
         if when is None:
             return None
-        text = times.get(when)
+        key = (when, when.utcoffset())  # one instant in two zones is two texts (break test)
+        text = times.get(key)
         if text is None:
-            text = times[when] = when.isoformat()
+            text = times[key] = when.isoformat()
         return text
 
     # the rows as columns, in order: a row's newest revision and time are those of its
@@ -274,6 +275,12 @@ def _row_order(r: StaleRow) -> tuple[str, str, str, str]:
     return (str(r.run), str(r.claim), str(r.snapshot), r.kind)
 
 
+def _exactly(rows: list[StaleRow]) -> list[tuple[StaleRow, str | None]]:
+    """The rows with each time's text beside it: two times of one instant in two zones
+    are equal datetimes, not the same answer (break test)."""
+    return [(r, None if r.changed_at is None else r.changed_at.isoformat()) for r in rows]
+
+
 def check_index(store: ProvStore) -> str | None:
     """Whether the rows :func:`stale` would answer from its index (as kept, or brought up
     to date from the ledger) agree with computing anew (``provgraph verify``): the index
@@ -293,13 +300,16 @@ def check_index(store: ProvStore) -> str | None:
     if kept is None:
         return None
     live = compute._compute(store, None)
-    if kept == live:
+    if _exactly(kept) == _exactly(live):
         return None
     kept_set, live_set = set(kept), set(live)  # rows are frozen, hashable
     extra = next((r for r in kept if r not in live_set), None)
     missing = next((r for r in live if r not in kept_set), None)
+    zone = next((a for a, b in zip(kept, live) if a == b and _exactly([a]) != _exactly([b])),
+                None)
     what = (f"it lists {extra!r}, which computing stale does not give" if extra is not None
             else f"it lacks {missing!r}" if missing is not None
+            else f"it gives {zone!r} another time zone than computing does" if zone is not None
             else "its rows are in another order")
     return (f"the stale index ({INDEX_FILE}) does not agree with the store: {what} "
             f"({len(kept)} rows kept, {len(live)} computed); it was changed outside "

@@ -41,7 +41,7 @@ from .originals import BlobStore, Originals
 from ._writer_lock import clear_note, lock_timeout as _lock_timeout, open_exclusive
 from ._undo_journal import JOURNAL_NAME, UndoJournal, discard as _discard_journal, journal_name, read_journal
 from .ledger import (HEAD_NAME, LEDGER_NAME, LedgerLine, LedgerMark, LedgerWriter, lines_since,
-                     mark_before_last, predicted)
+                     mark_before_last, predicted, read_head)
 from .terms import IRI, BNode, Literal, Quad, Term
 from ._lexical import LEXICAL, engine_keeps
 from ._oxrdf import (DATASET_FORMATS, _ENGINE_ERRORS, _MISSING,
@@ -1328,9 +1328,22 @@ class EmbeddedStore(ProvStore):
         return None if path is None else mark_before_last(path)
 
     def ledger_lines_since(self, mark: LedgerMark) -> list[LedgerLine] | None:
-        """See :meth:`ProvStore.ledger_lines_since`."""
+        """See :meth:`ProvStore.ledger_lines_since`. Also ``None`` when the durable head
+        (``PATH/ledger.head``) names a line after ``mark`` that the lines read do not hold
+        with its hash: a last line edited, or cut, since it was known committed (the chain
+        alone cannot show a changed last line)."""
         path = self._whole_ledger()
-        return None if path is None else lines_since(path, mark)
+        if path is None:
+            return None
+        lines = lines_since(path, mark)
+        if lines is None:
+            return None
+        head_n, head_hash = read_head(path.parent)
+        if head_n > mark.n:
+            held = {line.n: line.hash for line in lines}
+            if held.get(head_n) != head_hash:
+                return None
+        return lines
 
     def read_index(self, name: str) -> bytes | None:
         """See :meth:`ProvStore.read_index`: ``PATH/index/NAME`` of a store on disk."""

@@ -21,7 +21,7 @@ from provgraph import staleness
 from provgraph import _stale_compute, _stale_delta, _stale_index
 from provgraph.ledger import LedgerMark
 from provgraph.terms import IRI, Literal
-from provgraph.vocab import PG, PROV, RDFS
+from provgraph.vocab import PG, PROV, RDFS, XSD
 
 from . import pipeline
 
@@ -281,4 +281,62 @@ def test_a_store_rebuilt_from_its_ledger_is_brought_up_to_date_again(tmp_path, m
     got = staleness.stale(s)
     assert calls == [] and len(got) == len(rows) + 1
     assert got == real(s, None).rows
+    s.close()
+
+
+def test_one_instant_in_two_zones_reads_back_in_its_own_zone(tmp_path):
+    """The index keeps each row's time in the zone it was recorded in, even when another
+    time is the same instant in another zone (break test: the second took the first's
+    text), and verify's check sees a zone changed in the index."""
+    import datetime as dt
+    import json
+
+    w = _World(tmp_path)
+    utc = dt.datetime(2024, 4, 15, 9, 0, tzinfo=dt.timezone.utc)
+    plus2 = utc.astimezone(dt.timezone(dt.timedelta(hours=2)))
+    for i, when in enumerate((utc, plus2)):
+        old, new = IRI(f"urn:x:old{i}"), IRI(f"urn:x:new{i}")
+        w.store.add([(new, PROV.wasRevisionOf, old, IRI("urn:x:rz")),
+                     (new, PG.observedAt, Literal(when.isoformat(), datatype=XSD.dateTime),
+                      IRI("urn:x:rz")),
+                     (IRI(f"urn:x:c{i}"), PG.citedSnapshot, old, IRI("urn:x:rz"))])
+    live = staleness.stale(w.store, index=False)
+    texts = {str(r.claim): r.changed_at.isoformat() for r in live if r.changed_at is not None}
+    assert texts["urn:x:c0"] != texts["urn:x:c1"]
+    for _ in range(2):  # computed and kept, then read back
+        assert [repr(r) for r in staleness.stale(w.store)] == [repr(r) for r in live]
+    assert staleness.check_index(w.store) is None
+    index = tmp_path / "store" / staleness.INDEX_FILE
+    doc = json.loads(index.read_bytes())
+    doc["newest"] = [[s, t, None if at is None else at.replace("+02:00", "+00:00").replace(
+        "11:00:00", "09:00:00")] for s, t, at in doc["newest"]]
+    index.write_text(json.dumps(doc))
+    assert "another time zone" in (staleness.check_index(w.store) or "")
+    w.store.close()
+
+
+def test_a_last_ledger_line_edited_after_it_was_durable_is_not_trusted(tmp_path):
+    """The chain cannot show an edited last line; the durable head can: an index is then
+    computed anew, not brought up to date from what the edited line says."""
+    import json
+
+    from provgraph.ledger import LEDGER_NAME
+
+    w = _World(tmp_path)
+    w.store.add([(IRI("urn:x:new0"), PROV.wasRevisionOf, IRI("urn:x:old0"), IRI("urn:x:rz"))])
+    w.apply(("noise", 0))
+    w.apply(("noise", 1))
+    _check(w.store)  # the index's mark: before the second noise, which touches nothing
+    w.store.add([(IRI("urn:x:c2"), PG.citedSnapshot, IRI("urn:x:old0"), IRI("urn:x:run2"))])
+    w.store.close()  # the head now names the last line
+    path = tmp_path / "store" / LEDGER_NAME
+    lines = path.read_bytes().splitlines(keepends=True)
+    last = json.loads(lines[-1])
+    last["added"] = []
+    lines[-1] = json.dumps(last, ensure_ascii=False, separators=(",", ":")).encode() + b"\n"
+    path.write_bytes(b"".join(lines))
+    s = EmbeddedStore(tmp_path / "store", read_only=True)
+    got = staleness.stale(s)
+    assert any(r.claim == IRI("urn:x:c2") for r in got)
+    assert got == staleness.stale(s, index=False)
     s.close()
