@@ -9,8 +9,8 @@ citations of those and their selectors and ranges, the entities derived from the
 step more), the newest revision's texts, and what derives from a claim whose span changed
 (``derivations.rq``, followed to the end). :func:`touched` reads the statements the ledger
 lines since the index was computed added (:mod:`provgraph.ledger`) and gives the
-snapshots whose rows may differ now: the index keeps every other snapshot's rows, and
-those are recomputed. A new revision, invalidation or invalidation time
+snapshots whose rows may differ now: only their rows are recomputed, the index keeps
+every other snapshot's rows. A new revision, invalidation or invalidation time
 (:data:`REVISION_SIDE`), an observation time of a revision or a snapshot of an
 invalidated document change which snapshots are stale at all, their newest revision or
 when they changed: :func:`touched` says so, and the caller reads the revisions and
@@ -19,8 +19,10 @@ invalidations anew and adds every snapshot whose entry there changed. It gives `
 
 - a removed statement that any stale query reads (:data:`READ`);
 - a blank node in a statement that is read (ledger lines keep a write's own labels);
-- a predicate the stale queries read that has no rule here (a test holds :data:`READ`
-  equal to what ``queries/*.rq`` name, so a query that reads more fails it).
+- a predicate the stale queries read that has no rule here (a test holds every predicate
+  and class the stale queries name within :data:`READ` and :data:`TYPES`, so a query that
+  reads more fails it; the computation's own lookups, ``pg:sha256``, ``pg:claimKind`` and
+  ``prov:wasDerivedFrom``, are in :data:`READ` by hand).
 
 Each rule names the snapshots from which the statement is within reach: an entity's
 *neighbourhood* (:func:`_around`) is itself, its ancestors up to :data:`_STEPS` steps of
