@@ -290,8 +290,10 @@ def _recomputed(store: ProvStore, snapshots: Collection[IRI], kept: _Computed) -
     per_run: _StaleClaims = {}
     updated: set[IRI] = set()
     for snap in sorted(snapshots, key=str):
-        if snap not in kept.newest and snap not in kept.deleted_at:
-            continue  # neither revised nor invalidated: no rows
+        if (snap not in kept.newest and snap not in kept.deleted_at
+                and not _has(store, None, PROV.wasRevisionOf, snap)):
+            continue  # neither revised nor invalidated: no rows (a snapshot in a revision
+            # cycle has a newer revision but no newest one: it is not in kept.newest)
         got, up = _stale_claims(store, None, snap)
         for run_, claims in got.items():
             per_run.setdefault(run_, []).extend(claims)

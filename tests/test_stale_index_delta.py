@@ -170,6 +170,7 @@ def _check(store: EmbeddedStore) -> None:
 @example([("noise", 0), ("retarget", 1, 0)])  # an old citation's new target
 @example([("noise", 0), ("recite", 1, 0)])  # an old claim's new (old) citation
 @example([("noise", 0), ("chain", 1, 0)])  # a newer revision, and nothing derived from it
+@example([("chain", 0, 1), ("chain", 1, 0)])  # a revision cycle: revised, but no newest one
 @example([("noise", 0), ("answer", [0], "range", False), ("noise", 1), ("link", 4, 0)])
 @example([("noise", 0), ("derive", 0, 1), ("noise", 1), ("answer", [2], "quote", True)])
 @example([("noise", 0), ("reextract", 0), ("noise", 1), ("answer", [8], "quote", False)])
