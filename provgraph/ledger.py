@@ -141,6 +141,12 @@ def _decode(raw: bytes, h: str) -> LedgerLine:
     if errors:
         where = "/".join(str(p) for p in errors[0].path) or "line"
         raise ValueError(f"{where}: {errors[0].message}")
+    return _line(obj, h)
+
+
+def _line(obj: Any, h: str) -> LedgerLine:
+    """The :class:`LedgerLine` of a parsed line object and its hash (raises KeyError or
+    TypeError when a field is missing or not of a kind the object can hold)."""
     return LedgerLine(n=obj["n"], prev=obj["prev"], hash=h, time=obj["time"], op=obj["op"],
                       removed=tuple(obj.get("removed", ())), added=tuple(obj.get("added", ())),
                       blobs=tuple(obj.get("blobs", ())), note=obj.get("note"))
@@ -154,9 +160,7 @@ def _decode_plain(raw: bytes, h: str) -> LedgerLine:
     Raises ValueError when it is not such a line."""
     try:
         obj = json.loads(raw)
-        line = LedgerLine(n=obj["n"], prev=obj["prev"], hash=h, time=obj["time"], op=obj["op"],
-                          removed=tuple(obj.get("removed", ())), added=tuple(obj.get("added", ())),
-                          blobs=tuple(obj.get("blobs", ())), note=obj.get("note"))
+        line = _line(obj, h)
     except (UnicodeDecodeError, json.JSONDecodeError, KeyError, TypeError) as exc:
         raise ValueError(f"not a ledger line ({exc})") from None
     if not (type(line.n) is int and isinstance(line.prev, str) and isinstance(line.time, str)
