@@ -89,7 +89,7 @@ def touched(store: ProvStore, lines: Iterable[LedgerLine], newest: Mapping[IRI, 
         changed (then the caller adds the snapshots whose entry there changed); or
         ``None``.
     """
-    by_entity = _snapshots_of_entities(non_true)
+    by_entity: dict[str, set[IRI]] | None = None  # made at the first derivation read
     tips: dict[IRI, set[IRI]] = {}
     for snap, tip in newest.items():
         tips.setdefault(tip, set()).add(snap)
@@ -132,6 +132,8 @@ def touched(store: ProvStore, lines: Iterable[LedgerLine], newest: Mapping[IRI, 
                 for q in store.quads(None, _SELECTOR, s):
                     out.update(*(around(t) for t in _targets(store, q[0])))
             elif p == PROV.wasDerivedFrom:
+                if by_entity is None:
+                    by_entity = _snapshots_of_entities(non_true)
                 out |= around(o) | by_entity.get(str(o), set())
             elif p in _AROUND_OBJECT:
                 out |= around(o)

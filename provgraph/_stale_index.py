@@ -144,14 +144,13 @@ def _write_index(store: ProvStore, token: str, mark: LedgerMark | None, got: _Co
         claims.append(r.claim)
         of.append(ref(r.snapshot))
         codes.append(3 if r.kind == "deleted" else _CODES.index(r.span_unchanged))
+    newest = [[ref(s), ref(tip), iso(when)] for s, (tip, when) in got.newest.items()]
+    deleted = [[ref(s), iso(when)] for s, when in got.deleted_at.items()]
+    non_true = [[ref(s), es] for s, es in got.non_true.items()]
     doc = {"v": 2, "token": token, "code": _code_key(), "originals": dict(sorted(read.items())),
            "mark": None if mark is None else [mark.n, mark.hash, mark.offset],
-           "runs": runs, "claims": claims, "of": of, "codes": codes,
-           "newest": [[ref(s), ref(tip), iso(when)] for s, (tip, when) in got.newest.items()],
-           "deleted": [[ref(s), iso(when)] for s, when in got.deleted_at.items()],
-           "non_true": [[ref(s), es] for s, es in got.non_true.items()],
-           "snapshots": []}
-    doc["snapshots"] = list(snaps)
+           "runs": runs, "claims": claims, "of": of, "codes": codes, "newest": newest,
+           "deleted": deleted, "non_true": non_true, "snapshots": list(snaps)}
     store.write_index(_INDEX_NAME, json.dumps(doc, separators=(",", ":")).encode())
 
 
