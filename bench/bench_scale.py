@@ -396,7 +396,7 @@ def measure(path: Path, *, pairs: int = 3, cli_pairs: int = 2,
         log(f"  {part} measured in {load[part]['seconds']:.0f} s, load {before[0]:.1f} -> "
             f"{load[part]['after'][0]:.1f}")
     res["load"] = load
-    for q in ("stale", "stale-indexed", "impact"):
+    for q in ("stale", "stale-indexed", "impact", "impact-indexed"):
         f = res["floors"][q]
         f["rows_per_s"] = f["rows"] / f["inproc"]["a"]["median"]
         f["floor_rows_per_s"] = f["rows"] / f["inproc"]["b"]["median"]
@@ -436,7 +436,7 @@ def target_rows(res: dict[str, Any]) -> list[dict[str, Any]]:
     rows.append({"measure": "`provgraph lineage CLAIM --json`, whole command, median "
                             f"({lin['cli']['wall']['n']} claims)",
                  "value": f"{lin['cli']['wall']['median']:.2f} s", "target": "", "ok": None})
-    for q in ("stale", "stale-indexed", "impact"):
+    for q in ("stale", "stale-indexed", "impact", "impact-indexed"):
         f = res["floors"][q]
         inp = f["inproc"]
         rows.append({"measure": f"{q}, in-process: {f['rows']:,} rows in "

@@ -912,12 +912,19 @@ def stale(obj: _Ctx, run: str | None, recompute: bool, fail_on_found: bool, fmt:
               help="Only claims on PDF table cells that a later re-extraction by NAME parsed "
               "differently (text, header path, or no such cell); needs --version.")
 @_run_option
+@click.option("--recompute", is_flag=True,
+              help="Read the claims from the statements, without reading or writing the "
+              "agent's impact index kept beside the store.")
 @_fail_option
 @output_options
 @pass_ctx
 def impact(obj: _Ctx, agent: str, version: str | None, changed_cells: bool, run: str | None,
-           fail_on_found: bool, fmt: str | None, no_headers: bool) -> None:
+           recompute: bool, fail_on_found: bool, fmt: str | None, no_headers: bool) -> None:
     """List claims whose support went through an activity of agent NAME (at version V).
+
+    Each agent's claims are kept in PATH/index/ and read back while no statement has
+    been written, or brought up to date from the ledger's record of the writes since;
+    --recompute ignores that index (the answer is the same).
 
     With --changed-cells, only the claims on table cells (PDF, issue 21) that the newest
     later extraction by NAME reads differently: one row per citation with the old and new
@@ -940,7 +947,8 @@ def impact(obj: _Ctx, agent: str, version: str | None, changed_cells: bool, run:
         return
     from . import analytics
 
-    _write_result(analytics.impact(obj.store(read_only=True), agent, version=version, run=run),
+    _write_result(analytics.impact(obj.store(read_only=True), agent, version=version, run=run,
+                                   index=not recompute),
                   analytics.ImpactRow, fmt, no_headers, "impact", fail_on_found)
 
 

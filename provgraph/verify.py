@@ -64,7 +64,7 @@ class Finding:
             the store holds it; it does not), ``statement-extra`` (the store holds it; the
             ledger never wrote it), ``blob-missing``, ``blob-corrupt``, ``checkpoint``,
             ``stale-index`` (the stale index disagrees with the store: its file was
-            changed outside provgraph).
+            changed outside provgraph), ``impact-index`` (an impact index disagrees).
         where: what failed: ``ledger.jsonl line N``, an N-Quads statement, ``blob <sha-256>``.
         detail: what is wrong, for a person.
         line: the ledger line concerned (the bad line; the line that last wrote the
@@ -242,26 +242,34 @@ def _unwritable(root: Path) -> Path | None:
 
 def _check_stale_index(root: Path, report: VerifyReport) -> None:
     """A ``stale-index`` finding when the stale index ``provgraph stale`` would answer
-    from disagrees with computing it (:func:`provgraph.staleness.check_index`), read
-    on a read-only open; an original it cannot read is the blob check's finding, not
-    this one's."""
+    from disagrees with computing it (:func:`provgraph.staleness.check_index`), and an
+    ``impact-index`` finding when an impact index ``provgraph impact`` would answer from
+    disagrees with reading the store (:func:`provgraph._impact_index.check_indexes`),
+    read on a read-only open; an original it cannot read is the blob check's finding,
+    not this one's."""
+    from ._impact_index import INDEX_PATTERN, check_indexes
     from .staleness import INDEX_FILE, check_index
 
-    if not (root / INDEX_FILE).exists():
+    impact = sorted(p.name for p in root.glob(INDEX_PATTERN))
+    if not (root / INDEX_FILE).exists() and not impact:
         return
     try:
         store = EmbeddedStore(root, read_only=True)
     except StoreError:
         return  # the store itself cannot be read: the checks after this one say so
     try:
-        why = check_index(store)
+        stale_why = check_index(store) if (root / INDEX_FILE).exists() else None
+        impact_why = check_indexes(store, impact)
     except StoreError:
         return
     finally:
         store.close()
-    if why is not None:
+    if stale_why is not None:
         report.findings.append(Finding(kind="stale-index", where=str(root / INDEX_FILE),
-                                       detail=why))
+                                       detail=stale_why))
+    if impact_why is not None:
+        report.findings.append(Finding(kind="impact-index", where=str(root / "index"),
+                                       detail=impact_why))
 
 
 @dataclass(frozen=True, kw_only=True)

@@ -1,0 +1,261 @@
+"""The impact index (issue 16, items 1 and 5; :mod:`provgraph._impact_index`): after any
+sequence of writes, ``impact`` answered from an agent's index (as kept, or replayed from
+the ledger) gives the rows reading the store gives, for every agent, version and run; a
+recorded answer is replayed, not read anew; what the ledger cannot tell is read anew; and
+``provgraph verify`` finds an index changed outside provgraph."""
+
+from __future__ import annotations
+
+import json
+import shutil
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+from typing import Any
+
+import pytest
+from hypothesis import HealthCheck, example, given, settings
+from hypothesis import strategies as st
+
+from provgraph import EmbeddedStore, Recorder, _impact_index, analytics
+from provgraph.errors import AgentNotFound
+from provgraph.runs import delete_run
+from provgraph.terms import IRI, BNode, Literal
+from provgraph.verify import verify_store
+from provgraph.vocab import PG, RDFS
+
+from . import pipeline
+
+AGENTS = [("plain-utf8", None), ("plain-utf8", "1.0"), ("lines", None), ("rank-bm25", "0.2.2"),
+          ("extractive", "1.0"), ("m", None), ("m", "1"), ("m", "2")]
+"""The (name, version) questions asked after every write: the fixture pipeline's parser,
+chunker, retriever and model, and the models the answers below record."""
+
+_OPS = st.one_of(
+    st.tuples(st.just("answer"), st.sampled_from(["1", "2"]), st.booleans(),
+              st.lists(st.integers(0, 20), max_size=2)),
+    st.tuples(st.just("raw-add"), st.integers(0, 20), st.integers(0, 20),
+              st.sampled_from(["run", "default", "other"])),
+    st.tuples(st.just("raw-remove"), st.integers(0, 20)),
+    st.tuples(st.just("update-delete"), st.integers(0, 20)),
+    st.tuples(st.just("delete-run"), st.integers(0, 5)),
+    st.tuples(st.just("noise"), st.integers(0, 20)),
+    st.tuples(st.just("bnode-claim"), st.integers(0, 20)),
+)
+
+
+class _World:
+    """An on-disk store with the fixture pipeline recorded; what later writes pick from."""
+
+    def __init__(self, root: Path) -> None:
+        self.path = root / "store"
+        self.store = EmbeddedStore(self.path)
+        rec = Recorder(self.store, label="fixture", packages=[], run_iri=pipeline.RUN,
+                       started_at=pipeline.t(0))
+        self.r = pipeline.record(rec)
+        self.rec = rec
+        self.minute = 500
+        self.runs = [IRI(pipeline.RUN)]
+        self.claims: list[IRI] = [IRI(self.r[k].iri) for k in ("claim_quote", "claim_para", "claim_bad")]
+        self.targets = [self.r[k] for k in ("c_interval", "c_engineer", "c_faq_a", "policy_v1")]
+        self.bnodes = 0
+
+    def now(self) -> Any:
+        self.minute += 1
+        return pipeline.t(self.minute)
+
+    def agents(self) -> list[IRI]:
+        return sorted({IRI(q[0]) for q in self.store.quads(None, PG.agentName, None)
+                       if isinstance(q[0], IRI)})
+
+    def apply(self, op: tuple[Any, ...]) -> None:
+        kind = op[0]
+        if kind == "answer":
+            _, version, new_run, picks = op
+            rec = self.rec
+            if new_run:
+                rec = Recorder(self.store, label=f"run{len(self.runs)}", packages=[],
+                               started_at=self.now())
+                self.runs.append(IRI(rec.run.iri))
+            gi = rec.context_packing(text="context", segments=[], at=self.now())
+            ans = rec.generation(gi, model=("m", version), text="Boilers are inspected.",
+                                 started_at=self.now(), ended_at=self.now())
+            claim = rec.claim(ans, start=0, end=7, kind="quotation")
+            self.claims.append(IRI(claim.iri))
+            for p in picks:
+                rec.citation(claim, target=self.targets[p % len(self.targets)], quote="inspected")
+        elif kind == "raw-add":  # a shortcut statement written by hand, in some graph
+            _, c, a, where = op
+            agents = self.agents()
+            graph = {"run": self.runs[c % len(self.runs)], "default": None,
+                     "other": IRI("urn:x:other-graph")}[where]
+            self.store.add([(self.claims[c % len(self.claims)], PG.supportAgent,
+                             agents[a % len(agents)], graph)])
+        elif kind == "raw-remove":
+            quads = sorted(self.store.quads(None, PG.supportAgent, None, None), key=str)
+            if quads:
+                self.store.remove([quads[op[1] % len(quads)]])
+        elif kind == "update-delete":  # SPARQL 1.1 Update, recorded as its effect
+            claim = self.claims[op[1] % len(self.claims)]
+            self.store.update(f"DELETE WHERE {{ GRAPH ?g {{ <{claim}> "
+                              f"<{PG.supportAgent}> ?a }} }}")
+        elif kind == "delete-run":
+            alive = [r for r in self.runs if self.store.has_graph(r)]
+            if len(alive) > 1:
+                delete_run(self.store, str(alive[op[1] % len(alive)]), reason="test")
+        elif kind == "noise":
+            claim = self.claims[op[1] % len(self.claims)]
+            self.store.add([(claim, RDFS.label, Literal(f"noise {self.minute}"), self.runs[0])])
+            self.minute += 1
+        elif kind == "bnode-claim":  # a blank-node claim: the index cannot keep it
+            agents = self.agents()
+            self.bnodes += 1
+            self.store.add([(BNode(f"b{self.bnodes}"), PG.supportAgent,
+                             agents[op[1] % len(agents)], self.runs[0])])
+
+
+def _rows(store: EmbeddedStore, name: str, version: str | None, run: str | None,
+          index: bool) -> Any:
+    try:
+        return analytics.impact(store, name, version=version, run=run, index=index)
+    except AgentNotFound as exc:
+        return ("AgentNotFound", str(exc))
+
+
+def _agree(world: _World) -> None:
+    for name, version in AGENTS:
+        for run in [None, *map(str, world.runs)]:
+            if run is not None and not world.store.has_graph(IRI(run)):
+                continue
+            indexed = _rows(world.store, name, version, run, True)
+            assert indexed == _rows(world.store, name, version, run, False), (name, version, run)
+
+
+@settings(max_examples=25, deadline=None, suppress_health_check=list(HealthCheck))
+@given(ops=st.lists(_OPS, min_size=1, max_size=6))
+@example(ops=[("answer", "1", False, [0]), ("answer", "2", True, [1])])
+@example(ops=[("raw-add", 0, 0, "run"), ("raw-add", 0, 0, "default"), ("raw-add", 1, 2, "other")])
+@example(ops=[("raw-remove", 0), ("raw-remove", 3), ("answer", "1", False, [])])
+@example(ops=[("update-delete", 0), ("update-delete", 2)])
+@example(ops=[("answer", "2", True, [0]), ("delete-run", 1), ("answer", "2", True, [])])
+@example(ops=[("bnode-claim", 0), ("answer", "1", False, [0])])
+@example(ops=[("answer", "1", False, [0]), ("raw-remove", 0), ("raw-add", 0, 0, "run")])
+def test_impact_from_the_index_is_impact_read_from_the_store_after_any_writes(ops):
+    root = Path(tempfile.mkdtemp(prefix="pg-impact-"))
+    try:
+        world = _World(root)
+        _agree(world)  # keeps an index for every agent asked about
+        for op in ops:
+            world.apply(op)
+            _agree(world)
+        world.store.close()
+        report = verify_store(root / "store")
+        assert not [f for f in report.findings if f.kind == "impact-index"]
+    finally:
+        shutil.rmtree(root, ignore_errors=True)
+
+
+@pytest.fixture
+def world(tmp_path):
+    w = _World(tmp_path)
+    yield w
+    w.store.close()
+
+
+def _count_reads(monkeypatch) -> list[Any]:
+    calls: list[Any] = []
+    real = _impact_index._read
+
+    def counted(store, agent, run):
+        calls.append((agent, run))
+        return real(store, agent, run)
+    monkeypatch.setattr(_impact_index, "_read", counted)
+    return calls
+
+
+def test_a_recorded_answer_is_replayed_from_the_ledger_not_read_anew(world, monkeypatch):
+    world.apply(("answer", "1", False, [0]))
+    assert len(analytics.impact(world.store, "m", version="1")) == 1  # keeps the index
+    world.apply(("answer", "1", False, [1]))
+    world.apply(("answer", "1", True, [1]))
+    reads = _count_reads(monkeypatch)
+    rows = analytics.impact(world.store, "m", version="1")
+    assert len(rows) == 3 and reads == []  # the two new claims came from the ledger
+    assert rows == analytics.impact(world.store, "m", version="1", index=False)
+    assert len(reads) == 1  # the comparison read the store
+    # a shortcut in the default graph belongs to no run: passed over, nothing read anew
+    analytics.impact(world.store, "m", version="1")
+    world.apply(("raw-add", 0, 0, "default"))
+    reads.clear()
+    assert analytics.impact(world.store, "m", version="1") == rows and reads == []
+
+
+def test_the_index_is_kept_per_agent_with_the_ledger_mark(world):
+    analytics.impact(world.store, "plain-utf8")
+    files = sorted((world.path / "index").glob("impact-v1-*.json"))
+    agents = [IRI(q[0]) for q in world.store.quads(None, PG.agentName, Literal("plain-utf8"))]
+    assert [f.name for f in files] == sorted({_impact_index._name(a) for a in agents})
+    doc = json.loads(files[0].read_text(encoding="utf-8"))
+    assert doc["agent"] in agents and doc["mark"] is not None
+    assert sum(len(c) for c in doc["runs"].values()) == len(
+        [q for q in world.store.quads(None, PG.supportAgent, IRI(doc["agent"])) if q[3] is not None])
+
+
+def test_recompute_neither_reads_nor_writes_the_index(world):
+    analytics.impact(world.store, "lines", index=False)
+    assert not list((world.path / "index").glob("impact-v1-*.json"))
+
+
+def test_a_writer_without_the_ledger_makes_the_store_read_anew(tmp_path, monkeypatch):
+    world = _World(tmp_path)
+    kept = analytics.impact(world.store, "lines")
+    claim = world.claims[0]
+    world.store.close()
+    other = EmbeddedStore(tmp_path / "store", ledger=False)
+    lines_agent = next(IRI(q[0]) for q in other.quads(None, PG.agentName, Literal("lines")))
+    other.add([(IRI("urn:x:late-claim"), PG.supportAgent, lines_agent, IRI(pipeline.RUN))])
+    other.close()
+    store = EmbeddedStore(tmp_path / "store")
+    try:
+        reads = _count_reads(monkeypatch)
+        rows = analytics.impact(store, "lines")
+        assert reads  # the ledger cannot tell: read anew
+        assert len(rows) == len(kept) + 1 and any(r.claim == "urn:x:late-claim" for r in rows)
+        assert claim in {r.claim for r in rows}
+    finally:
+        store.close()
+
+
+def test_verify_finds_an_index_changed_outside_provgraph(world):
+    analytics.impact(world.store, "lines")
+    [path] = list((world.path / "index").glob("impact-v1-*.json"))
+    world.store.close()
+    doc = json.loads(path.read_text(encoding="utf-8"))
+    run = next(iter(doc["runs"]))
+    doc["runs"][run].append("urn:x:forged-claim")
+    path.write_text(json.dumps(doc), encoding="utf-8")
+    store = EmbeddedStore(world.path, read_only=True)
+    try:  # as kept (the token matches), the forged claim would be answered
+        assert any(r.claim == "urn:x:forged-claim" for r in analytics.impact(store, "lines"))
+    finally:
+        store.close()
+    report = verify_store(world.path)
+    [finding] = [f for f in report.findings if f.kind == "impact-index"]
+    assert "does not agree with the store" in finding.detail and "Delete the file" in finding.detail
+    world.store = EmbeddedStore(world.path)  # for the fixture's close
+
+
+def test_the_cli_answers_from_the_index_and_with_recompute_alike(world):
+    world.apply(("answer", "2", True, [0, 2]))
+    path = world.path
+    world.store.close()
+
+    def run(*extra: str) -> str:
+        return subprocess.run([sys.executable, "-m", "provgraph", "--store", str(path), "impact",
+                               "--agent", "m", "--json", *extra],
+                              capture_output=True, text=True, check=True).stdout
+    first, kept, recomputed = run(), run(), run("--recompute")
+    assert json.loads(first) and first == kept == recomputed
+    assert list((path / "index").glob("impact-v1-*.json"))
+    world.store = EmbeddedStore(path)
