@@ -12,6 +12,13 @@ The same again after a writer records a new revision of one document (``revision
 Then the same as whole commands: ``provgraph stale --json`` after a write, and
 ``provgraph stale --recompute --json``.
 
+``impact`` of the workload's second parser version likewise (issue 16, items 1 and 5):
+after each recorded answer, from its impact index replayed through the ledger
+(:mod:`provgraph._impact_index`, timed, checked equal to reading the store) and read
+anew (``index=False``); as whole commands, ``provgraph impact --agent NAME --version V
+--json`` after a write and with ``--recompute``; and the same for the generator model
+of every answer (:data:`MODEL`), whose claims the recorded answers add to.
+
     python -m bench.bench_stale_delta --path /tmp/pgq100k-wt --copy /tmp/pgq100k-delta
 """
 
@@ -29,7 +36,7 @@ import time
 from pathlib import Path
 from typing import Any
 
-from provgraph import EmbeddedStore, Recorder
+from provgraph import EmbeddedStore, Recorder, analytics
 from provgraph.model import Hit, Segment
 from provgraph.staleness import stale
 from provgraph.terms import term_value
@@ -60,7 +67,7 @@ def record_answers(path: Path, answers: int, rng: random.Random) -> None:
                 Segment(start=0, end=len(picked[0][1]), origin="original", source=str(picked[0][0])),
                 Segment(start=len(picked[0][1]) + 1, end=len(text), origin="original",
                         source=str(picked[1][0]))])
-            ans = rec.generation(gi, model=("extractive", "1.0"), text=text)
+            ans = rec.generation(gi, model=MODEL, text=text)
             for i, (c, body) in enumerate(picked[:2]):
                 start = 0 if i == 0 else len(picked[0][1]) + 1
                 claim = rec.claim(ans, start=start, end=start + len(body), kind="quotation")
@@ -106,9 +113,29 @@ def _timed(fn: Any) -> tuple[Any, float, float]:
 
 def _command(path: Path, *args: str) -> float:
     t = time.perf_counter()
-    subprocess.run([sys.executable, "-m", "provgraph", "--store", str(path), "stale", *args],
+    subprocess.run([sys.executable, "-m", "provgraph", "--store", str(path), *args],
                    check=True, stdout=subprocess.DEVNULL)
     return time.perf_counter() - t
+
+
+MODEL = ("gen-model", "1.0")
+"""The generator model of every answer of the workload and of the answers recorded here:
+its impact grows by 3 claims per answer (about 300,000 at 100,000 answers)."""
+
+
+def _impact(store: EmbeddedStore, index: bool = True, agent: tuple[str, str] | None = None
+            ) -> list[Any]:
+    from bench.bench_queries import PARSER_V2
+
+    name, version = agent or PARSER_V2
+    return analytics.impact(store, name, version=version, index=index)
+
+
+def _impact_args(agent: tuple[str, str] | None = None) -> list[str]:
+    from bench.bench_queries import PARSER_V2
+
+    name, version = agent or PARSER_V2
+    return ["impact", "--agent", name, "--version", version, "--json"]
 
 
 def run(path: Path, copy: Path, *, rounds: int = 5, answers: int = 1, seed: int = 11
@@ -122,9 +149,15 @@ def run(path: Path, copy: Path, *, rounds: int = 5, answers: int = 1, seed: int 
                            "answers_per_round": answers}
     s = EmbeddedStore(copy, read_only=True)
     out["rows_before"] = len(stale(s))  # computes and keeps the index (with its ledger mark)
+    out["impact_rows_before"] = len(_impact(s))  # likewise the impact index
+    out["model_rows_before"] = len(_impact(s, agent=MODEL))
     s.close()
     for key in ("delta_wall", "delta_cpu", "computed_wall", "computed_cpu", "cmd_delta",
-                "cmd_recompute", "revision_wall", "revision_cpu"):
+                "cmd_recompute", "revision_wall", "revision_cpu", "impact_delta_wall",
+                "impact_delta_cpu", "impact_computed_wall", "impact_computed_cpu",
+                "cmd_impact_delta", "cmd_impact_recompute", "model_delta_wall",
+                "model_delta_cpu", "model_computed_wall", "model_computed_cpu",
+                "cmd_model_delta", "cmd_model_recompute"):
         out[key] = []
     for _ in range(rounds):
         for write, key in ((record_answers, "delta"), (revise_document, "revision")):
@@ -141,10 +174,25 @@ def run(path: Path, copy: Path, *, rounds: int = 5, answers: int = 1, seed: int 
             out["computed_wall"].append(w2)
             out["computed_cpu"].append(c2)
             out["rows"] = len(rows)
+            if write is record_answers:
+                for q, agent in (("impact", None), ("model", MODEL)):
+                    rows, w, c = _timed(lambda: _impact(s, agent=agent))
+                    live, w2, c2 = _timed(lambda: _impact(s, index=False, agent=agent))
+                    assert rows == live, "the impact index replayed differs from reading the store"
+                    for k, v in ((f"{q}_delta_wall", w), (f"{q}_delta_cpu", c),
+                                 (f"{q}_computed_wall", w2), (f"{q}_computed_cpu", c2)):
+                        out[k].append(v)
+                    out[f"{q}_rows"] = len(rows)
             s.close()
         record_answers(copy, answers, rng)
-        out["cmd_delta"].append(_command(copy, "--json"))
-        out["cmd_recompute"].append(_command(copy, "--json", "--recompute"))
+        out["cmd_delta"].append(_command(copy, "stale", "--json"))
+        out["cmd_recompute"].append(_command(copy, "stale", "--json", "--recompute"))
+        record_answers(copy, answers, rng)
+        out["cmd_impact_delta"].append(_command(copy, *_impact_args()))
+        out["cmd_impact_recompute"].append(_command(copy, *_impact_args(), "--recompute"))
+        record_answers(copy, answers, rng)
+        out["cmd_model_delta"].append(_command(copy, *_impact_args(MODEL)))
+        out["cmd_model_recompute"].append(_command(copy, *_impact_args(MODEL), "--recompute"))
     out["load_after"] = os.getloadavg()[0]
     return out
 
@@ -167,7 +215,14 @@ def main(argv: list[str] | None = None) -> int:
         print(f"stale {key:9s} in-process: median {med(got[key + '_wall']):.3f} s wall "
               f"(min {min(got[key + '_wall']):.3f}, max {max(got[key + '_wall']):.3f}), "
               f"{med(got[key + '_cpu']):.3f} s CPU")
-    for key in ("cmd_delta", "cmd_recompute"):
+    print(f"impact rows {got['impact_rows_before']} -> {got['impact_rows']}; of the model "
+          f"{got['model_rows_before']} -> {got['model_rows']}")
+    for key in ("impact_delta", "impact_computed", "model_delta", "model_computed"):
+        print(f"{key:16s} in-process: median {med(got[key + '_wall']):.3f} s wall "
+              f"(min {min(got[key + '_wall']):.3f}, max {max(got[key + '_wall']):.3f}), "
+              f"{med(got[key + '_cpu']):.3f} s CPU")
+    for key in ("cmd_delta", "cmd_recompute", "cmd_impact_delta", "cmd_impact_recompute",
+                "cmd_model_delta", "cmd_model_recompute"):
         print(f"{key:14s} whole command: median {med(got[key]):.2f} s "
               f"(min {min(got[key]):.2f}, max {max(got[key]):.2f})")
     return 0
