@@ -3,7 +3,7 @@
 
 It owns converting terms both ways (``_to_ox``, ``_from_ox``, query results as SPARQL TSV or
 solutions), reading and writing the syntaxes of :data:`RDF_FORMATS` (:func:`parse_rdf`,
-:func:`iter_rdf`, :func:`serialize_quads`), canonical N-Quads (:func:`canonical_nquads`,
+:func:`iter_rdf`, :func:`graph_names`, :func:`serialize_quads`), canonical N-Quads (:func:`canonical_nquads`,
 :func:`rdfc_canonical_nquads`), terms written into SPARQL text (:func:`sparql_term`,
 :func:`sparql_quads`), the engine's query syntax and IRI checks (:func:`check_query_syntax`,
 :func:`iri_error`), and the translation of the engine's errors into the provgraph tree
@@ -41,7 +41,7 @@ from ._sparql_messages import short_syntax_message
 from .terms import IRI, BNode, Literal, Quad, Term
 from ._lexical import LEXICAL, encode_datatype, engine_keeps
 
-__all__ = ["RDF_FORMATS", "DATASET_FORMATS", "parse_rdf", "iter_rdf", "serialize_quads",
+__all__ = ["RDF_FORMATS", "DATASET_FORMATS", "parse_rdf", "iter_rdf", "graph_names", "serialize_quads",
            "canonical_nquads", "rdfc_canonical_nquads", "engine_form", "sparql_term",
            "sparql_quads", "check_query_syntax", "iri_error"]
 
@@ -437,6 +437,26 @@ def parse_rdf(data: bytes | str, format: str, *, base_iri: str | None = None,
     if graph is not None:
         out = [(s, p, o, graph if g is None else g) for s, p, o, g in out]
     return out
+
+
+def graph_names(data: bytes, format: str) -> set[IRI | None]:
+    r"""The graphs the statements of an RDF document are in (``None``: the default graph),
+    as pyoxigraph parses them, escapes (``\u0079``) resolved, without building the
+    statements' other terms (pair: :func:`parse_rdf`, which builds every term).
+
+    Raises:
+        UnsupportedFormat: ``format`` is not in :data:`RDF_FORMATS`.
+        SerializationError: the document does not parse.
+
+    Example:
+        >>> sorted(map(str, graph_names(b'<urn:x:a> <urn:x:p> <urn:x:b> <urn:x:\\u0067> .\n'
+        ...                                  b"<urn:x:a> <urn:x:p> <urn:x:c> .", "nquads")))
+        ['None', 'urn:x:g']
+    """
+    fmt = _rdf_format(format)
+    with _map_errors(format):
+        names = {q.graph_name for q in ox.parse(data, fmt)}
+    return {_graph_from_ox(g) for g in names}
 
 
 def iter_rdf(source: str | os.PathLike[str] | BinaryIO, format: str, *,

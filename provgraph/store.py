@@ -9,8 +9,9 @@ The layer is four modules, one concept each, and the only ones that import pyoxi
   with its dataset semantics and the graph selectors :data:`ANY_GRAPH` and
   :data:`DEFAULT_GRAPH`;
 * :mod:`provgraph._oxrdf`: term conversion and RDF syntax I/O over pyoxigraph
-  (:func:`parse_rdf`, :func:`iter_rdf`, :func:`serialize_quads`, :func:`canonical_nquads`,
-  :func:`sparql_term`, :func:`check_query_syntax`, :func:`iri_error`, ...) and the encoding
+  (:func:`parse_rdf`, :func:`iter_rdf`, :func:`graph_names`, :func:`serialize_quads`,
+  :func:`canonical_nquads`, :func:`sparql_term`, :func:`check_query_syntax`,
+  :func:`iri_error`, ...) and the encoding
   that keeps every literal's lexical form as written (issue 15);
 * :mod:`provgraph.embedded`: :class:`EmbeddedStore`, the contract on an embedded pyoxigraph
   ``Store``, and its on-disk layout;
@@ -37,7 +38,8 @@ from ._oxrdf import (DATASET_FORMATS as DATASET_FORMATS, RDF_FORMATS as RDF_FORM
                      _quad_to_store as _quad_to_store, _to_ox as _to_ox,
                      _with_values as _with_values, canonical_nquads as canonical_nquads,
                      check_query_syntax as check_query_syntax, engine_form as engine_form,
-                     iri_error as iri_error, iter_rdf as iter_rdf, parse_rdf as parse_rdf,
+                     graph_names as graph_names, iri_error as iri_error, iter_rdf as iter_rdf,
+                     parse_rdf as parse_rdf,
                      rdfc_canonical_nquads as rdfc_canonical_nquads,
                      serialize_quads as serialize_quads, sparql_quads as sparql_quads,
                      sparql_term as sparql_term)

@@ -361,26 +361,33 @@ def test_record_refuses_claims_and_answers_of_another_run(runner, tmp_path):
 
 
 def test_bulk_import_refuses_a_statement_in_the_ontology_graph_and_stores_nothing(runner, tmp_path):
-    """import --bulk stored what the same file without --bulk refuses."""
+    """import --bulk stored what the same file without --bulk refuses; then (break test)
+    an escaped graph name followed by a comment holding an IRI, or a statement ended by a
+    carriage return, still got through: the check looked for the escape in the line's last
+    '<' only."""
     good = "<urn:x:a> <http://www.w3.org/ns/prov#wasDerivedFrom> <urn:x:b> <urn:x:g> .\n"
     message = ("the document writes into <urn:provgraph:graph:ontology>, the graph of provgraph's "
                "bundled ontology and shapes, which only 'provgraph init' fills; rename that "
                "bundle/graph. Nothing was stored\n")
     store = str(tmp_path / "store")
-    cases = [("plain.nq", "<urn:provgraph:graph:ontology>", 2),
+    cases = [("plain.nq", "<urn:provgraph:graph:ontology> .", 2),
              # the same IRI written with an N-Quads escape is the same graph
-             ("escaped.nq", "<urn:provgraph:graph:\\u006Fntology>", 3)]
-    for name, graph, line in cases:
+             ("escaped.nq", "<urn:provgraph:graph:\\u006Fntology> .", 3),
+             ("comment.nq", "<urn:provgraph:graph:ontolog\\u0079> . # was <urn:x:g>", 2),
+             ("long-escape.nq", "<urn:provgraph:graph:ontolog\\U00000079> .#<", 1),
+             # a carriage return ends an N-Quads line too
+             ("cr.nq", "<urn:provgraph:graph:ontolog\\u0079> .\r" + good.rstrip("\n"), 2)]
+    for name, tail, line in cases:
         nq = tmp_path / name
-        nq.write_text(good * (line - 1)
-                      + f"<urn:x:a> <http://www.w3.org/ns/prov#wasDerivedFrom> <urn:x:c> {graph} .\n"
-                      + good, encoding="utf-8")
+        nq.write_bytes((good * (line - 1)
+                        + f"<urn:x:a> <http://www.w3.org/ns/prov#wasDerivedFrom> <urn:x:c> {tail}\n"
+                        + good).encode("utf-8"))
         res = runner.invoke(cli, ["--store", store, "import", "--bulk", str(nq)])
-        assert res.exit_code == 2, res.output
-        assert res.stderr == f"Error: {nq}:{line}: {message}"
+        assert res.exit_code == 2, (name, res.output)
+        assert res.stderr == f"Error: {nq}:{line}: {message}", name
         assert not (tmp_path / "store").exists()
         res = runner.invoke(cli, ["--store", store, "import", str(nq)])  # the atomic import agrees
-        assert res.exit_code == 2 and res.stderr == f"Error: {nq}: {message}"
+        assert res.exit_code == 2 and res.stderr == f"Error: {nq}: {message}", name
     # the ontology graph's IRI as a subject or object is not a statement in that graph
     nq = tmp_path / "mentions.nq"
     nq.write_text("<urn:provgraph:graph:ontology> <http://www.w3.org/ns/prov#wasDerivedFrom> "
@@ -388,3 +395,68 @@ def test_bulk_import_refuses_a_statement_in_the_ontology_graph_and_stores_nothin
     res = runner.invoke(cli, ["--store", store, "import", "--bulk", str(nq)])
     assert res.exit_code == 0, res.output
     assert "2 statements added (2 in the store)" in res.stderr
+
+
+_ESCAPED_ONTOLOGY = "<urn:provgraph:graph:ontolog\\u0079>"  # urn:provgraph:graph:ontology
+
+
+@pytest.mark.parametrize("name, text, bulk", [
+    ("doc.nq", f"<urn:x:a> <http://www.w3.org/ns/prov#wasDerivedFrom> <urn:x:b> "
+               f"{_ESCAPED_ONTOLOGY} . # from <urn:x:old>\n", True),
+    ("doc.nq", f"<urn:x:a> <http://www.w3.org/ns/prov#wasDerivedFrom> <urn:x:b> "
+               f"{_ESCAPED_ONTOLOGY} . # from <urn:x:old>\n", False),
+    ("doc.trig", "@prefix prov: <http://www.w3.org/ns/prov#> .\n# graph <urn:x:g>\n"
+                 f"{_ESCAPED_ONTOLOGY} {{ <urn:x:a> prov:wasDerivedFrom <urn:x:b> }} # <urn:x:c>\n",
+     False),
+    ("doc.trig", "@prefix prov: <http://www.w3.org/ns/prov#> .\n"
+                 "<urn:x:d> prov:wasDerivedFrom <urn:x:e> .  # default graph first\n"
+                 f"GRAPH {_ESCAPED_ONTOLOGY} {{ <urn:x:a> prov:wasDerivedFrom <urn:x:b> }}\n",
+     False),
+])
+def test_an_escaped_ontology_graph_name_is_refused_and_the_store_is_unchanged(
+        runner, tmp_path, name, text, bulk):
+    """N-Quads and TriG name the ontology graph with an escape and a comment holding an
+    IRI after it: every import refuses the file and leaves a store that holds data as it was
+    (a TriG file under --bulk is a usage error: --bulk reads N-Quads and N-Triples only)."""
+    store = str(tmp_path / "store")
+    seed = tmp_path / "seed.nq"
+    seed.write_text("<urn:x:s> <http://www.w3.org/ns/prov#wasDerivedFrom> <urn:x:t> <urn:x:g> .\n",
+                    encoding="utf-8")
+    assert runner.invoke(cli, ["--store", store, "import", str(seed)]).exit_code == 0
+    before = _nquads(store)
+    doc = tmp_path / name
+    doc.write_text(text, encoding="utf-8")
+    res = runner.invoke(cli, ["--store", store, "import", *(["--bulk"] if bulk else []), str(doc)])
+    assert res.exit_code == 2, res.output
+    where = f"{doc}:1" if bulk else str(doc)
+    assert res.stderr == (f"Error: {where}: the document writes into <urn:provgraph:graph:ontology>, "
+                          "the graph of provgraph's bundled ontology and shapes, which only "
+                          "'provgraph init' fills; rename that bundle/graph. Nothing was stored\n")
+    assert _nquads(store) == before
+    if name.endswith(".trig"):
+        res = runner.invoke(cli, ["--store", store, "import", "--bulk", str(doc)])
+        assert res.exit_code == 2 and "--bulk streams N-Quads (.nq) or N-Triples (.nt) only" in res.stderr
+        assert _nquads(store) == before
+
+
+def test_bulk_import_refusal_as_a_process(tmp_path):
+    """The break test's file, given to the real command: exit 2, the message on standard
+    error, and no store made."""
+    import os
+    import subprocess
+    import sys
+
+    nq = tmp_path / "backfill.nq"
+    nq.write_text("<urn:x:a> <http://www.w3.org/ns/prov#wasDerivedFrom> <urn:x:b> "
+                  f"{_ESCAPED_ONTOLOGY} . # see <urn:x:note>\n", encoding="utf-8")
+    root = str(Path(__file__).resolve().parents[1])
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join(
+        p for p in (root, os.environ.get("PYTHONPATH")) if p)}
+    got = subprocess.run([sys.executable, "-m", "provgraph", "--store", str(tmp_path / "store"),
+                          "import", "--bulk", str(nq)], capture_output=True, text=True, env=env,
+                         stdin=subprocess.DEVNULL, timeout=120)
+    assert got.returncode == 2, got.stderr
+    assert got.stderr.startswith(f"Error: {nq}:1: the document writes into "
+                                 "<urn:provgraph:graph:ontology>")
+    assert got.stdout == ""
+    assert not (tmp_path / "store").exists()

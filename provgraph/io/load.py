@@ -41,9 +41,9 @@ from dataclasses import dataclass, field
 
 from .._bulk_windows import line_spans, line_windows, read_window
 from ..errors import SerializationError, UnsupportedFormat
-from ..store import ProvStore, iri_error, parse_rdf
+from ..store import ProvStore, graph_names, iri_error
 from ..terms import IRI
-from ..vocab import GRAPH, RESERVED_GRAPHS as _RESERVED_GRAPHS, own_graph_error
+from ..vocab import RESERVED_GRAPHS as _RESERVED_GRAPHS, own_graph_error
 from . import read
 from .provo import uses_prov
 
@@ -194,9 +194,16 @@ def import_document(store: ProvStore, data: bytes, format: str = "auto", *,
 
 _SCAN_WINDOW = 16 << 20
 """Bytes of a file :func:`check_bulk_file` reads at a time (cut at a line end)."""
-_ONTOLOGY_MARK = f"<{GRAPH.ONTOLOGY}>".encode()
-_ESCAPES = (b"\\u", b"\\U")
+_REFUSED = sorted(g for g in _RESERVED_GRAPHS if own_graph_error(g, writer="document"))
+"""The graphs no imported document may hold (:func:`provgraph.vocab.own_graph_error`):
+the ontology graph."""
+_MARKS = (*(f"<{g}>".encode() for g in _REFUSED), b"\\u", b"\\U")
+"""What every N-Quads statement in one of :data:`_REFUSED` contains: the graph name written
+as it is, or written with an escape (the N-Quads grammar's ``IRIREF`` has no other way to
+write a character, and pyoxigraph refuses any other escape or a relative IRI:
+``tests/test_io_load.py`` holds that)."""
 _NL = b"\n"
+_CR = b"\r"
 
 
 def check_bulk_file(path: str | os.PathLike[str], format: str, *, name: str | None = None) -> None:
@@ -205,10 +212,18 @@ def check_bulk_file(path: str | os.PathLike[str], format: str, *, name: str | No
     to the graphs a document holds (:func:`provgraph.vocab.own_graph_error`, ``writer=
     "document"``): no statement in provgraph's ontology graph.
 
-    The file is read once, a window of :data:`_SCAN_WINDOW` bytes at a time, at the speed of
-    a byte search: only a line holding ``<urn:provgraph:graph:ontology>``, or one whose last
-    IRI has a ``\\u`` / ``\\U`` escape, is parsed to see which graph its statement is in. A
-    line that does not parse is left to the load, which reports it.
+    The file is read once, a window of :data:`_SCAN_WINDOW` bytes at a time. A byte search
+    picks the statements that can be in the ontology graph: those holding
+    ``<urn:provgraph:graph:ontology>`` or a ``\\u`` / ``\\U`` escape anywhere (in an IRI, a
+    literal or a comment). pyoxigraph parses those, and their parsed graph names decide. A
+    statement that does not parse is left to the load, which refuses it in turn (N-Quads is
+    read statement by statement, a line each, a line ending at a line feed or a carriage
+    return: a statement parses alone as it does in its file).
+
+    Measured on 2 million statements (270 MB, 2 shared cores): 0.8 s with no escape in the
+    file, as before; 2.8 s when every fourth statement has an escaped literal (each of
+    those is parsed), about what parsing the whole file takes (2.8 s without escapes); the
+    bulk load of the same file took 53 s.
 
     Args:
         path: the file.
@@ -217,7 +232,7 @@ def check_bulk_file(path: str | os.PathLike[str], format: str, *, name: str | No
 
     Raises:
         SerializationError: a statement of the file is in the ontology graph; the message
-            gives the file and line, and what to do.
+            gives the file and line (lines counted at line feeds), and what to do.
         UnsupportedFormat: ``format`` is neither of the two.
         OSError: the file cannot be read.
 
@@ -244,16 +259,52 @@ def check_bulk_file(path: str | os.PathLike[str], format: str, *, name: str | No
         size = os.fstat(fh.fileno()).st_size
         for start, end in line_windows(fh, size, _SCAN_WINDOW):
             data = read_window(fh, start, end)
-            for a, b in line_spans(data, (_ONTOLOGY_MARK, *_ESCAPES)):
-                line = data[a:b]
-                if _ONTOLOGY_MARK not in line and b"\\" not in line[line.rfind(b"<"):]:
-                    continue  # an escape only in a literal or an earlier term
-                try:
-                    quads = parse_rdf(line, "nquads")
-                except SerializationError:
-                    continue  # the load reports the line
-                for q in quads:
-                    if q[3] is not None and (why := own_graph_error(q[3], writer="document")):
-                        at = lines + data.count(_NL, 0, a) + 1
-                        raise SerializationError(f"{name}:{at}: {why}. Nothing was stored")
+            spans = line_spans(data, _MARKS)
+            found = _refused_statement(data, spans) if spans else None
+            if found is not None:
+                offset, why = found
+                at = lines + data.count(_NL, 0, offset) + 1
+                raise SerializationError(f"{name}:{at}: {why}. Nothing was stored")
             lines += data.count(_NL)
+
+
+def _refused_statement(data: bytes, lines: list[tuple[int, int]]) -> tuple[int, str] | None:
+    """The offset in ``data`` (N-Quads) of its first statement in a graph of
+    :data:`_REFUSED`, with :func:`~provgraph.vocab.own_graph_error`'s message, among the
+    statements of ``lines`` (``(start, end)`` spans of whole lines) that hold one of
+    :data:`_MARKS`; ``None`` when none is. Those statements are parsed together, and one at
+    a time only when one of them is in such a graph or one does not parse (which is then
+    passed over: the load refuses it)."""
+    picked: list[tuple[int, bytes]] = []
+    for a, b in lines:
+        line = data[a:b]
+        if _CR not in line:
+            picked.append((a, line))
+            continue
+        at = a  # a carriage return also ends an N-Quads line (a statement each)
+        for part in line.split(_CR):
+            if any(mark in part for mark in _MARKS):
+                picked.append((at, part))
+            at += len(part) + 1
+    try:
+        if _refused(graph_names(_NL.join(part for _, part in picked), "nquads")) is None:
+            return None
+    except SerializationError:
+        pass
+    for at, part in picked:
+        try:
+            why = _refused(graph_names(part, "nquads"))
+        except SerializationError:
+            continue  # the load refuses it
+        if why is not None:
+            return at, why
+    return None
+
+
+def _refused(graphs: set[IRI | None]) -> str | None:
+    """Why a document may not hold one of ``graphs`` (:func:`provgraph.vocab.own_graph_error`),
+    or ``None``."""
+    for g in graphs:
+        if g is not None and (why := own_graph_error(g, writer="document")) is not None:
+            return why
+    return None
