@@ -37,7 +37,6 @@ def test_export_into_a_missing_directory_is_an_error_exit_2(rag_store, runner, t
     out = tmp_path / "nope" / "claim.json"
     res = runner.invoke(cli, ["export", "--claim", r["claim_quote"].iri, "-o", str(out)])
     assert res.exit_code == 2
-    assert res.stderr == (f"Error: cannot write {out}: No such file or directory; the directory "
-                          f"{out.parent} does not exist; create it first, or choose another "
-                          "file\n")
+    assert res.stderr == (f"Error: cannot write {out}: the directory {out.parent} does not "
+                          "exist; create it first, or give a path in a directory that exists\n")
     assert res.stdout == ""

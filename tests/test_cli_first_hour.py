@@ -126,14 +126,39 @@ def test_export_to_a_directory_or_an_unwritable_place_says_so(runner, recorded_s
     res = runner.invoke(cli, ["--store", recorded_store, "export", "--claim", CLAIM,
                               "-o", "/proc/x.json"])
     assert res.exit_code == 2, res.output
-    assert res.stderr.startswith("Error: cannot write /proc/x.json: No such file or directory; "
-                                 "the directory /proc exists but does not take new files")
-    assert "does not exist" not in res.stderr
+    # it said "No such file or directory; the directory /proc exists but does not take new
+    # files, or choose another file": a missing file, then a fix glued to a fact
+    assert res.stderr == ("Error: cannot write /proc/x.json: the directory /proc does not allow "
+                          "new files to be created in it; give a path in a directory you can "
+                          "write to\n")
     missing = tmp_path / "no" / "such" / "x.json"
     res = runner.invoke(cli, ["--store", recorded_store, "export", "--claim", CLAIM,
                               "-o", str(missing)])
     assert res.exit_code == 2
-    assert f"the directory {missing.parent} does not exist; create it first" in res.stderr
+    assert res.stderr == (f"Error: cannot write {missing}: the directory {missing.parent} does "
+                          "not exist; create it first, or give a path in a directory that "
+                          "exists\n")
+    assert not missing.parent.exists()
+
+
+def test_export_into_proc_says_so_as_a_process(recorded_store, tmp_path):
+    """The same refusal from the real command: exit 2, one plain line, nothing written."""
+    import os
+    import subprocess
+    import sys
+
+    root = str(Path(__file__).resolve().parents[1])
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join(
+        p for p in (root, os.environ.get("PYTHONPATH")) if p)}
+    got = subprocess.run([sys.executable, "-m", "provgraph", "--store", recorded_store, "export",
+                          "--all", "--format", "nquads", "-o", "/proc/provgraph-x.nq"],
+                         capture_output=True, text=True, env=env, stdin=subprocess.DEVNULL,
+                         timeout=120)
+    assert got.returncode == 2, got.stderr
+    assert got.stderr == ("Error: cannot write /proc/provgraph-x.nq: the directory /proc does not "
+                          "allow new files to be created in it; give a path in a directory you "
+                          "can write to\n")
+    assert got.stdout == "" and not os.path.exists("/proc/provgraph-x.nq")
 
 
 def test_a_missing_query_file_is_a_missing_file(runner, recorded_store, tmp_path, monkeypatch):

@@ -74,9 +74,9 @@ def test_a_missing_parent_directory_is_an_error_naming_it(tmp_path):
     out = tmp_path / "missing" / "claim.json"
     with pytest.raises(ProvgraphError) as info:
         atomic_write(out, lambda fh: fh.write(b"x"))
-    assert str(info.value) == (f"cannot write {out}: No such file or directory; the directory "
-                               f"{out.parent} does not exist; create it first, or choose another "
-                               "file")
+    assert str(info.value) == (f"cannot write {out}: the directory {out.parent} does not "
+                               "exist; create it first, or give a path in a directory that "
+                               "exists")
     assert list(tmp_path.iterdir()) == []
 
 

@@ -72,14 +72,7 @@ def atomic_write(path: str | os.PathLike[str], write: Callable[[BinaryIO], T]) -
     try:
         fh = _locked_partial(target)
     except OSError as exc:
-        if not isinstance(exc, FileNotFoundError):
-            why = f"check that the directory {target.parent} is writable"
-        elif target.parent.is_dir():  # /proc, /sys: there, but no new files (issue 17)
-            why = f"the directory {target.parent} exists but does not take new files"
-        else:
-            why = f"the directory {target.parent} does not exist; create it first"
-        raise ProvgraphError(f"cannot write {path}: {exc.strerror or exc}; {why}, or choose "
-                             "another file") from exc
+        raise ProvgraphError(_cannot_create(path, target.parent, exc)) from exc
     with _sigterm_unwinds(), fh:
         try:
             result = write(fh)  # type: ignore[arg-type]  # a binary file, as BinaryIO
@@ -96,6 +89,22 @@ def atomic_write(path: str | os.PathLike[str], write: Callable[[BinaryIO], T]) -
             raise ProvgraphError(f"cannot write {path}: {exc.strerror or exc}; choose another "
                                  "file") from exc
     return result
+
+
+def _cannot_create(path: str | os.PathLike[str], parent: Path, exc: OSError) -> str:
+    """Why no file can be created for ``path`` in the directory ``parent`` (``exc``: the
+    error creating it), and what to do, in one message."""
+    if isinstance(exc, FileNotFoundError) and not parent.is_dir():
+        return (f"cannot write {path}: the directory {parent} does not exist; create it "
+                "first, or give a path in a directory that exists")
+    if isinstance(exc, FileNotFoundError):
+        # /proc: the directory is there, yet creating a file in it fails with "No such file
+        # or directory", which would mislead if printed (issue 17)
+        return (f"cannot write {path}: the directory {parent} does not allow new files to "
+                "be created in it; give a path in a directory you can write to")
+    return (f"cannot write {path}: no new file can be created in the directory {parent} "
+            f"({exc.strerror or exc}); check that you may write to it, or give a path in "
+            "another directory")
 
 
 _PARTIAL = ".partial"
