@@ -135,9 +135,11 @@ def load_private_key(path: str | os.PathLike[str] | None = None) -> Any:
     try:
         key = serialization.load_pem_private_key(data, password=None)
     except (ValueError, TypeError) as exc:
-        raise SignatureError(f"{where}: not an unencrypted PEM private key ({exc})") from exc
+        raise SignatureError(f"{where}: not a signing key: {_pem_problem(data, private=True)}. "
+                             f"{_PRIVATE_KEY_FORM}") from exc
     if not isinstance(key, ed25519.Ed25519PrivateKey):
-        raise SignatureError(f"{where}: not an Ed25519 key; make one with 'provgraph keygen'")
+        raise SignatureError(f"{where}: not a signing key: it holds a private key of type "
+                             f"{_algorithm(key)}, not Ed25519. {_PRIVATE_KEY_FORM}")
     return key
 
 
@@ -152,16 +154,75 @@ def load_public_key(path: str | os.PathLike[str]) -> Any:
     try:
         key = serialization.load_pem_public_key(data)
     except (ValueError, TypeError) as exc:
-        raise SignatureError(f"{path}: not a PEM public key ({exc}); give the .pub file "
-                             "'provgraph keygen' wrote") from exc
+        raise SignatureError(f"{path}: not a public key: {_pem_problem(data, private=False)}. "
+                             f"{_PUBLIC_KEY_FORM}") from exc
     if not isinstance(key, ed25519.Ed25519PublicKey):
-        raise SignatureError(f"{path}: not an Ed25519 public key")
+        raise SignatureError(f"{path}: not a public key for provgraph: it holds a public key "
+                             f"of type {_algorithm(key)}, not Ed25519. {_PUBLIC_KEY_FORM}")
     return key
 
 
+_PRIVATE_KEY_FORM = ("A signing key is an unencrypted Ed25519 private key in a PKCS #8 PEM "
+                     "file ('-----BEGIN PRIVATE KEY-----'); make one with 'provgraph keygen "
+                     "FILE' (FILE is the private key, for --sign-key; FILE.pub the public key)")
+"""What a private key file must hold, and how to make one (the end of every message about
+a private key that cannot be used)."""
+_PUBLIC_KEY_FORM = ("A public key is an Ed25519 public key in a PEM file ('-----BEGIN PUBLIC "
+                   "KEY-----'): the FILE.pub that 'provgraph keygen FILE' wrote beside the "
+                   "private key")
+"""What a public key file must hold (the end of every message about one that cannot be
+used)."""
+
+_KEY_FILE_LIMIT = 1 << 16
+"""Bytes of a key file read at most: a PEM Ed25519 key is under 200 bytes."""
+_PEM_LABEL = re.compile(rb"-----BEGIN ([A-Z0-9 ]{1,40})-----")
+
+
+def _pem_problem(data: bytes, *, private: bool) -> str:
+    """Why ``data`` is not the PEM key wanted (``private`` or public), in words that never
+    quote the data: only a PEM block's label is named."""
+    if len(data) > _KEY_FILE_LIMIT:
+        return f"it is larger than {_KEY_FILE_LIMIT} bytes, far more than any key file"
+    if not data.strip():
+        return "it is empty"
+    labels = [m.decode("ascii") for m in _PEM_LABEL.findall(data)]
+    if not labels:
+        try:
+            data.decode("utf-8")
+        except UnicodeDecodeError:
+            return "it holds binary data, not PEM text"
+        return "it holds no PEM block (no '-----BEGIN ...-----' line)"
+    label = labels[0]
+    if label == "ENCRYPTED PRIVATE KEY" or b"Proc-Type: 4,ENCRYPTED" in data:
+        return ("its private key is encrypted with a password, which provgraph does not ask "
+                "for" if private else "it holds an encrypted private key, not a public key")
+    if label == "OPENSSH PRIVATE KEY":
+        return "it holds an OpenSSH private key, not a PEM (PKCS #8) one"
+    if private and label.endswith("PUBLIC KEY"):
+        return ("it holds a public key, not the private key: give the key file without "
+                "the .pub suffix")
+    if not private and label.endswith("PRIVATE KEY"):
+        return ("it holds a private key, which must stay secret; give the public key, the "
+                ".pub file beside it")
+    if label != ("PRIVATE KEY" if private else "PUBLIC KEY") and not label.endswith(" KEY"):
+        return f"it holds a PEM '{label}' block, not a key"
+    return f"its PEM '{label}' block does not decode as a key"
+
+
+def _algorithm(key: Any) -> str:
+    """``"RSA"``, ``"EC"``, ``"Ed448"``, ...: the algorithm of a loaded key (from its class
+    name in ``cryptography``), for a message."""
+    name = type(key).__name__.lstrip("_")
+    for suffix in ("PrivateKey", "PublicKey"):
+        name = name.removesuffix(suffix)
+    return name or type(key).__name__
+
+
 def _read(path: Path) -> bytes:
+    """A key file's bytes (at most :data:`_KEY_FILE_LIMIT` + 1 of them)."""
     try:
-        return path.read_bytes()
+        with path.open("rb") as fh:
+            return fh.read(_KEY_FILE_LIMIT + 1)
     except OSError as exc:
         raise SignatureError(f"cannot read the key file {path}: {exc.strerror or exc}") from exc
 

@@ -600,6 +600,97 @@ def test_a_missing_key_file_is_named(tmp_path, runner):
                                    "the PEM file 'provgraph keygen FILE' wrote") in got.stderr
 
 
+_SIGNING_KEY_FORM = ("A signing key is an unencrypted Ed25519 private key in a PKCS #8 PEM "
+                     "file ('-----BEGIN PRIVATE KEY-----'); make one with 'provgraph keygen "
+                     "FILE' (FILE is the private key, for --sign-key; FILE.pub the public key)")
+
+
+def _bad_key(kind: str, tmp_path: Path, keys: tuple[Path, Path]) -> tuple[Path, str]:
+    """A file given as a private key that is none, and what the error says is wrong."""
+    f = tmp_path / f"{kind}.pem"
+    if kind == "garbage":
+        f.write_bytes(bytes(range(256)) * 4)
+        return f, "it holds binary data, not PEM text"
+    if kind == "empty":
+        f.write_bytes(b"")
+        return f, "it is empty"
+    if kind == "public":
+        return keys[1], ("it holds a public key, not the private key: give the key file "
+                         "without the .pub suffix")
+    if kind == "ec":
+        from cryptography.hazmat.primitives import serialization
+        from cryptography.hazmat.primitives.asymmetric import ec
+
+        f.write_bytes(ec.generate_private_key(ec.SECP256R1()).private_bytes(
+            serialization.Encoding.PEM, serialization.PrivateFormat.PKCS8,
+            serialization.NoEncryption()))
+        return f, "it holds a private key of type EC, not Ed25519"
+    raise AssertionError(kind)
+
+
+@pytest.mark.parametrize("kind", ["garbage", "empty", "public", "ec", "directory"])
+@pytest.mark.parametrize("command", ["export", "checkpoint"])
+def test_a_file_that_is_no_signing_key_is_named_with_the_key_wanted(recorded, keys, tmp_path,
+                                                                      runner, kind, command):
+    """--sign-key given garbage, an empty file, the public key or another algorithm's key said
+    'not an unencrypted PEM private key (Unable to load PEM file. See https://cryptography.io/...
+    MalformedFraming)', or 'Valid PEM but no BEGIN/END delimiters...': not which key is wanted
+    nor how to make one. Exit 2, and nothing is written."""
+    path, records = recorded
+    out = tmp_path / "out" / "signed.json"
+    out.parent.mkdir()
+    argv = {"export": ["export", "--claim", str(records["claim_quote"].iri), "-o", str(out)],
+            "checkpoint": ["checkpoint", "-o", str(out)]}[command]
+    ledger = (path / LEDGER_NAME).read_bytes()
+    if kind == "directory":
+        key = tmp_path / "keys.d"
+        key.mkdir()
+        expected = (f"Invalid value for '--sign-key': {str(key)!r} is a directory, not a key "
+                    "file; give the name of the PEM file 'provgraph keygen FILE' wrote, or put "
+                    "the PEM text in $PROVGRAPH_SIGNING_KEY\n")
+    else:
+        key, problem = _bad_key(kind, tmp_path, keys)
+        expected = f"Error: {key}: not a signing key: {problem}. {_SIGNING_KEY_FORM}\n"
+    got = runner.invoke(cli, ["--store", str(path), *argv, "--sign-key", str(key)])
+    assert got.exit_code == 2, got.output
+    assert got.stderr.endswith(expected), got.stderr
+    assert got.stdout == ""
+    assert list(out.parent.iterdir()) == []  # no receipt, no bundle, no .partial file
+    assert not (path / "checkpoints").exists() and (path / LEDGER_NAME).read_bytes() == ledger
+
+
+def test_a_public_key_given_to_sign_key_as_a_process(recorded, keys, tmp_path):
+    """The real command, given the .pub file: exit 2, the error names the file and the key
+    wanted, and no receipt is written."""
+    path, _ = recorded
+    root = str(Path(__file__).resolve().parents[1])
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join(
+        p for p in (root, os.environ.get("PYTHONPATH")) if p)}
+    env.pop("PROVGRAPH_SIGNING_KEY", None)
+    got = subprocess.run([sys.executable, "-m", "provgraph", "--store", str(path), "checkpoint",
+                          "--sign-key", str(keys[1])], capture_output=True, text=True, env=env,
+                         stdin=subprocess.DEVNULL, timeout=120)
+    assert got.returncode == 2, got.stderr
+    assert got.stderr == (f"Error: {keys[1]}: not a signing key: it holds a public key, not the "
+                          "private key: give the key file without the .pub suffix. "
+                          f"{_SIGNING_KEY_FORM}\n")
+    assert got.stdout == "" and not (path / "checkpoints").exists()
+
+
+def test_a_file_that_is_no_public_key_says_which_key_is_wanted(keys, tmp_path):
+    """--key given the private key, or no key at all: the message names the .pub file."""
+    from provgraph.signing import SignatureError
+
+    with pytest.raises(SignatureError, match=r"it holds a private key, which must stay secret; "
+                                             r"give the public key, the \.pub file beside it\. "
+                                             r"A public key is an Ed25519 public key"):
+        load_public_key(keys[0])
+    empty = tmp_path / "empty.pub"
+    empty.write_bytes(b"")
+    with pytest.raises(SignatureError, match=r"empty\.pub: not a public key: it is empty\. "):
+        load_public_key(empty)
+
+
 def test_a_checkpoint_proves_the_ledger_was_not_rewritten_before_it(recorded, keys, tmp_path,
                                                                     runner):
     path, _ = recorded
