@@ -1188,7 +1188,10 @@ def delete_run(obj: _Ctx, run: str, reason: str, yes: bool) -> None:
     prov:wasInvalidatedBy a pg:Removal: when, how many statements and the SHA-256
     of their canonical N-Quads ('provgraph runs --removed' lists them). Shared
     ingestion facts (documents, snapshots, chunks) and retained bytes stay. Asks
-    first, unless --yes.
+    first, unless --yes. A deleted run is not deleted again (exit 2, nothing
+    written); a run recorded again under the same IRI can be, and that removal is
+    kept on an alternate of the run (prov:alternateOf), since a run is
+    invalidated once.
 
     \b
     Example:

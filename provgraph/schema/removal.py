@@ -12,6 +12,13 @@ The run keeps its types there too, but a ``pg:Run`` is kept as a ``pg:RemovedRun
 ``prov:Bundle``, :func:`removed_types`): a ``pg:Run`` carries its start time and package
 versions (the SHACL ``RunShape``), statements of its graph that were just deleted, so the
 audit trail does not claim a live run whose facts it no longer holds.
+
+A run is invalidated once (PROV-CONSTRAINTS C40: the invalidations of one entity are one
+instant). A run deleted, recorded again under the same IRI (the same event log, a
+content-named import) and deleted again is recorded as an *alternate* of the run
+(``prov:alternateOf``, PROV-DM §5.5.2: another aspect of the same thing, here at another
+time), :func:`removed_run_iri`, that the second ``pg:Removal`` invalidated: the audit
+trail keeps both removals, each with its own time, count and digest, and stays valid.
 """
 
 from __future__ import annotations
@@ -23,12 +30,12 @@ from typing import Any
 
 from .. import ids
 from ..store import ProvStore
-from ..terms import IRI, Quad, lit
+from ..terms import IRI, Quad, Term, lit
 from ..vocab import GRAPH, PG, PROV, RDF, RDFS
 from ._table import Field, Table, decode_term
 
-__all__ = ["RemovalRecord", "REMOVAL", "removal_iri", "removed_types", "to_quads", "load",
-           "of_runs"]
+__all__ = ["RemovalRecord", "REMOVAL", "removal_iri", "removed_run_iri", "removed_types",
+           "to_quads", "load", "of_runs"]
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -46,6 +53,9 @@ class RemovalRecord:
         run_types: the run's types (``pg:Run``, ``prov:Bundle`` ...) when it was removed;
             written as :func:`removed_types`.
         reason: why, as given (``""``: not given).
+        again: the run was deleted before (it has a removal record) and recorded again
+            since: this removal invalidates :func:`removed_run_iri`, an alternate of the
+            run, not the run itself, which keeps its first invalidation.
     """
 
     iri: IRI
@@ -56,6 +66,7 @@ class RemovalRecord:
     label: str = ""
     run_types: tuple[IRI, ...] = ()
     reason: str = ""
+    again: bool = False
 
 
 REMOVAL = Table(
@@ -72,6 +83,12 @@ def removal_iri(run: IRI, at: _dt.datetime) -> IRI:
     return ids.content_iri("removal", run, at.isoformat())
 
 
+def removed_run_iri(removal: IRI) -> IRI:
+    """The alternate of a run that a repeated removal invalidates (:attr:`RemovalRecord.again`):
+    content-derived from the removal's IRI, so one removal names one alternate."""
+    return ids.content_iri("removed-run", removal)
+
+
 def removed_types(run_types: Sequence[IRI]) -> tuple[IRI, ...]:
     """The types a removed run keeps in :data:`GRAPH.REMOVALS`: ``run_types`` with
     ``pg:Run`` replaced by ``pg:RemovedRun``, in order, without repeats.
@@ -85,30 +102,44 @@ def removed_types(run_types: Sequence[IRI]) -> tuple[IRI, ...]:
 
 def to_quads(rec: RemovalRecord) -> list[Quad]:
     """The removal's statements and the run's invalidation, in :data:`GRAPH.REMOVALS`
-    (the run typed as :func:`removed_types` says)."""
+    (the run typed as :func:`removed_types` says; with :attr:`RemovalRecord.again`, the
+    invalidation, types and label are on the alternate :func:`removed_run_iri`)."""
+    q = REMOVAL.quads(rec.iri, rec, GRAPH.REMOVALS)
+    return q + _invalidated(rec.run, rec.iri, lit(rec.at), removed_types(rec.run_types),
+                            [lit(rec.label)] if rec.label else [], rec.again)
+
+
+def _invalidated(run: IRI, removal: IRI, at: Term, types: Sequence[IRI], labels: Sequence[Term],
+                 again: bool) -> list[Quad]:
+    """The removed run's statements in :data:`GRAPH.REMOVALS`: on ``run``, or (``again``)
+    on its alternate :func:`removed_run_iri`."""
     g = GRAPH.REMOVALS
-    q = REMOVAL.quads(rec.iri, rec, g)
-    q += [(rec.run, RDF.type, t, g) for t in removed_types(rec.run_types)]
-    if rec.label:
-        q.append((rec.run, RDFS.label, lit(rec.label), g))
-    q += [(rec.run, PROV.wasInvalidatedBy, rec.iri, g),
-          (rec.run, PROV.invalidatedAtTime, lit(rec.at), g)]
+    node = removed_run_iri(removal) if again else run
+    q: list[Quad] = [(node, RDF.type, t, g) for t in types]
+    q += [(node, RDFS.label, label, g) for label in labels]
+    if again:
+        q.append((node, PROV.alternateOf, run, g))
+    q += [(node, PROV.wasInvalidatedBy, removal, g), (node, PROV.invalidatedAtTime, at, g)]
     return q
 
 
 _REMOVALS = f"""SELECT ?run ?removal ?at ?n ?sha ?label ?why WHERE {{
   GRAPH <{GRAPH.REMOVALS}> {{
-    ?run <{PROV.wasInvalidatedBy}> ?removal .
+    ?node <{PROV.wasInvalidatedBy}> ?removal .
     ?removal a <{PG.Removal}> ; <{PROV.endedAtTime}> ?at ; <{PG.removedStatements}> ?n ;
              <{PG.sha256}> ?sha .
-    OPTIONAL {{ ?run <{RDFS.label}> ?label }}
+    OPTIONAL {{ ?node <{PROV.alternateOf}> ?of }}
+    OPTIONAL {{ ?node <{RDFS.label}> ?label }}
     OPTIONAL {{ ?removal <{RDFS.comment}> ?why }}
   }}
+  BIND(COALESCE(?of, ?node) AS ?run)
 }}"""
 
 
 def load(store: ProvStore) -> list[RemovalRecord]:
-    """Every removal recorded, oldest first (one query; the run types are not read)."""
+    """Every removal recorded, oldest first (one query; the run types are not read). A
+    repeated removal (:attr:`RemovalRecord.again`) is read as a removal of the run its
+    alternate stands for; ``again`` is not read back."""
     out = []
     for r in store.select(_REMOVALS):
         def value(name: str, codec: str, default: Any = None) -> Any:
@@ -126,3 +157,4 @@ def of_runs(store: ProvStore, runs: Sequence[IRI]) -> dict[IRI, RemovalRecord]:
     """The latest removal of each of ``runs`` that was removed, by run."""
     wanted = set(runs)
     return {r.run: r for r in load(store) if r.run in wanted}
+
