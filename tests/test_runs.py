@@ -304,3 +304,16 @@ def test_an_old_record_that_cannot_be_moved_safely_is_reported_not_changed(runne
     assert before ^ _all_quads(store) == {(pipeline.RUN, str(RDF.type), str(PG.Run), g)}
     checked = runner.invoke(cli, ["--store", str(store), "validate"])
     assert checked.exit_code == 1 and found.problem in checked.stdout
+
+
+def test_the_alternate_of_a_run_deleted_twice_reads_as_deleted():
+    # not 'is a run (pg:RemovedRun, ...), not a run'
+    store = EmbeddedStore()
+    _record(store)
+    delete_run(store, pipeline.RUN, at=T1)
+    _record(store)
+    second = delete_run(store, pipeline.RUN, at=T2)
+    alt = removed_run_iri(second.removal)
+    with pytest.raises(RunDeleted) as exc:
+        delete_run(store, alt)
+    assert (exc.value.iri, exc.value.at, exc.value.statements) == (alt, T2, second.statements)
