@@ -41,6 +41,7 @@ FOUND = {
     "check-quote": "the quote does not match (any outcome but quote_match and normalized_match)",
     "gate": "a release gate failed (the report names each one and its numbers)",
     "fixture": "`fixture check` found a problem in the fixture (one line each)",
+    "upgrade": "an outdated record it cannot fix safely (named, with what to do by hand)",
 }
 """Commands that exit 1 (:data:`EXIT_FOUND`) for what they find without --fail-on-found,
 and what that is; every command with --fail-on-found exits 1 when it prints rows."""
@@ -1196,7 +1197,10 @@ def delete_run(obj: _Ctx, run: str, reason: str, yes: bool) -> None:
     prov:wasInvalidatedBy a pg:Removal: when, how many statements and the SHA-256
     of their canonical N-Quads ('provgraph runs --removed' lists them). Shared
     ingestion facts (documents, snapshots, chunks) and retained bytes stay. Asks
-    first, unless --yes.
+    first, unless --yes. A deleted run is not deleted again (exit 2, nothing
+    written); a run recorded again under the same IRI can be, and that removal is
+    kept on an alternate of the run (prov:alternateOf), since a run is
+    invalidated once.
 
     \b
     Example:
@@ -1223,6 +1227,47 @@ def delete_run(obj: _Ctx, run: str, reason: str, yes: bool) -> None:
     click.echo(f"deleted {row.kind} <{done.run}>: {done.statements} statements removed, "
                f"recorded as {done.removal} at {done.removed.isoformat()} "
                f"(sha256 {done.sha256})", err=True)
+
+
+@cli.command()
+@click.option("--dry-run", is_flag=True, help="Show what would change; write nothing.")
+@pass_ctx
+def upgrade(obj: _Ctx, dry_run: bool) -> None:
+    """Bring records an older provgraph wrote up to the current shape, in one transaction.
+
+    Today: the removal records of deleted runs (urn:provgraph:graph:removals). A
+    run typed pg:Run there is retyped pg:RemovedRun; a run deleted, recorded again
+    and deleted again keeps its first removal, and each later one moves to an
+    alternate of it (prov:alternateOf), as delete-run records it now. 'provgraph
+    validate' names what needs it. The ledger records the change as one write;
+    nothing else changes, and a second run changes nothing.
+
+    \b
+    Example:
+        provgraph upgrade --dry-run
+        provgraph upgrade
+    """
+    from .upgrade import upgrade as run_upgrade
+
+    store = obj.store(read_only=dry_run)
+    found = run_upgrade(store, dry_run=dry_run)
+    fixed = [o for o in found if o.fix]
+    verb = "would upgrade" if dry_run else "upgraded"
+    for o in found:
+        click.echo(f"{verb}: {o.problem}; 'provgraph upgrade' {o.fix}" if o.fix
+                   else f"not upgraded: {o.problem}", err=True)
+    runs = len({o.run for o in fixed})
+    removed = sum(len(o.remove) for o in fixed)
+    added = sum(len(o.add) for o in fixed)
+    if not found:
+        click.echo("up to date: nothing to upgrade", err=True)
+    elif fixed:
+        click.echo(f"{verb} the removal records of {runs} run(s) ({len(fixed)} fix(es)): "
+                   f"{removed} statements removed, {added} added"
+                   + (" (nothing written: --dry-run)" if dry_run else ", in one transaction"),
+                   err=True)
+    if len(fixed) < len(found):
+        raise click.exceptions.Exit(EXIT_FOUND)
 
 
 @cli.command()

@@ -79,10 +79,14 @@ def require_run(store: ProvStore, run: str) -> IRI:
     iri = IRI(run)
     if store.has_graph(iri):
         return iri
-    if next(iter(store.quads(iri, PROV.wasInvalidatedBy, None, GRAPH.REMOVALS)), None):
-        from .schema.removal import of_runs
+    invalidation = next(iter(store.quads(iri, PROV.wasInvalidatedBy, None, GRAPH.REMOVALS)),
+                        None)
+    if invalidation is not None:
+        from .schema.removal import load, of_runs
 
         gone = of_runs(store, [iri]).get(iri)
+        if gone is None:  # the alternate a repeated removal invalidated: its own removal
+            gone = next((r for r in load(store) if r.iri == invalidation[2]), None)
         if gone is not None:
             raise RunDeleted(iri, gone.at, gone.statements)
     types = types_of(store, iri)

@@ -22,7 +22,7 @@ from .kinds import require_run
 from .schema import removal as removal_schema
 from .store import ProvStore
 from .terms import IRI, term_value
-from .vocab import PROV, RDF
+from .vocab import GRAPH, PROV, RDF
 from .xsd import instant
 
 __all__ = ["RunRow", "RemovalRow", "runs", "run_summary", "removals", "delete_run"]
@@ -130,8 +130,16 @@ def delete_run(store: ProvStore, run: str, *, reason: str = "",
     ``prov:wasInvalidatedBy`` a ``pg:Removal`` (PROV-DM §5.1.7) that records when, how
     many statements and the SHA-256 of their canonical N-Quads, with the run's label and
     types (a ``pg:Run`` kept as a ``pg:RemovedRun``:
-    :func:`provgraph.schema.removal.removed_types`). Shared ingestion facts and retained originals are kept. Reading the run
-    afterwards is a :class:`~provgraph.errors.NotFound` that says when it was deleted.
+    :func:`provgraph.schema.removal.removed_types`). Shared ingestion facts and retained
+    originals are kept. Reading the run afterwards is a
+    :class:`~provgraph.errors.RunDeleted` that says when it was deleted, and so is deleting
+    it again: nothing is written then.
+
+    A run deleted before and recorded again since under the same IRI (the same event log,
+    a content-named import) can be deleted again: the new removal invalidates an alternate
+    of the run (:func:`provgraph.schema.removal.removed_run_iri`, ``prov:alternateOf``
+    the run), since a run is invalidated once (PROV-CONSTRAINTS C40); ``runs --removed``
+    lists both removals under the run.
 
     Args:
         store: the store (written in one transaction: all or nothing).
@@ -143,6 +151,8 @@ def delete_run(store: ProvStore, run: str, *, reason: str = "",
         The :class:`RemovalRow` recorded.
 
     Raises:
+        RunDeleted: the run was deleted and has not been recorded again (a
+            :class:`~provgraph.errors.NotFound`); nothing is written.
         NotFound, WrongKind: as :func:`run_summary`.
         ProvgraphError: ``run`` is one of provgraph's own graphs.
         StoreError: the store cannot be written; nothing is changed.
@@ -155,10 +165,12 @@ def delete_run(store: ProvStore, run: str, *, reason: str = "",
     digest = hashlib.sha256(store.canonical_nquads([summary.run]).encode("utf-8")).hexdigest()
     types = tuple(sorted({IRI(q[2]) for q in quads
                           if q[0] == summary.run and q[1] == RDF.type and isinstance(q[2], IRI)}))
+    again = next(iter(store.quads(summary.run, PROV.wasInvalidatedBy, None, GRAPH.REMOVALS)),
+                 None) is not None
     rec = removal_schema.RemovalRecord(
         iri=removal_schema.removal_iri(summary.run, when), run=summary.run, at=when,
         statements=len(quads), sha256=digest, label=summary.label or "",
-        run_types=types or (IRI(PROV.Bundle),), reason=reason)
+        run_types=types or (IRI(PROV.Bundle),), reason=reason, again=again)
     store.replace(quads, removal_schema.to_quads(rec))
     return RemovalRow(run=rec.run, label=summary.label, removed=when, statements=len(quads),
                       sha256=digest, reason=reason or None, removal=rec.iri)

@@ -344,12 +344,26 @@ def _check_graphs(store: ProvStore, graphs: list[IRI | None], kept: dict[IRI | N
                    else [(q[0], q[1], q[2]) for q in store.quads(graph=g)])
         del text
         violations, warnings = _check(triples, g)
+        if g == GRAPH.REMOVALS:
+            report.violations.extend(_outdated_removals(triples))
         report.violations.extend(violations)
         report.warnings.extend(warnings)
         report.warnings.extend(zone_less_times(triples, g))
         report.originals.extend(_corrupt_originals(store, triples, g))
         if progress is not None:
             progress("graphs", i, len(graphs))
+
+
+def _outdated_removals(triples: list[tuple[Any, Any, Any]]) -> list[ConstraintViolation]:
+    """The removal records an older provgraph wrote (:func:`provgraph.schema.removal.outdated`,
+    the reader ``provgraph upgrade`` fixes them with), one violation each, naming the fix,
+    before the generic violations the same statements cause."""
+    from .schema.removal import outdated
+
+    return [ConstraintViolation("outdated removal record", o.message(),
+                                tuple(_st(q[0], q[1], q[2]) for q in o.remove),
+                                str(GRAPH.REMOVALS))
+            for o in outdated(triples)]
 
 
 _KEPT_TEXT = 256 << 20

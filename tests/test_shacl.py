@@ -287,6 +287,10 @@ BREAKAGES = [
     pytest.param(lambda s, r: (delete_run(s, r["run"]),
                                _remove(s, r["run"], PROV.invalidatedAtTime)),
                  "RemovedRun-invalidatedAtTime", id="removed-run-without-time"),
+    pytest.param(lambda s, r: (delete_run(s, r["run"]),
+                               s.add([(IRI(r["run"]), PROV.invalidatedAtTime, lit(T0),
+                                       GRAPH.REMOVALS)])),
+                 "RemovedRun-invalidatedAtTime", id="removed-run-with-two-times"),
     pytest.param(lambda s, r: (delete_run(s, r["run"]), _remove(s, None, RDF.type, PG.Removal)),
                  "RemovedRun-invalidatedBy", id="removed-run-not-by-a-removal"),
 ]
