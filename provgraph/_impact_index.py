@@ -35,9 +35,8 @@ import hashlib
 import io
 import json
 from collections.abc import Iterable
-from pathlib import Path
 
-from ._rows import _int, _run_query
+from ._rows import _int, _run_query, code_key
 from .ledger import LedgerLine, LedgerMark
 from .store import ProvStore, iter_rdf
 from .terms import IRI, term_value
@@ -66,21 +65,10 @@ def _name(agent: IRI) -> str:
 
 @functools.lru_cache(maxsize=1)
 def _code_key() -> str | None:
-    """A digest of the code and query text that fill an impact index (an index written by
-    other code is not used); ``None`` (no index is read or written) when a source file
-    cannot be read, as in an installation that ships bytecode only."""
-    from ._rows import _catalog
-
-    h = hashlib.sha256(_PREFIX.encode())
-    base = Path(__file__).parent
-    try:
-        for name in _INPUTS:
-            h.update(name.encode() + b"\0" + (base / name).read_bytes() + b"\0")
-    except OSError:
-        return None
-    for name in _QUERIES:
-        h.update(name.encode() + b"\0" + _catalog().get(name).text.encode() + b"\0")
-    return h.hexdigest()
+    """A digest of the code and query text that fill an impact index
+    (:func:`provgraph._rows.code_key`): an index written by other code is not used;
+    ``None``: no index is read or written."""
+    return code_key(_PREFIX, _INPUTS, _QUERIES)
 
 
 def claims_by_run(store: ProvStore, agent: IRI, run: IRI | None = None, *,

@@ -30,6 +30,27 @@ def _catalog() -> QueryCatalog:
     return QueryCatalog()
 
 
+def code_key(tag: str, modules: Sequence[str], queries: Sequence[str]) -> str | None:
+    """A SHA-256 digest (hex) of the code that fills a derived index: ``tag`` (the index's
+    name), the bytes of ``modules`` (paths relative to the provgraph package) and the text
+    of the bundled ``queries``, so that an index written by other code is not used (the
+    stale and impact indexes). ``None`` when a module's source cannot be read, as in an
+    installation that ships bytecode only: then no index is read or written."""
+    import hashlib
+    from pathlib import Path
+
+    h = hashlib.sha256(tag.encode())
+    base = Path(__file__).parent
+    try:
+        for name in modules:
+            h.update(name.encode() + b"\0" + (base / name).read_bytes() + b"\0")
+    except OSError:
+        return None
+    for name in queries:
+        h.update(name.encode() + b"\0" + _catalog().get(name).text.encode() + b"\0")
+    return h.hexdigest()
+
+
 def _run_query(store: ProvStore, name: str, params: Mapping[str, Any]) -> list[dict[str, Term | None]]:
     return _catalog().run(store, name, params)
 

@@ -15,15 +15,13 @@ import bisect
 import dataclasses
 import datetime as _dt
 import functools
-import hashlib
 import json
 from collections.abc import Mapping
-from pathlib import Path
 from typing import Any, cast
 
 from . import _stale_compute as compute
 from . import _stale_delta
-from ._rows import row_builder
+from ._rows import code_key, row_builder
 from ._stale_compute import StaleRow, _Computed
 from .errors import OriginalMissingError, StoreError
 from .ledger import LedgerMark
@@ -60,21 +58,9 @@ _INDEX_QUERIES = ("stale", "stale-claims", "revisions", "invalidations", "stale-
 @functools.lru_cache(maxsize=1)
 def _code_key() -> str | None:
     """A digest of the code that computes stale rows (:data:`_INDEX_INPUTS`,
-    :data:`_INDEX_QUERIES`): an index written by other code is not used. ``None`` (no
-    index is read or written) when a source file cannot be read, as in an installation
-    that ships bytecode only."""
-    from ._rows import _catalog
-
-    h = hashlib.sha256(_INDEX_NAME.encode())
-    base = Path(__file__).parent
-    try:
-        for name in _INDEX_INPUTS:
-            h.update(name.encode() + b"\0" + (base / name).read_bytes() + b"\0")
-    except OSError:
-        return None
-    for name in _INDEX_QUERIES:
-        h.update(name.encode() + b"\0" + _catalog().get(name).text.encode() + b"\0")
-    return h.hexdigest()
+    :data:`_INDEX_QUERIES`; :func:`provgraph._rows.code_key`): an index written by other
+    code is not used; ``None``: no index is read or written."""
+    return code_key(_INDEX_NAME, _INDEX_INPUTS, _INDEX_QUERIES)
 
 
 class _ReadLog:
