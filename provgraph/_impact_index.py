@@ -20,9 +20,11 @@ quads of one pattern, so adding and removing them in ledger order gives exactly 
 the store holds (a line read twice, as the mark before the last line makes happen,
 changes nothing). It reads the store anew when the ledger cannot tell (a writer without
 the ledger, a cut or rewritten ledger), when a replayed statement has a blank node (a
-ledger line keeps the writer's label, not the engine's), or when the file is missing,
-unreadable or written by other code. ``provgraph verify`` compares every impact index
-with reading the store (:func:`check_indexes`).
+ledger line keeps the writer's label, not the engine's) or does not parse back (a blank
+node labelled with ``:``, which the engine takes and its N-Quads parser refuses), or when
+the file is missing, unreadable (JSON nested too deep included) or written by other code.
+``provgraph verify`` compares every impact index with reading the store
+(:func:`check_indexes`).
 
 The ledger's statements are N-Quads as the store layer writes them (IRIs unescaped), so a
 statement whose text does not hold ``supportAgent`` is not parsed.
@@ -37,6 +39,7 @@ import json
 from collections.abc import Iterable
 
 from ._rows import _int, _run_query, code_key
+from .errors import SerializationError
 from .ledger import LedgerLine, LedgerMark
 from .store import ProvStore, iter_rdf
 from .terms import IRI, term_value
@@ -146,8 +149,8 @@ def _from_index(store: ProvStore, agent: IRI, token: str, code: str, *,
         m = doc["mark"]
         mark = None if m is None else LedgerMark(int(m[0]), str(m[1]), int(m[2]))
         kept_token = str(doc["token"])
-    except (ValueError, KeyError, TypeError, IndexError, AttributeError):
-        return None  # any doubt: read the store
+    except (ValueError, KeyError, TypeError, IndexError, AttributeError, RecursionError):
+        return None  # any doubt (also JSON nested too deep to read): read the store
     if kept_token == token:
         return runs
     if mark is None:
@@ -175,7 +178,13 @@ def _replayed(runs: Claims, agent: IRI, lines: Iterable[LedgerLine]) -> Claims |
             if not wanted:
                 continue
             text = "".join(t + " .\n" for t in wanted).encode("utf-8")
-            for s, p, o, g in iter_rdf(io.BytesIO(text), "nquads"):
+            try:
+                quads = list(iter_rdf(io.BytesIO(text), "nquads"))
+            except SerializationError:
+                # a statement the store took but N-Quads cannot read back (a blank node
+                # labelled with ':', which the engine accepts and its parser refuses)
+                return None
+            for s, p, o, g in quads:
                 if p != PG.supportAgent or o != agent or g is None:
                     continue  # another predicate or agent; the default graph is no run
                 if not isinstance(s, IRI) or not isinstance(g, IRI):
@@ -202,7 +211,7 @@ def check_indexes(store: ProvStore, names: Iterable[str]) -> str | None:
         data = store.read_index(name)
         try:
             agent = IRI(json.loads(data or b"{}")["agent"])
-        except (ValueError, KeyError, TypeError):
+        except (ValueError, KeyError, TypeError, RecursionError):
             continue  # not one this code reads: never used
         if _name(agent) != name:
             return (f"the impact index index/{name} names the agent <{agent}>, whose index "

@@ -259,3 +259,38 @@ def test_the_cli_answers_from_the_index_and_with_recompute_alike(world):
     assert json.loads(first) and first == kept == recomputed
     assert list((path / "index").glob("impact-v1-*.json"))
     world.store = EmbeddedStore(path)
+
+
+def test_a_statement_the_ledger_cannot_read_back_makes_the_store_read_anew(world):
+    """A blank node labelled with ':' (the engine takes it; N-Quads cannot read it back)
+    in a ``pg:supportAgent`` statement written after the index was kept: impact used to
+    fail with 'nquads: the document does not parse' while --recompute answered."""
+    kept = analytics.impact(world.store, "lines")
+    assert list((world.path / "index").glob("impact-v1-*.json"))
+    world.store.add([(IRI("urn:x:c"), PG.supportAgent, BNode("tool:1"), world.runs[0])])
+    assert analytics.impact(world.store, "lines") == kept
+    assert analytics.impact(world.store, "lines") == analytics.impact(world.store, "lines",
+                                                                       index=False)
+
+
+def test_an_index_nested_too_deep_to_read_is_read_anew_and_verify_goes_on(world):
+    """An index file of JSON nested deeper than Python's recursion limit: impact and
+    verify used to end in a RecursionError traceback."""
+    kept = analytics.impact(world.store, "lines")
+    paths = list((world.path / "index").glob("impact-v1-*.json"))
+    for path in paths:
+        path.write_bytes(b"[" * 200_000)
+    assert analytics.impact(world.store, "lines") == kept  # read anew, and kept again
+    for path in paths:
+        path.write_bytes(b"[" * 200_000)
+    world.store.close()
+    try:
+        report = verify_store(world.path)
+        assert not [f for f in report.findings if f.kind == "impact-index"]
+        store = EmbeddedStore(world.path, read_only=True)
+        try:
+            assert analytics.impact(store, "lines") == kept
+        finally:
+            store.close()
+    finally:
+        world.store = EmbeddedStore(world.path)
