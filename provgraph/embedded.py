@@ -129,6 +129,7 @@ class EmbeddedStore(ProvStore):
         """Written as the ``note`` of each ledger line that has none of its own (the CLI
         sets it to the command, e.g. ``provgraph resolve``), so an auditor reads what
         wrote each line; ``None``: no note."""
+        self._ahead: LedgerLine | None = None  # the line _log appended last (_unless_refused)
         self._names: dict[Any, Any] = {}  # pyoxigraph predicate/graph -> provgraph term
         self._objects: dict[Any, Term] = {}  # pyoxigraph object -> provgraph term (bounded)
         self._tsv_names: dict[str, IRI] = {}  # SPARQL TSV predicate -> term (bounded)
@@ -448,9 +449,11 @@ class EmbeddedStore(ProvStore):
             self._log("adopt", added=chunk)
             first = False
 
-    def _reconcile(self, pending: list[LedgerLine]) -> str | None:
+    def _reconcile(self, pending: list[LedgerLine], why: str = "a crash interrupted"
+                   ) -> str | None:
         """Append a ``recover`` line for what ``pending`` lines say and the store lacks
-        (or holds against them); the text for :attr:`ledger_recovered`, or ``None``."""
+        (or holds against them); the text for :attr:`ledger_recovered`, or ``None``.
+        ``why`` says what stopped their writes, in the line's note."""
         if not pending:
             return None
         said = predicted(pending)
@@ -469,8 +472,8 @@ class EmbeddedStore(ProvStore):
                 (held if there else lacked).append(k)
         if not held and not lacked:
             return None
-        note = (f"lines {pending[0].n}-{pending[-1].n} were written ahead of writes a crash "
-                f"interrupted: {len(lacked)} of their statements are not in the store"
+        note = (f"lines {pending[0].n}-{pending[-1].n} were written ahead of writes {why}: "
+                f"{len(lacked)} of their statements are not in the store"
                 + (f", {len(held)} they remove are" if held else ""))
         assert self._ledger is not None
         self._ledger.append("recover", removed=lacked, added=held, note=note)
@@ -487,11 +490,35 @@ class EmbeddedStore(ProvStore):
             return  # nothing written (an empty undo block, an empty add)
         try:
             led.append(op, removed=rm, added=ad, note=note or self.ledger_note)
+            self._ahead = LedgerLine(n=led.n, prev="", hash=led.head, time="", op=op,
+                                     removed=tuple(rm), added=tuple(ad))
             if self._checkpoint is not None:
                 self._checkpoint(led.n, led.head)
         except OSError as exc:
             raise StoreError(f"store {self.location}: cannot append to its ledger {led.path}: "
                              f"{exc}; nothing was written. Check the free disk space") from exc
+
+    @contextlib.contextmanager
+    def _unless_refused(self) -> Iterator[None]:
+        """Run the engine's part of a write whose line :meth:`_log` just appended. When the
+        engine refuses it (``DELETE DATA`` takes no blank node: deleting a run that holds
+        one), a ``recover`` line records at once what the store holds against that line,
+        as the next open would after a crash; else the line would stay, be marked durable
+        at the next flush, and verify, rebuild and the stale and impact indexes would
+        take its write as done. A recover line that cannot be appended leaves the head
+        before the line, so the next writer open reconciles it."""
+        self._ahead = None
+        try:
+            yield
+        except BaseException:
+            line, self._ahead = self._ahead, None
+            if line is not None and self._ledger is not None:
+                try:
+                    self._reconcile([line], "the engine refused")
+                except (StoreError, OSError):
+                    self._ledger.suspect = True
+            raise
+        self._ahead = None
 
     def _mark_durable(self) -> None:
         if self._ledger is not None:
@@ -621,11 +648,12 @@ class EmbeddedStore(ProvStore):
             oxq = [_quad_to_store(q) for q in quads]
         if not oxq:
             return
-        self._log("remove", removed=oxq)
-        with _map_errors(f"store {self.location}"):
-            self._store.update(
-                "DELETE DATA { " + " ".join(_ntriples_quad(q) for q in oxq) + " }"
-            )
+        with self._unless_refused():
+            self._log("remove", removed=oxq)
+            with _map_errors(f"store {self.location}"):
+                self._store.update(
+                    "DELETE DATA { " + " ".join(_ntriples_quad(q) for q in oxq) + " }"
+                )
         self._wrote(len(oxq))
 
     def replace(self, remove: Iterable[Quad], add: Iterable[Quad]) -> None:
@@ -634,23 +662,24 @@ class EmbeddedStore(ProvStore):
         with _map_errors(f"store {self.location}"):  # an invalid term is a StoreError too
             rm = [_quad_to_store(q) for q in remove]
             ad = [_quad_to_store(q) for q in add]
-        if rm or ad:
-            self._log("replace", removed=rm, added=ad)
-        if not rm:
+        with self._unless_refused():
+            if rm or ad:
+                self._log("replace", removed=rm, added=ad)
+            if not rm:
+                if ad:
+                    with _map_errors(f"store {self.location}"):
+                        self._store.extend(ad)
+                    self._wrote(len(ad))
+                return
+            parts = []
+            if rm:
+                parts.append("DELETE DATA { " + " ".join(_ntriples_quad(q) for q in rm) + " }")
             if ad:
+                parts.append("INSERT DATA { " + " ".join(_ntriples_quad(q) for q in ad) + " }")
+            if parts:
                 with _map_errors(f"store {self.location}"):
-                    self._store.extend(ad)
-                self._wrote(len(ad))
-            return
-        parts = []
-        if rm:
-            parts.append("DELETE DATA { " + " ".join(_ntriples_quad(q) for q in rm) + " }")
-        if ad:
-            parts.append("INSERT DATA { " + " ".join(_ntriples_quad(q) for q in ad) + " }")
-        if parts:
-            with _map_errors(f"store {self.location}"):
-                self._store.update(" ;\n".join(parts))
-            self._wrote(len(rm) + len(ad))
+                    self._store.update(" ;\n".join(parts))
+        self._wrote(len(rm) + len(ad))
 
     def load(self, data: bytes | str | IO[bytes], format: str, *, graph: IRI | None = None,
              base_iri: str | None = None) -> int:
@@ -1154,10 +1183,11 @@ class EmbeddedStore(ProvStore):
                 for kind, qs in data:
                     for q in qs:
                         net[_quad_to_store(q)] = kind == "INSERT"
-            self._log("update", removed=[q for q, v in net.items() if not v],
-                      added=[q for q, v in net.items() if v])
-            with _map_errors("update", query=True, source=source):
-                self._store.update(sparql)
+            with self._unless_refused():
+                self._log("update", removed=[q for q, v in net.items() if not v],
+                          added=[q for q, v in net.items() if v])
+                with _map_errors("update", query=True, source=source):
+                    self._store.update(sparql)
             self._wrote(len(net))
             return
         with _map_errors("update", query=True, source=source):
@@ -1169,11 +1199,12 @@ class EmbeddedStore(ProvStore):
                        if q not in copy]
             added = [q for q in copy.quads_for_pattern(None, None, None, None)
                      if q not in self._store]
-        self._log("update", removed=removed, added=added)
-        with _map_errors(f"store {self.location}"):
-            for q in removed:
-                self._store.remove(q)
-            self._store.extend(added)
+        with self._unless_refused():
+            self._log("update", removed=removed, added=added)
+            with _map_errors(f"store {self.location}"):
+                for q in removed:
+                    self._store.remove(q)
+                self._store.extend(added)
         self._wrote(len(removed) + len(added))
 
     def serialize(self, format: str, *, graph: Any = ANY_GRAPH,

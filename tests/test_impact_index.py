@@ -19,7 +19,7 @@ from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
 from provgraph import EmbeddedStore, Recorder, _impact_index, analytics
-from provgraph.errors import AgentNotFound
+from provgraph.errors import AgentNotFound, ProvgraphError
 from provgraph.runs import delete_run
 from provgraph.terms import IRI, BNode, Literal
 from provgraph.verify import verify_store
@@ -292,5 +292,32 @@ def test_an_index_nested_too_deep_to_read_is_read_anew_and_verify_goes_on(world)
             assert analytics.impact(store, "lines") == kept
         finally:
             store.close()
+    finally:
+        world.store = EmbeddedStore(world.path)
+
+
+def test_a_write_the_engine_refuses_after_its_ledger_line_leaves_the_index_right(world):
+    """Deleting a run that holds a blank node: the engine refuses ``DELETE DATA`` with a
+    blank node after the ledger line was appended. The line stayed (and was marked durable
+    at the next flush), so impact replayed a removal that never happened: no claims in a
+    run whose claims --recompute listed, and verify called the store changed outside
+    provgraph. A ``recover`` line now records the refusal at once."""
+    lines_agent = next(IRI(q[0]) for q in world.store.quads(None, PG.agentName,
+                                                             Literal("lines")))
+    run = IRI("urn:x:run-with-a-blank-node")
+    world.store.add([(IRI("urn:x:claim-b"), PG.supportAgent, lines_agent, run),
+                     (BNode("b1"), RDFS.label, Literal("anonymous"), run)])
+    kept = analytics.impact(world.store, "lines", run=str(run))
+    assert [r.claim for r in kept] == ["urn:x:claim-b"]
+    analytics.impact(world.store, "lines")  # keeps the index
+    with pytest.raises(ProvgraphError, match="does not parse"):
+        delete_run(world.store, str(run), reason="test")
+    assert world.store.has_graph(run)
+    assert analytics.impact(world.store, "lines", run=str(run)) == kept
+    assert analytics.impact(world.store, "lines") == analytics.impact(world.store, "lines",
+                                                                       index=False)
+    world.store.close()
+    try:
+        assert verify_store(world.path).findings == []
     finally:
         world.store = EmbeddedStore(world.path)
