@@ -64,8 +64,9 @@ OPS = ("add", "remove", "replace", "load", "bulk", "update", "remove-graph", "un
 (remove and add in one transaction), ``load`` (a parsed document), ``bulk`` (part of a
 streamed load, no transaction), ``update`` (SPARQL 1.1 Update, as its effect),
 ``remove-graph``, ``undo`` (a journaled write undone), ``recover`` (what a crash left,
-found on the next open, or a write the engine refused after its line), ``adopt`` (the statements a store held when its ledger began),
-``blobs`` (retained originals written with no statement after them)."""
+found on the next open, or a write the engine refused after its line), ``adopt`` (the
+statements a store held when its ledger began), ``blobs`` (retained originals written
+with no statement after them)."""
 
 
 def line_hash(raw: bytes) -> str:
