@@ -1353,16 +1353,30 @@ class EmbeddedStore(ProvStore):
         path = root / LEDGER_NAME
         return path if path.is_file() else None
 
+    def _moved_on(self) -> bool:
+        """Whether this is a read-only open the store's files have moved on from (a write
+        landed since it opened, or while it opened): its reads are of an older state than
+        the ledger on disk, whose lines then go past what it reads."""
+        root = self._root or self._root_for_reopen
+        return self.read_only and (root is None or self._read_token is None
+                                   or _disk_state(root) != self._read_token)
+
     def ledger_mark(self) -> LedgerMark | None:
-        """See :meth:`ProvStore.ledger_mark`."""
+        """See :meth:`ProvStore.ledger_mark`. Also ``None`` for a read-only open the store
+        has moved on from (:meth:`ledger_lines_since`)."""
         path = self._whole_ledger()
-        return None if path is None else mark_before_last(path)
+        mark = None if path is None else mark_before_last(path)
+        return None if self._moved_on() else mark
 
     def ledger_lines_since(self, mark: LedgerMark) -> list[LedgerLine] | None:
         """See :meth:`ProvStore.ledger_lines_since`. Also ``None`` when the durable head
         (``PATH/ledger.head``) names a line after ``mark`` that the lines read do not hold
         with its hash: a last line edited, or cut, since it was known committed (the chain
-        alone cannot show a changed last line)."""
+        alone cannot show a changed last line). Also ``None`` for a read-only open the store
+        has moved on from since it opened (a long-lived reader, as ``provgraph ui`` holds,
+        beside a writer): its reads are of the state it opened on, the lines go on past
+        it, and a result brought up to date with them would hold writes its other reads
+        do not (impact answered from its index gave claims ``index=False`` did not)."""
         path = self._whole_ledger()
         if path is None:
             return None
@@ -1374,7 +1388,7 @@ class EmbeddedStore(ProvStore):
             held = {line.n: line.hash for line in lines}
             if held.get(head_n) != head_hash:
                 return None
-        return lines
+        return None if self._moved_on() else lines
 
     def read_index(self, name: str) -> bytes | None:
         """See :meth:`ProvStore.read_index`: ``PATH/index/NAME`` of a store on disk."""

@@ -321,3 +321,28 @@ def test_a_write_the_engine_refuses_after_its_ledger_line_leaves_the_index_right
         assert verify_store(world.path).findings == []
     finally:
         world.store = EmbeddedStore(world.path)
+
+
+def test_a_reader_the_store_moved_on_from_answers_from_the_state_it_reads(world):
+    """A long-lived read-only open (``provgraph ui`` holds one) beside a writer: once
+    another process kept the index after a write, the reader replayed the ledger past the
+    state it reads, and ``impact`` listed a claim that ``index=False`` on the same open
+    did not (and that the reader's other reads do not know)."""
+    lines_agent = next(IRI(q[0]) for q in world.store.quads(None, PG.agentName,
+                                                             Literal("lines")))
+    world.store.close()
+    reader = EmbeddedStore(world.path, read_only=True)
+    try:
+        before = analytics.impact(reader, "lines")
+        writer = EmbeddedStore(world.path)
+        try:
+            writer.add([(IRI("urn:x:late-claim"), PG.supportAgent, lines_agent,
+                         IRI(pipeline.RUN))])
+            assert len(analytics.impact(writer, "lines")) == len(before) + 1  # kept anew
+        finally:
+            writer.close()
+        assert analytics.impact(reader, "lines", index=False) == before
+        assert analytics.impact(reader, "lines") == before
+    finally:
+        reader.close()
+        world.store = EmbeddedStore(world.path)
