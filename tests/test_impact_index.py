@@ -346,9 +346,16 @@ def test_a_reader_the_store_moved_on_from_answers_from_the_state_it_reads(world)
         try:
             writer.add([(IRI("urn:x:late-claim"), PG.supportAgent, lines_agent,
                          IRI(pipeline.RUN))])
-            assert len(analytics.impact(writer, "lines")) == len(before) + 1  # kept anew
         finally:
             writer.close()
+        later = EmbeddedStore(world.path, read_only=True)  # as a later impact command
+        try:
+            assert len(analytics.impact(later, "lines")) == len(before) + 1
+            [path] = list((world.path / "index").glob("impact-v1-*.json"))
+            kept = json.loads(path.read_text(encoding="utf-8"))
+            assert kept["token"] == later.state_token() != reader.state_token()  # kept anew
+        finally:
+            later.close()
         assert analytics.impact(reader, "lines", index=False) == before
         assert analytics.impact(reader, "lines") == before
     finally:
