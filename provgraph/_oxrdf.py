@@ -77,7 +77,13 @@ def _to_ox(term: Term) -> Any:
             return ox.Literal(term.value, datatype=_named(term.datatype))
         return ox.Literal(term.value)
     if isinstance(term, BNode):
-        return ox.BlankNode(str(term))
+        label = str(term)
+        if ":" in label:
+            # N-Triples allows it (PN_CHARS_U), the engine takes it, and its N-Quads parser
+            # refuses it: the statement could not be read back from the ledger or an export
+            raise ValueError(f"blank node label {label!r} holds ':', which pyoxigraph "
+                             "writes but cannot read back as N-Quads; give a label without ':'")
+        return ox.BlankNode(label)
     if isinstance(term, str):
         return _named(term)
     raise TypeError(f"not an RDF term: {term!r}")

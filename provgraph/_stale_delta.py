@@ -36,6 +36,7 @@ from __future__ import annotations
 import io
 from collections.abc import Collection, Iterable, Mapping
 
+from .errors import SerializationError
 from .ledger import LedgerLine
 from .store import ProvStore, iter_rdf
 from .terms import IRI, BNode, Term
@@ -106,11 +107,11 @@ def touched(store: ProvStore, lines: Iterable[LedgerLine], newest: Mapping[IRI, 
     out: set[IRI] = set()
     revisions = False
     for line in lines:
-        if line.removed and any(q[1] in READ for q in _quads(line.removed)):
+        removed = _quads(line.removed) if line.removed else []
+        added = _quads(line.added) if line.added else []
+        if removed is None or added is None or any(q[1] in READ for q in removed):
             return None
-        if not line.added:
-            continue
-        for s, p, o, _ in _quads(line.added):
+        for s, p, o, _ in added:
             if p not in READ:
                 continue
             if p == RDF.type and o not in TYPES:
@@ -162,10 +163,15 @@ def _snapshots_of_entities(non_true: Mapping[IRI, Collection[str]]) -> dict[str,
     return out
 
 
-def _quads(statements: Iterable[str]) -> list[tuple[Term, Term, Term, IRI | None]]:
-    """A ledger line's statements (N-Quads without the final `` .``) as terms."""
+def _quads(statements: Iterable[str]) -> list[tuple[Term, Term, Term, IRI | None]] | None:
+    """A ledger line's statements (N-Quads without the final `` .``) as terms; ``None``
+    when they do not parse back (a blank node labelled with ``:``, which older provgraph
+    let the engine take and its N-Quads parser refuses): then everything is computed."""
     text = "".join(t + " .\n" for t in statements).encode("utf-8")
-    return [(q[0], q[1], q[2], q[3]) for q in iter_rdf(io.BytesIO(text), "nquads")]
+    try:
+        return [(q[0], q[1], q[2], q[3]) for q in iter_rdf(io.BytesIO(text), "nquads")]
+    except SerializationError:
+        return None
 
 
 def _targets(store: ProvStore, citation: Term) -> list[Term]:

@@ -269,16 +269,34 @@ def test_the_cli_answers_from_the_index_and_with_recompute_alike(world):
     world.store = EmbeddedStore(path)
 
 
-def test_a_statement_the_ledger_cannot_read_back_makes_the_store_read_anew(world):
-    """A blank node labelled with ':' (the engine takes it; N-Quads cannot read it back)
-    in a ``pg:supportAgent`` statement written after the index was kept: impact used to
-    fail with 'nquads: the document does not parse' while --recompute answered."""
+def test_a_statement_the_ledger_cannot_read_back_makes_the_store_read_anew(world, monkeypatch):
+    """A blank node labelled with ':' (N-Triples allows it, the engine takes it, its
+    N-Quads parser refuses it) is refused by the store now, naming the label and writing
+    nothing; a ledger line an older provgraph wrote with one, in a ``pg:supportAgent``
+    statement after the index was kept, makes impact and stale read the store (impact used
+    to fail with 'nquads: the document does not parse' while --recompute answered)."""
+    from provgraph import _oxrdf, staleness
+    from provgraph.errors import StoreError
+
     kept = analytics.impact(world.store, "lines")
+    stale_rows = staleness.stale(world.store)
     assert list((world.path / "index").glob("impact-v1-*.json"))
-    world.store.add([(IRI("urn:x:c"), PG.supportAgent, BNode("tool:1"), world.runs[0])])
+    head = world.store.ledger_mark()
+    with pytest.raises(StoreError, match="blank node label 'tool:1' holds ':'"):
+        world.store.add([(IRI("urn:x:c"), PG.supportAgent, BNode("tool:1"), world.runs[0])])
+    assert world.store.ledger_mark() == head
+    real = _oxrdf._to_ox
+
+    def older(term):  # as provgraph wrote before the label was refused
+        return _oxrdf.ox.BlankNode(str(term)) if isinstance(term, BNode) else real(term)
+    monkeypatch.setattr(_oxrdf, "_to_ox", older)
+    world.store.add([(IRI("urn:x:c"), PG.supportAgent, BNode("tool:1"), world.runs[0]),
+                     (IRI("urn:x:c"), PG.citedSnapshot, BNode("tool:2"), world.runs[0])])
+    monkeypatch.setattr(_oxrdf, "_to_ox", real)
     assert analytics.impact(world.store, "lines") == kept
     assert analytics.impact(world.store, "lines") == analytics.impact(world.store, "lines",
                                                                        index=False)
+    assert staleness.stale(world.store) == staleness.stale(world.store, index=False) == stale_rows
 
 
 def test_an_index_nested_too_deep_to_read_is_read_anew_and_verify_goes_on(world):
