@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import datetime as _dt
 import os
+import re
 import tempfile
 from collections.abc import Iterable, Iterator
 from pathlib import Path
@@ -30,6 +31,8 @@ from typing import IO
 JOURNAL_NAME = "journal.nq"
 """The journal's file name in a store directory."""
 _HEADER = "# provgraph journal: "
+_NEW_GRAPH = "# provgraph new graph: "
+_NEW_GRAPH_LINE = re.compile(rb"^# provgraph new graph: (\S+)$", re.MULTILINE)
 _CHUNK_BYTES = 4 << 20
 
 
@@ -75,12 +78,15 @@ class UndoJournal:
         self.file.flush()
         os.fsync(self.file.fileno())
 
-    def note(self, lines: Iterable[str]) -> None:
+    def note(self, lines: Iterable[str], new_graphs: Iterable[str] = ()) -> None:
         """Append statements (N-Quads without the final `` .``) and wait until they are
-        on disk; call it before the transaction that stores them."""
+        on disk; call it before the transaction that stores them. ``new_graphs``: the
+        graphs among theirs the store did not have before the write (N-Triples terms,
+        ``<IRI>`` or ``_:label``), written first."""
+        marks = "".join(f"{_NEW_GRAPH}{g}\n" for g in new_graphs)
         text = "".join(f"{line} .\n" for line in lines)
-        if text:
-            self.file.write(text.encode("utf-8"))
+        if text or marks:
+            self.file.write((marks + text).encode("utf-8"))
             self.lines += text.count("\n")
             self._sync()
 
@@ -115,6 +121,14 @@ def _chunks(f: IO[bytes]) -> Iterator[bytes]:
             yield block[:cut]
     # ``rest``: a last line without its newline, cut short by a crash; its statement's
     # transaction never started (note() returns only after the whole line is on disk)
+
+
+def new_graphs(block: bytes) -> list[str]:
+    """The graphs a block of journal lines names as new to the store (N-Triples terms,
+    ``<IRI>`` or ``_:label``), in the order they appear."""
+    if _NEW_GRAPH.encode() not in block:
+        return []
+    return [m.decode("utf-8") for m in _NEW_GRAPH_LINE.findall(block)]
 
 
 def read_journal(path: Path) -> tuple[str, Iterator[bytes]]:

@@ -39,7 +39,8 @@ from ._bulk_windows import (RewrittenWindows, line_windows, may_have_blank_nodes
                             read_window, with_file_lines)
 from .originals import BlobStore, Originals
 from ._writer_lock import clear_note, lock_timeout as _lock_timeout, open_exclusive
-from ._undo_journal import JOURNAL_NAME, UndoJournal, discard as _discard_journal, journal_name, read_journal
+from ._undo_journal import (JOURNAL_NAME, UndoJournal, discard as _discard_journal, journal_name,
+                            new_graphs as _new_graphs, read_journal)
 from .ledger import (HEAD_NAME, LEDGER_NAME, LedgerLine, LedgerMark, LedgerWriter, lines_since,
                      mark_before_last, predicted, read_head)
 from .terms import IRI, BNode, Literal, Quad, Term
@@ -74,6 +75,13 @@ _FLUSH_STATEMENTS = 20_000
 :meth:`EmbeddedStore.flush_schedule`)."""
 _FLUSH_SECONDS = 1.0
 """Seconds after which a writer flushes what it wrote since the last flush."""
+_UNDO_STEP = 2_000
+"""Statements an undo removes between two calls of its progress callback."""
+
+
+def _journal_graph(text: str) -> Any:
+    """The pyoxigraph graph name of a journal's ``new graph`` line (``<IRI>`` or ``_:label``)."""
+    return ox.BlankNode(text[2:]) if text.startswith("_:") else ox.NamedNode(text[1:-1])
 
 
 class EmbeddedStore(ProvStore):
@@ -144,8 +152,11 @@ class EmbeddedStore(ProvStore):
         self._flush_seconds: float | None = _FLUSH_SECONDS
         self.flushes = 0
         self._undo: UndoJournal | None = None
+        self._undo_graphs: set[Any] = set()  # graphs a journaled block has written into
         self.recovered: str | None = None
         self.unfinished: str | None = None
+        self.undone: tuple[str, int] | None = None
+        self.undo_progress: Callable[[str, int, int], None] | None = None
         # a read-only open beside a journaled write that has not committed (it runs, or
         # its process died and no writer has undone it yet): the write's name
         self.in_flight: str | None = None
@@ -295,7 +306,17 @@ class EmbeddedStore(ProvStore):
         the statements stored so far; only the writer's view is all or nothing.
         When the undo itself is interrupted (a second Ctrl-C), or the commit is (Ctrl-C
         during the final flush), the journal stays and :attr:`unfinished` names the write:
-        the next writer open undoes it.
+        the next writer open undoes it. An undo that finished sets :attr:`undone` to
+        ``(the write's name, the statements it removed)``.
+
+        The undo removes the statements one at a time (about 15-50 us each on disk,
+        by the machine's load; ``remove_graph`` is slower still, :mod:`provgraph._undo_journal`),
+        then the name of each graph the block created, so the store lists the graphs it
+        listed before (a graph the store had, such as the ingestion graph or the default
+        graph, keeps its other statements). Into a store that held nothing it clears the
+        store at once instead. While it runs, :attr:`undo_progress`, when set, is called
+        as ``undo_progress(name, removed, total)`` (statement counts; ``removed`` 0 first,
+        then every few thousand statements): how a command shows a long undo.
         Inside the block, :meth:`remove`, :meth:`replace`, :meth:`update`,
         :meth:`remove_graph` and the bulk writes raise :class:`StoreError` (the journal
         cannot undo them). An in-memory store journals into a temporary file.
@@ -324,17 +345,22 @@ class EmbeddedStore(ProvStore):
         empty = (next(iter(self._store.quads_for_pattern(None, None, None, None)), None) is None
                  and next(iter(self._store.named_graphs()), None) is None)
         self._undo = journal
+        self._undo_graphs = set()
+        self.undone = None
         try:
             yield
         except BaseException:
             self._undo = None
             try:
-                self._undo_statements(journal.name, journal.chunks(), clear=empty)
+                removed = self._undo_statements(journal.name, journal.chunks(), clear=empty,
+                                                total=journal.lines,
+                                                progress=self.undo_progress)
             except BaseException:
                 journal.close()  # left for the next writer open to undo
                 self.unfinished = journal.name
                 raise
             journal.commit()
+            self.undone = (journal.name, removed)
             raise
         self._undo = None
         try:
@@ -358,16 +384,24 @@ class EmbeddedStore(ProvStore):
             raise
         self.recovered = name
 
-    def _undo_statements(self, name: str, blocks: Iterable[bytes], *, clear: bool = False
-                         ) -> None:
-        """Remove every statement the journal lists, in transactions of one block each;
-        ``clear``: the store held nothing before the journaled write, so each block is
-        logged and the store is then cleared at once (0.18 s instead of 5 s for 100,000
-        statements: removing costs about what adding did, 50 us a statement)."""
+    def _undo_statements(self, name: str, blocks: Iterable[bytes], *, clear: bool = False,
+                         total: int = 0,
+                         progress: Callable[[str, int, int], None] | None = None) -> int:
+        """Remove every statement the journal lists, one by one, each block logged in the
+        ledger first, then the name of each graph the journal says the write created
+        (once it is empty); ``clear``: the store held nothing before the journaled write,
+        so each block is logged and the store is then cleared at once (0.18 s instead of
+        5 s for 100,000 statements: removing costs about what adding did, 50 us a
+        statement). ``total``: the statements the journal lists (0: unknown), for
+        ``progress`` (:meth:`journaled`). Returns the statements listed."""
         what = f"store {self.location}: undoing {name}"
         removed = 0
+        created: list[Any] = []
+        if progress is not None:
+            progress(name, 0, total)
         with _map_errors(what):
             for block in blocks:
+                created += (_journal_graph(g) for g in _new_graphs(block))
                 try:
                     quads = list(ox.parse(block, ox.RdfFormat.N_QUADS))
                 except SyntaxError as exc:
@@ -377,14 +411,23 @@ class EmbeddedStore(ProvStore):
                         "delete the run with 'provgraph delete-run'") from exc
                 self._log("undo", removed=quads, note=name)
                 if not clear:
-                    for q in quads:
-                        self._store.remove(q)
+                    for i in range(0, len(quads), _UNDO_STEP):
+                        for q in quads[i:i + _UNDO_STEP]:
+                            self._store.remove(q)
+                        if progress is not None:
+                            progress(name, removed + min(i + _UNDO_STEP, len(quads)), total)
                     self._wrote(len(quads))
                 removed += len(quads)
             if clear:
                 self._store.clear()
+            else:
+                for g in created:  # emptied above: every statement in it was the write's
+                    if next(iter(self._store.quads_for_pattern(None, None, None, g)),
+                            None) is None:
+                        self._store.remove_graph(g)
             self._store.flush()
         self._mark_durable()
+        return removed
 
     # -- the ledger (provgraph.ledger; issue 20) -------------------------------
     def _open_ledger(self, root: Path, blobs: BlobStore) -> None:
@@ -554,14 +597,20 @@ class EmbeddedStore(ProvStore):
                              "load() can")
 
     def _add_journaled(self, journal: UndoJournal, quads: Iterable[Any]) -> int:
-        """Journal the statements of ``quads`` (store form) the store lacks, then store all."""
+        """Journal the statements of ``quads`` (store form) the store lacks, and the graphs
+        among theirs it does not have, then store all."""
         # (no local name for the engine: a traceback kept by the caller would keep it, and
         # its write lock, alive after close())
         with _map_errors(f"store {self.location}"):
             batch = list(quads)
             new = [q for q in dict.fromkeys(batch) if q not in self._store]
+            created = []
+            for g in {q.graph_name for q in new} - self._undo_graphs:
+                self._undo_graphs.add(g)
+                if type(g) is not ox.DefaultGraph and not self._store.contains_named_graph(g):
+                    created.append(str(g))
         try:
-            journal.note(str(q) for q in new)
+            journal.note((str(q) for q in new), created)
         except OSError as exc:
             raise StoreError(f"store {self.location}: cannot write the journal: {exc}. "
                              "Check the free disk space") from exc

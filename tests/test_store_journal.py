@@ -131,3 +131,99 @@ def test_a_killed_journaled_write_is_undone_by_the_next_writer_open(tmp_path: Pa
     reader = EmbeddedStore(path, read_only=True)
     assert reader.in_flight is None  # undone: no note any more
     reader.close()
+
+
+# -- the undo of a write into a store that held data (issue 16, item 2) ----------------
+NEW1, NEW2 = IRI("urn:x:new1"), IRI("urn:x:new2")
+
+
+def _held(path: Path) -> tuple[list[str], list[IRI]]:
+    """The statements and the named graphs of the store at ``path``."""
+    reader = EmbeddedStore(path, read_only=True)
+    try:
+        return sorted(repr(q) for q in reader.quads()), reader.named_graphs()
+    finally:
+        reader.close()
+
+
+def _prefilled_with_default(path: Path) -> tuple[list[str], list[IRI]]:
+    """A store holding statements in the graph ``G`` and in the default graph."""
+    store = EmbeddedStore(path)
+    store.add(_quads(0, 10) + [(IRI("urn:x:d0"), P, lit("default"), None)])
+    store.close()
+    return _held(path)
+
+
+def _spread(lo: int, hi: int) -> list[Quad]:
+    """New statements in two graphs the store lacks, in ``G`` and in the default graph."""
+    return [(IRI(f"urn:x:n{i}"), P, lit(i), (NEW1, NEW2, G, None)[i % 4]) for i in range(lo, hi)]
+
+
+def test_an_undo_into_a_store_that_held_data_leaves_exactly_what_it_held(tmp_path: Path) -> None:
+    """Statements into graphs the write created and into graphs the store had (``G``, the
+    default graph): the journal names the created graphs, the undo removes every statement
+    and those graphs' names (it used to leave them listed, empty), the ledger verifies."""
+    from provgraph.verify import verify_store
+
+    path = tmp_path / "store"
+    before = _prefilled_with_default(path)
+    store = EmbeddedStore(path)
+    calls: list[tuple[str, int, int]] = []
+    store.undo_progress = lambda name, removed, total: calls.append((name, removed, total))
+    with pytest.raises(KeyboardInterrupt):
+        with store.journaled("test"):
+            store.add(_spread(0, 3000) + _quads(5, 12))  # s5-s9 were there before: they stay
+            store.add(_spread(3000, 6000))
+            journal = (path / JOURNAL).read_text()
+            raise KeyboardInterrupt
+    # the graphs the write created are named once each, before their statements; G is not
+    marks = [line for line in journal.splitlines() if line.startswith("# provgraph new graph")]
+    assert sorted(marks) == [f"# provgraph new graph: <{NEW1}>", f"# provgraph new graph: <{NEW2}>"]
+    assert journal.index(marks[0]) < journal.index(f"<{NEW1}> .")
+    assert store.undone == ("test", 6002)
+    assert calls[0] == ("test", 0, 6002) and calls[-1] == ("test", 6002, 6002), calls[-3:]
+    assert not (path / JOURNAL).exists()
+    store.close()
+    assert _held(path) == before
+    report = verify_store(path)
+    assert report.ok, report
+
+
+_KILLED_UNDO = """
+import os, signal, sys
+from provgraph.store import EmbeddedStore
+from provgraph.terms import IRI, lit
+store = EmbeddedStore(sys.argv[1])
+g, p = IRI("urn:x:g"), IRI("urn:x:p")
+graphs = (IRI("urn:x:new1"), IRI("urn:x:new2"), g, None)
+def die(name, removed, total):
+    if removed >= 4000:  # part of the statements removed, the graphs not yet
+        os.kill(os.getpid(), signal.SIGKILL)
+store.undo_progress = die
+with store.journaled("killed undo"):
+    for k in range(3):
+        store.add([(IRI(f"urn:x:k{k}-{i}"), p, lit(i), graphs[i % 4]) for i in range(3000)])
+    raise RuntimeError("undo, then die in the middle of it")
+"""
+
+
+def test_an_undo_killed_half_way_is_finished_by_the_next_writer_open(tmp_path: Path) -> None:
+    """SIGKILL while an undo runs (statements removed, the created graphs not yet): the
+    journal is still there, the next writer open removes the rest and the created graphs'
+    names, and the ledger (an ``undo`` line logged twice) verifies."""
+    from provgraph.verify import verify_store
+
+    path = tmp_path / "store"
+    before = _prefilled_with_default(path)
+    proc = subprocess.run([sys.executable, "-c", _KILLED_UNDO, str(path)])
+    assert proc.returncode == -signal.SIGKILL
+    assert (path / JOURNAL).exists()
+    statements, graphs = _held(path)
+    assert len(before[0]) < len(statements) < len(before[0]) + 9000  # killed half-way
+    assert NEW1 in graphs
+    store = EmbeddedStore(path)
+    assert store.recovered is not None and store.recovered.startswith("killed undo")
+    store.close()
+    assert _held(path) == before
+    report = verify_store(path)
+    assert report.ok, report
