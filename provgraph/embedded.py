@@ -111,6 +111,10 @@ class EmbeddedStore(ProvStore):
             ``adopt`` lines holding those statements. ``False`` (rebuilds, benchmarks)
             writes none; ``provgraph verify`` then reports the ledger out of step.
             In memory and read-only there is none.
+        recovery_progress: called as ``recovery_progress(name, removed, 0)`` while a
+            writer open undoes the journaled write a stopped process left (the
+            statement count is not known ahead): how a command says why its open takes
+            a while (:attr:`undo_progress` is the same for a write of this object).
 
     Raises:
         StoreError: the directory cannot be created or the RocksDB files cannot
@@ -128,7 +132,8 @@ class EmbeddedStore(ProvStore):
 
     def __init__(self, path: str | os.PathLike[str] | None = None, *,
                  blobs: BlobStore | None = None, read_only: bool = False,
-                 lock_timeout: float | None = None, ledger: bool = True) -> None:
+                 lock_timeout: float | None = None, ledger: bool = True,
+                 recovery_progress: Callable[[str, int, int], None] | None = None) -> None:
         self._tmp: Any = None
         self._ledger: LedgerWriter | None = None
         self.ledger_recovered: str | None = None
@@ -195,7 +200,7 @@ class EmbeddedStore(ProvStore):
                     (root / INDEX_DIR).mkdir(exist_ok=True)
                     (root / INDEX_DIR / WITHOUT_LEDGER).touch()
                 if (root / JOURNAL_NAME).exists():
-                    self._recover(root / JOURNAL_NAME)
+                    self._recover(root / JOURNAL_NAME, recovery_progress)
             self.originals = blobs
         except RuntimeError as exc:  # RocksDB "Corruption: ..." on a write open (issue 15)
             raise StoreError(
@@ -373,11 +378,12 @@ class EmbeddedStore(ProvStore):
             self.unfinished = journal.name
             raise
 
-    def _recover(self, path: Path) -> None:
+    def _recover(self, path: Path,
+                 progress: Callable[[str, int, int], None] | None = None) -> None:
         """Undo the journaled write a dead process left (:meth:`journaled`)."""
         try:
             name, blocks = read_journal(path)
-            self._undo_statements(name, blocks)
+            self._undo_statements(name, blocks, progress=progress)
             _discard_journal(path)
         except BaseException:
             self.close()  # no store object is returned: release the engine and the lock
