@@ -20,7 +20,7 @@ new graphs stay listed, empty. N-Quads parsers skip comment lines, so the blocks
 :meth:`UndoJournal.chunks` parse as they did.
 
 A write into a store that holds few statements (the bundled ontology after ``provgraph
-init``, a demo store) starts its journal with every statement the store holds, as
+init``) starts its journal with every statement the store holds, as
 ``# provgraph keep: <s> <p> <o> <g> .`` lines, then its named graphs
 (``# provgraph keep graph: <IRI>``), then ``# provgraph kept: N``, synced before the
 write's first transaction. When those lines are fewer bytes than the write's own, the

@@ -77,11 +77,14 @@ _FLUSH_SECONDS = 1.0
 """Seconds after which a writer flushes what it wrote since the last flush."""
 _UNDO_STEP = 2_000
 """Statements an undo removes between two calls of its progress callback."""
-_KEEP_STATEMENTS = 100_000
+_KEEP_STATEMENTS = 10_000
 """A journaled write into a store holding at most this many statements (and named graphs)
-keeps them in its journal (:mod:`provgraph._undo_journal`): writing them costs about
-0.3 s for 50,000; restoring them is faster than removing the write's statements one by
-one once the write has stored more statements than the store held."""
+keeps them in its journal (:mod:`provgraph._undo_journal`), so its undo can clear the store
+and add them back, faster than removing the write's statements one by one once the write
+has stored more than the store held. Every journaled write into such a store pays for
+reading them first, whether it is undone or not: 2.4 s for the demo store's 53,076
+statements on the 2-core machine under load (40 us each, before it is optimized), hence
+a limit that takes in a store after ``provgraph init`` (1,870) but not that one."""
 
 
 def _journal_graph(text: str) -> Any:
@@ -415,8 +418,8 @@ class EmbeddedStore(ProvStore):
         statement). ``kept``: the journal's keep section (what the store held before the
         write); when it is smaller than the write's statements, each block is logged, the
         store is cleared, and what it held is logged and added back in one transaction
-        (1.0 s instead of 5 s with the demo store's 53,000 statements kept and 100,000
-        written, issue 16 item 2). ``total``: the statements the journal lists (0:
+        (4.1 s instead of 8-14 s for 160,000 statements written beside 53,076 kept, issue
+        16 item 2). ``total``: the statements the journal lists (0:
         unknown), for ``progress`` (:meth:`journaled`). Returns the statements listed."""
         what = f"store {self.location}: undoing {name}"
         removed = 0
