@@ -95,6 +95,10 @@ class ProvStore(ABC):
     journals: bool = False
     """Whether :meth:`journaled` is available: writes in any number of transactions that
     are undone together after a failure or a crash (:class:`EmbeddedStore`)."""
+    undo_progress: Callable[[str, int, int], None] | None = None
+    """Where :attr:`journals` is true: called as ``undo_progress(name, removed, total)``
+    while a :meth:`journaled` write is undone (statement counts, ``total`` 0 when
+    unknown; ``removed`` 0 first): how a command says that a long undo runs."""
 
     # -- writing -------------------------------------------------------------
     @abstractmethod

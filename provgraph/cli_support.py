@@ -69,7 +69,8 @@ class _Ctx:
             try:
                 self._store = open_store(self.store_path, memory=self.memory, create=create,
                                          read_only=read_only, lock_timeout=self.lock_timeout,
-                                         **self.endpoints)
+                                         recovery_progress=None if read_only else
+                                         _recovery_notice(), **self.endpoints)
             except StoreError as exc:
                 if self.store_from_env:  # say where the path came from
                     raise StoreError(f"{exc} (the path came from ${ENV_VAR})") from exc
@@ -120,6 +121,11 @@ def _stored_since(obj: _Ctx, before: int, name: str, *, atomic: bool = True) -> 
                     "(all or nothing: none of it is kept)")
         added = len(obj.store(create=True)) - before
         if added <= 0:
+            undone = getattr(obj._store, "undone", None)
+            if undone and undone[1]:  # the journaled write had stored part, undone since
+                return (f"nothing from {name} was stored (the store is as it was: the "
+                        f"{undone[1]} statements written before the interrupt were removed "
+                        "again)")
             return f"nothing from {name} was stored (the store is as it was)"
         if atomic:
             return (f"{name} had been stored whole ({added} statements added) before the "
@@ -128,6 +134,64 @@ def _stored_since(obj: _Ctx, before: int, name: str, *, atomic: bool = True) -> 
                 "run the same command again to load the rest (statements already stored "
                 "are not duplicated)")
     return note
+
+
+UNDO_NOTICE_SECONDS = 1.0
+"""How long the undo of an interrupted write runs before a terminal is told (issue 16,
+item 2: undoing 200,000 statements in a store that held data takes seconds)."""
+
+
+def _undo_stage(what: str, name: str) -> dict[str, str]:
+    """The :func:`~provgraph.output.staged_progress` stage that :func:`_show_undo` shows,
+    for a write of ``what`` (``import``, ``record``) of ``name``."""
+    return {"undo": f"undoing the {what} of {name} (Ctrl-C: finish it later)"}
+
+
+def _show_undo(store: Any, show: Callable[[str, int, int], None]) -> None:
+    """Have ``show`` (a :func:`~provgraph.output.staged_progress` callback that has the
+    stage of :func:`_undo_stage`) show the undo of ``store``'s journaled write once it has
+    run :data:`UNDO_NOTICE_SECONDS` (:attr:`provgraph.store.ProvStore.undo_progress`); a
+    store without a journal has no undo to show."""
+    if not getattr(store, "journals", False):
+        return
+    import time
+
+    started = time.monotonic()
+
+    def progress(name: str, removed: int, total: int) -> None:
+        nonlocal started
+        now = time.monotonic()
+        if removed == 0:
+            started = now
+        elif now - started >= UNDO_NOTICE_SECONDS:
+            show("undo", removed, total)
+
+    store.undo_progress = progress
+
+
+def _recovery_notice() -> Callable[[str, int, int], None] | None:
+    """On a terminal, the ``recovery_progress`` of a writer's open: once it has undone a
+    write a stopped process left for :data:`UNDO_NOTICE_SECONDS`, one line says what it
+    is undoing (the command seems to hang otherwise); ``None`` elsewhere."""
+    import sys
+    import time
+
+    if not sys.stderr.isatty():
+        return None
+    started, said = time.monotonic(), False
+
+    def progress(name: str, removed: int, total: int) -> None:
+        nonlocal started, said
+        now = time.monotonic()
+        if removed == 0:
+            started = now
+        elif not said and now - started >= UNDO_NOTICE_SECONDS:
+            said = True
+            click.echo(f"note: undoing {name}, which a stopped process left unfinished in "
+                       f"the store, before this command runs ({removed} statements removed "
+                       "so far)", err=True)
+
+    return progress
 
 
 def _iri_option(ctx: click.Context, param: click.Parameter, value: str | None) -> str | None:

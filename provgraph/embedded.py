@@ -39,7 +39,8 @@ from ._bulk_windows import (RewrittenWindows, line_windows, may_have_blank_nodes
                             read_window, with_file_lines)
 from .originals import BlobStore, Originals
 from ._writer_lock import clear_note, lock_timeout as _lock_timeout, open_exclusive
-from ._undo_journal import JOURNAL_NAME, UndoJournal, discard as _discard_journal, journal_name, read_journal
+from ._undo_journal import (JOURNAL_NAME, UndoJournal, discard as _discard_journal, journal_name,
+                            Kept, new_graphs as _new_graphs, read_journal, read_kept)
 from .ledger import (HEAD_NAME, LEDGER_NAME, LedgerLine, LedgerMark, LedgerWriter, lines_since,
                      mark_before_last, predicted, read_head)
 from .terms import IRI, BNode, Literal, Quad, Term
@@ -74,6 +75,21 @@ _FLUSH_STATEMENTS = 20_000
 :meth:`EmbeddedStore.flush_schedule`)."""
 _FLUSH_SECONDS = 1.0
 """Seconds after which a writer flushes what it wrote since the last flush."""
+_UNDO_STEP = 2_000
+"""Statements an undo removes between two calls of its progress callback."""
+_KEEP_STATEMENTS = 10_000
+"""A journaled write into a store holding at most this many statements (and named graphs)
+keeps them in its journal (:mod:`provgraph._undo_journal`), so its undo can clear the store
+and add them back, faster than removing the write's statements one by one once the write
+has stored more than the store held. Every journaled write into such a store pays for
+reading them first, whether it is undone or not: 2.4 s for the demo store's 53,076
+statements on the 2-core machine under load (40 us each, before it is optimized), hence
+a limit that takes in a store after ``provgraph init`` (1,870) but not that one."""
+
+
+def _journal_graph(text: str) -> Any:
+    """The pyoxigraph graph name of a journal's ``new graph`` line (``<IRI>`` or ``_:label``)."""
+    return ox.BlankNode(text[2:]) if text.startswith("_:") else ox.NamedNode(text[1:-1])
 
 
 class EmbeddedStore(ProvStore):
@@ -103,6 +119,10 @@ class EmbeddedStore(ProvStore):
             ``adopt`` lines holding those statements. ``False`` (rebuilds, benchmarks)
             writes none; ``provgraph verify`` then reports the ledger out of step.
             In memory and read-only there is none.
+        recovery_progress: called as ``recovery_progress(name, removed, 0)`` while a
+            writer open undoes the journaled write a stopped process left (the
+            statement count is not known ahead): how a command says why its open takes
+            a while (:attr:`undo_progress` is the same for a write of this object).
 
     Raises:
         StoreError: the directory cannot be created or the RocksDB files cannot
@@ -120,7 +140,8 @@ class EmbeddedStore(ProvStore):
 
     def __init__(self, path: str | os.PathLike[str] | None = None, *,
                  blobs: BlobStore | None = None, read_only: bool = False,
-                 lock_timeout: float | None = None, ledger: bool = True) -> None:
+                 lock_timeout: float | None = None, ledger: bool = True,
+                 recovery_progress: Callable[[str, int, int], None] | None = None) -> None:
         self._tmp: Any = None
         self._ledger: LedgerWriter | None = None
         self.ledger_recovered: str | None = None
@@ -145,8 +166,11 @@ class EmbeddedStore(ProvStore):
         self._flush_seconds: float | None = _FLUSH_SECONDS
         self.flushes = 0
         self._undo: UndoJournal | None = None
+        self._undo_graphs: set[Any] = set()  # graphs a journaled block has written into
         self.recovered: str | None = None
         self.unfinished: str | None = None
+        self.undone: tuple[str, int] | None = None
+        self.undo_progress: Callable[[str, int, int], None] | None = None
         # a read-only open beside a journaled write that has not committed (it runs, or
         # its process died and no writer has undone it yet): the write's name
         self.in_flight: str | None = None
@@ -185,7 +209,7 @@ class EmbeddedStore(ProvStore):
                     (root / INDEX_DIR).mkdir(exist_ok=True)
                     (root / INDEX_DIR / WITHOUT_LEDGER).touch()
                 if (root / JOURNAL_NAME).exists():
-                    self._recover(root / JOURNAL_NAME)
+                    self._recover(root / JOURNAL_NAME, recovery_progress)
             self.originals = blobs
         except RuntimeError as exc:  # RocksDB "Corruption: ..." on a write open (issue 15)
             raise StoreError(
@@ -296,7 +320,20 @@ class EmbeddedStore(ProvStore):
         the statements stored so far; only the writer's view is all or nothing.
         When the undo itself is interrupted (a second Ctrl-C), or the commit is (Ctrl-C
         during the final flush), the journal stays and :attr:`unfinished` names the write:
-        the next writer open undoes it.
+        the next writer open undoes it. An undo that finished sets :attr:`undone` to
+        ``(the write's name, the statements it removed)``.
+
+        The undo removes the statements one at a time (15-90 us each on disk, by the
+        machine's load; ``remove_graph`` is slower still, :mod:`provgraph._undo_journal`),
+        then the name of each graph the block created, so the store lists the graphs it
+        listed before (a graph the store had, such as the ingestion graph or the default
+        graph, keeps its other statements). Into a store that held nothing it clears the
+        store at once instead; a store that held at most :data:`_KEEP_STATEMENTS`
+        statements has them written at the head of the journal when the block begins, and
+        once the block has stored more than that, the undo clears the store and adds them
+        back. While it runs, :attr:`undo_progress`, when set, is called
+        as ``undo_progress(name, removed, total)`` (statement counts; ``removed`` 0 first,
+        then every few thousand statements): how a command shows a long undo.
         Inside the block, :meth:`remove`, :meth:`replace`, :meth:`update`,
         :meth:`remove_graph` and the bulk writes raise :class:`StoreError` (the journal
         cannot undo them). An in-memory store journals into a temporary file.
@@ -312,30 +349,44 @@ class EmbeddedStore(ProvStore):
             raise StoreError(f"store {self.location}: a journaled write ({self._undo.name}) "
                              "is open already; journaled blocks do not nest")
         path = None if self._root is None else self._root / JOURNAL_NAME
+        # into a store that held nothing, every statement is the block's own (one writer,
+        # and the block refuses writes the journal cannot undo): the undo can clear it;
+        # a store that holds few has them kept in the journal, to be cleared and restored
+        with _map_errors(f"store {self.location}"):
+            held = list(itertools.islice(self._store.quads_for_pattern(None, None, None, None),
+                                         _KEEP_STATEMENTS + 1))
+            graphs = list(itertools.islice(self._store.named_graphs(), _KEEP_STATEMENTS + 1))
+        empty = not held and not graphs
+        keep = None
+        if not empty and len(held) <= _KEEP_STATEMENTS and len(graphs) <= _KEEP_STATEMENTS:
+            keep = ([str(q) for q in held], [str(g) for g in graphs])
+        del held, graphs
         try:
-            journal = UndoJournal(path, name)
+            journal = UndoJournal(path, name, keep)
         except FileExistsError as exc:  # pragma: no cover - the writer lock prevents it
             raise StoreError(f"store {self.location}: {path} exists: another journaled write "
                              "is unfinished; reopen the store to undo it") from exc
         except OSError as exc:
             raise StoreError(f"store {self.location}: cannot write the journal {path}: {exc}. "
                              "Check the free disk space") from exc
-        # into a store that held nothing, every statement is the block's own (one writer,
-        # and the block refuses writes the journal cannot undo): the undo can clear it
-        empty = (next(iter(self._store.quads_for_pattern(None, None, None, None)), None) is None
-                 and next(iter(self._store.named_graphs()), None) is None)
         self._undo = journal
+        self._undo_graphs = set()
+        self.undone = None
         try:
             yield
         except BaseException:
             self._undo = None
             try:
-                self._undo_statements(journal.name, journal.chunks(), clear=empty)
+                removed = self._undo_statements(journal.name, journal.chunks(), clear=empty,
+                                                kept=None if keep is None else journal.kept(),
+                                                total=journal.lines,
+                                                progress=self.undo_progress)
             except BaseException:
                 journal.close()  # left for the next writer open to undo
                 self.unfinished = journal.name
                 raise
             journal.commit()
+            self.undone = (journal.name, removed)
             raise
         self._undo = None
         try:
@@ -348,27 +399,51 @@ class EmbeddedStore(ProvStore):
             self.unfinished = journal.name
             raise
 
-    def _recover(self, path: Path) -> None:
+    def _recover(self, path: Path,
+                 progress: Callable[[str, int, int], None] | None = None) -> None:
         """Undo the journaled write a dead process left (:meth:`journaled`)."""
         try:
             name, blocks = read_journal(path)
-            self._undo_statements(name, blocks)
+            self._undo_statements(name, blocks, kept=read_kept(path), progress=progress)
             _discard_journal(path)
         except BaseException:
             self.close()  # no store object is returned: release the engine and the lock
             raise
         self.recovered = name
 
-    def _undo_statements(self, name: str, blocks: Iterable[bytes], *, clear: bool = False
-                         ) -> None:
-        """Remove every statement the journal lists, in transactions of one block each;
-        ``clear``: the store held nothing before the journaled write, so each block is
-        logged and the store is then cleared at once (0.18 s instead of 5 s for 100,000
-        statements: removing costs about what adding did, 50 us a statement)."""
+    def _undo_statements(self, name: str, blocks: Iterable[bytes], *, clear: bool = False,
+                         kept: Kept | None = None, total: int = 0,
+                         progress: Callable[[str, int, int], None] | None = None) -> int:
+        """Remove every statement the journal lists, one by one, each block logged in the
+        ledger first, then the name of each graph the journal says the write created
+        (once it is empty); ``clear``: the store held nothing before the journaled write,
+        so each block is logged and the store is then cleared at once (0.18 s instead of
+        5 s for 100,000 statements: removing costs about what adding did, 50 us a
+        statement). ``kept``: the journal's keep section (what the store held before the
+        write); when it is smaller than the write's statements, each block is logged, the
+        store is cleared, and what it held is logged and added back in one transaction
+        (1.3-1.8 s from Ctrl-C to exit instead of 5.4-6.7 s, 60,000-100,000 statements
+        written beside the 1,870 of a store after ``provgraph init``, issue 16 item 2).
+        ``total``: the statements the journal lists (0: unknown), for ``progress``
+        (:meth:`journaled`). Returns the statements listed."""
         what = f"store {self.location}: undoing {name}"
         removed = 0
+        created: list[Any] = []
+        back = None
+        if not clear and kept is not None and len(kept.statements) < kept.journaled:
+            try:
+                back = list(ox.parse(kept.statements, ox.RdfFormat.N_QUADS))
+            except SyntaxError as exc:
+                raise StoreError(
+                    f"{what}: the statements its journal keeps do not parse ({exc}); nothing "
+                    "was undone yet. Restore the store from a backup, or delete the run "
+                    "with 'provgraph delete-run'") from exc
+            clear = True
+        if progress is not None:
+            progress(name, 0, total)
         with _map_errors(what):
             for block in blocks:
+                created += (_journal_graph(g) for g in _new_graphs(block))
                 try:
                     quads = list(ox.parse(block, ox.RdfFormat.N_QUADS))
                 except SyntaxError as exc:
@@ -378,14 +453,32 @@ class EmbeddedStore(ProvStore):
                         "delete the run with 'provgraph delete-run'") from exc
                 self._log("undo", removed=quads, note=name)
                 if not clear:
-                    for q in quads:
-                        self._store.remove(q)
+                    for i in range(0, len(quads), _UNDO_STEP):
+                        for q in quads[i:i + _UNDO_STEP]:
+                            self._store.remove(q)
+                        if progress is not None:
+                            progress(name, removed + min(i + _UNDO_STEP, len(quads)), total)
                     self._wrote(len(quads))
                 removed += len(quads)
-            if clear:
+                if clear and progress is not None:
+                    progress(name, removed, total)
+            if back is not None:
+                assert kept is not None
+                self._log("undo", added=back, note=name)  # what the clear takes, put back
                 self._store.clear()
+                self._store.extend(back)
+                for g in kept.graphs:  # the graphs it listed (some may be empty)
+                    self._store.add_graph(_journal_graph(g))
+            elif clear:
+                self._store.clear()
+            else:
+                for g in created:  # emptied above: every statement in it was the write's
+                    if next(iter(self._store.quads_for_pattern(None, None, None, g)),
+                            None) is None:
+                        self._store.remove_graph(g)
             self._store.flush()
         self._mark_durable()
+        return removed
 
     # -- the ledger (provgraph.ledger; issue 20) -------------------------------
     def _open_ledger(self, root: Path, blobs: BlobStore) -> None:
@@ -581,14 +674,20 @@ class EmbeddedStore(ProvStore):
                              "load() can")
 
     def _add_journaled(self, journal: UndoJournal, quads: Iterable[Any]) -> int:
-        """Journal the statements of ``quads`` (store form) the store lacks, then store all."""
+        """Journal the statements of ``quads`` (store form) the store lacks, and the graphs
+        among theirs it does not have, then store all."""
         # (no local name for the engine: a traceback kept by the caller would keep it, and
         # its write lock, alive after close())
         with _map_errors(f"store {self.location}"):
             batch = list(quads)
             new = [q for q in dict.fromkeys(batch) if q not in self._store]
+            created = []
+            for g in {q.graph_name for q in new} - self._undo_graphs:
+                self._undo_graphs.add(g)
+                if type(g) is not ox.DefaultGraph and not self._store.contains_named_graph(g):
+                    created.append(str(g))
         try:
-            journal.note(str(q) for q in new)
+            journal.note((str(q) for q in new), created)
         except OSError as exc:
             raise StoreError(f"store {self.location}: cannot write the journal: {exc}. "
                              "Check the free disk space") from exc

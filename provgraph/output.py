@@ -23,7 +23,7 @@ import csv
 import json
 import re
 import sys
-from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Collection, Iterable, Iterator, Mapping, Sequence
 from typing import IO, Any, TypeVar, overload
 
 import click
@@ -380,12 +380,16 @@ def write_lineage_tree(rows: Sequence[Any], out: IO[str] | None = None) -> None:
 
 
 @contextlib.contextmanager
-def staged_progress(stages: Mapping[str, str]) -> Iterator[Callable[[str, int, int], None]]:
+def staged_progress(stages: Mapping[str, str], *, takes_over: Collection[str] = ()
+                    ) -> Iterator[Callable[[str, int, int], None]]:
     """Show a long command's progress on standard error while the block runs, only when
     standard error is a terminal (rich, imported only then; removed at the end).
 
     Args:
         stages: stage name -> label, in the order the stages run.
+        takes_over: stages that, when they start, hide every stage shown before them
+            that had not finished (the undo of an interrupted write: the write's own
+            spinner would go on turning beside it).
 
     Yields:
         ``show(stage, done, total)``: ``done`` of ``total`` steps of ``stage`` are done
@@ -406,6 +410,10 @@ def staged_progress(stages: Mapping[str, str]) -> Iterator[Callable[[str, int, i
 
     def show(stage: str, done: int, total: int) -> None:
         if stage not in tasks:
+            if stage in takes_over:
+                for task in bar.tasks:
+                    if not task.finished:
+                        bar.update(task.id, visible=False)
             tasks[stage] = bar.add_task(stages.get(stage, stage),
                                         total=None if total <= 1 else total)
         bar.update(tasks[stage], completed=done,

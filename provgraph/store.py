@@ -93,7 +93,8 @@ registers itself here (``provgraph/serve/client.py``), so this layer imports not
 def open_store(path: str | os.PathLike[str] | None = None, *, memory: bool = False,
                create: bool = True, read_only: bool = False,
                lock_timeout: float | None = None, endpoint: str | None = None,
-               update_endpoint: str | None = None, gsp_endpoint: str | None = None) -> ProvStore:
+               update_endpoint: str | None = None, gsp_endpoint: str | None = None,
+               recovery_progress: Callable[[str, int, int], None] | None = None) -> ProvStore:
     """Open the provgraph store.
 
     Args:
@@ -115,6 +116,8 @@ def open_store(path: str | os.PathLike[str] | None = None, *, memory: bool = Fal
             Implies ``create=False``.
         lock_timeout: seconds a writer waits for another writer's lock (``None``:
             ``$PROVGRAPH_LOCK_TIMEOUT``, else 30).
+        recovery_progress: for a writer on a store directory, called while the open
+            undoes a write a stopped process left unfinished (:class:`EmbeddedStore`).
 
     A ``path`` starting with ``http://`` or ``https://`` names a ``provgraph serve``
     server instead: the result is a :class:`provgraph.serve.client.ServedStore` (the
@@ -154,7 +157,8 @@ def open_store(path: str | os.PathLike[str] | None = None, *, memory: bool = Fal
             f"no provgraph store at {where}; check --store / $PROVGRAPH_STORE, or create one "
             "with 'provgraph init' (record and import also create it)")
     check_store_directory(where)
-    return EmbeddedStore(where, read_only=read_only, lock_timeout=lock_timeout)
+    return EmbeddedStore(where, read_only=read_only, lock_timeout=lock_timeout,
+                         recovery_progress=recovery_progress)
 
 
 _OXIGRAPH_FAMILIES = ('[CFOptions "id2str"]', '[CFOptions "spog"]')

@@ -19,6 +19,8 @@ import pytest
 
 from provgraph.recorder import Recorder
 from provgraph.store import EmbeddedStore
+from provgraph.terms import IRI, lit
+from provgraph.verify import verify_store
 
 from .conftest import store_contents as _contents
 
@@ -126,15 +128,25 @@ def test_import_stops_and_stores_nothing(tmp_path):
     assert _contents(path) == before
 
 
-@pytest.mark.parametrize("fresh", [True, False], ids=["new-store", "existing-store"])
-def test_import_of_nquads_stops_while_it_stores_and_keeps_nothing(tmp_path, fresh):
+@pytest.mark.parametrize("fresh, held", [(True, False), (False, False), (False, True)],
+                         ids=["new-store", "existing-store", "store-with-data"])
+def test_import_of_nquads_stops_while_it_stores_and_keeps_nothing(tmp_path, fresh, held):
     """Ctrl-C while a streamed N-Quads import writes its batches: the journaled undo runs
     (a store that held nothing is cleared at once instead of statement by statement), the
     command says nothing was stored and ends by SIGINT within seconds, and the store is as
-    it was; a store the import created is not re-created by the interrupt's own sentence."""
+    it was; a store the import created is not re-created by the interrupt's own sentence.
+    Into a store that held data (in urn:x:g0, which the import also writes, and in the
+    default graph) the undo removes the statements one by one and the graphs the import
+    created, so the store lists the same graphs, its ledger verifies, and the sentence
+    says how many statements were removed again."""
     path = tmp_path / "store"
     if not fresh:
-        EmbeddedStore(path).close()
+        store = EmbeddedStore(path)
+        if held:
+            store.add([(IRI(f"urn:x:h{i}"), IRI("urn:x:p"), lit(i), g)
+                       for i in range(50) for g in (IRI("urn:x:g0"), None)])
+        graphs = store.named_graphs()
+        store.close()
         before = _contents(path)
     doc = tmp_path / "big.nq"
     entity = "http://www.w3.org/ns/prov#Entity"
@@ -167,6 +179,14 @@ def test_import_of_nquads_stops_while_it_stores_and_keeps_nothing(tmp_path, fres
         assert not path.exists()
     else:
         assert _contents(path) == before
+        store = EmbeddedStore(path, read_only=True)
+        assert store.named_graphs() == graphs
+        store.close()
+    if held:
+        assert re.search(r"the \d+ statements written before the interrupt were removed "
+                         "again", err), err
+        report = verify_store(path)
+        assert report.ok, report
 
 
 def test_an_interrupted_undo_is_not_reported_as_stored_whole(tmp_path):
@@ -186,3 +206,78 @@ def test_an_interrupted_undo_is_not_reported_as_stored_whole(tmp_path):
     assert said.startswith("the undo of import big.nq was interrupted too"), said
     assert "stored whole" not in said
     obj.close()
+
+
+def test_a_long_undo_is_shown_in_place_of_the_interrupted_stage(monkeypatch):
+    """On a terminal, an undo that runs longer than UNDO_NOTICE_SECONDS (0 here, so no
+    test waits) is shown as the ``undo`` stage with its statement counts, and the spinner
+    of the interrupted import is not shown beside it any more."""
+    import io
+
+    from provgraph import cli_support
+    from provgraph.output import staged_progress
+
+    class Terminal(io.StringIO):
+        def isatty(self) -> bool:
+            return True
+
+    err = Terminal()
+    monkeypatch.setattr(sys, "stderr", err)
+    monkeypatch.setattr(cli_support, "UNDO_NOTICE_SECONDS", 0.0)
+    store = EmbeddedStore()
+    p = IRI("urn:x:p")
+    store.add([(IRI("urn:x:held"), p, lit(0), IRI("urn:x:g"))])
+    shown = []
+
+    def spy(stage: str, done: int, total: int) -> None:
+        shown.append((stage, done, total))
+        show(stage, done, total)
+
+    with pytest.raises(KeyboardInterrupt):
+        with staged_progress({"import": "importing big.nq",
+                              **cli_support._undo_stage("import", "big.nq")},
+                             takes_over=("undo",)) as show:
+            show("import", 0, 1)
+            cli_support._show_undo(store, spy)
+            with store.journaled("import big.nq"):
+                store.add([(IRI(f"urn:x:s{i}"), p, lit(i), IRI(f"urn:x:g{i % 2}"))
+                           for i in range(5000)])
+                raise KeyboardInterrupt
+    assert shown and shown[-1] == ("undo", 5000, 5000), shown
+    frames = [f for f in re.sub(r"\x1b\[[0-9;?]*[A-Za-z]", "", err.getvalue()).split("\r")
+              if f.strip()]  # each refresh starts with a carriage return
+    assert "importing big.nq" in frames[0]
+    assert "undoing the import of big.nq (Ctrl-C: finish it later)" in frames[-1]
+    assert "importing" not in frames[-1], frames[-1]
+    assert len(store) == 1 and store.undone == ("import big.nq", 5000)
+
+
+def test_a_writer_open_says_on_a_terminal_which_stopped_write_it_undoes(tmp_path, monkeypatch):
+    """A write command that first has to undo what a killed write left says so while it
+    does (after UNDO_NOTICE_SECONDS, 0 here), then that it did; not on a pipe."""
+    import io
+
+    from provgraph import cli_support
+
+    from .test_store_journal import _KILLED_WRITER
+
+    class Terminal(io.StringIO):
+        def isatty(self) -> bool:
+            return True
+
+    path = tmp_path / "store"
+    EmbeddedStore(path).close()
+    before = _contents(path)
+    assert subprocess.run([sys.executable, "-c", _KILLED_WRITER, str(path)]).returncode < 0
+    err = Terminal()
+    monkeypatch.setattr(sys, "stderr", err)
+    monkeypatch.setattr(cli_support, "UNDO_NOTICE_SECONDS", 0.0)
+    obj = cli_support._Ctx(str(path), False)
+    obj.store(create=True)
+    obj.close()
+    said = err.getvalue().splitlines()
+    assert said[0].startswith("note: undoing killed write (pid "), said
+    assert said[0].endswith(", which a stopped process left unfinished in the store, before "
+                            "this command runs (2000 statements removed so far)"), said
+    assert said[1].startswith("note: undid killed write"), said
+    assert _contents(path) == before
