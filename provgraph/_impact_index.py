@@ -114,14 +114,15 @@ def claims_by_run(store: ProvStore, agent: IRI, run: IRI | None = None, *,
 def _read(store: ProvStore, agent: IRI, run: IRI | None) -> Claims | None:
     """The agent's claims per run as ``impact-claims.rq`` gives them (one group per run,
     the claims as one text), or ``None`` for a blank-node claim (``STR`` fails on it and
-    leaves the group's text unbound or short of its count)."""
+    leaves the group's text unbound or short of its count) or a graph named by a blank
+    node."""
     out: Claims = {}
     for g in _run_query(store, "impact-claims", {"agent": agent, "run": run}):
-        text = g["claims"]
+        text, graph = g["claims"], g["run"]
         claims = str(term_value(text)).split(" ") if text is not None else []
-        if text is None or len(claims) != _int(g["count"]):
+        if text is None or len(claims) != _int(g["count"]) or not isinstance(graph, IRI):
             return None
-        out[IRI(g["run"])] = claims
+        out[graph] = claims
     return out
 
 

@@ -379,3 +379,14 @@ def test_a_reader_the_store_moved_on_from_answers_from_the_state_it_reads(world)
     finally:
         reader.close()
         world.store = EmbeddedStore(world.path)
+
+
+def test_a_run_graph_named_by_a_blank_node_is_read_as_impact_rq_reads_it(world):
+    """A ``pg:supportAgent`` statement in a graph named by a blank node: the index keeps
+    IRIs only, so impact reads ``impact.rq`` and agrees with ``--recompute``."""
+    agent = next(IRI(q[0]) for q in world.store.quads(None, PG.agentName, Literal("lines")))
+    world.store.add([(IRI("urn:x:c-in-bnode-graph"), PG.supportAgent, agent, BNode("g1"))])
+    rows = analytics.impact(world.store, "lines")
+    assert any(r.claim == "urn:x:c-in-bnode-graph" for r in rows)
+    assert rows == analytics.impact(world.store, "lines", index=False)
+    assert not list((world.path / "index").glob("impact-v1-*.json"))  # nothing kept
