@@ -20,8 +20,8 @@ import click
 from . import cli_evaluate, cli_import, cli_review, cli_trust
 from .cli_support import (CONTEXT_SETTINGS, EXIT_ERROR, EXIT_FOUND, EXIT_INTERRUPTED, EXIT_OK,
                           Found, InputError, _Choices, _Ctx, _document_formats, _exit_if_found,
-                          _fail_option, _iri_option, _policy_names, _run_option, _show_undo,
-                          _stored_since, _undo_stage, _write_result, pass_ctx)
+                          _fail_option, _iri_option, _policy_names, _run_option, _stored_since,
+                          _write_progress, _write_result, pass_ctx)
 from .cli_trust import KeyFile
 from .errors import ProvgraphError
 from .output import ROW_FORMATS, output_options, staged_progress, write_lineage_tree, write_rows
@@ -202,9 +202,7 @@ def record(obj: _Ctx, events: Any) -> None:
             f"finishes it (nothing from {name} is kept)"
             if getattr(store, "unfinished", None) else stored())
         try:
-            with staged_progress({"record": f"recording {name}", **_undo_stage("record", name)},
-                                 takes_over=("undo",)) as show:
-                _show_undo(store, show)
+            with _write_progress(store, "record", name, f"recording {name}") as show:
                 rec = record_events(store, iter_checked(source, name), name=name, count=count,
                                     progress=lambda n: show("record", n, lines))
         except BaseException:

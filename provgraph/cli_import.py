@@ -14,7 +14,7 @@ import click
 
 from . import importers
 from .cli_support import (EXIT_ERROR, EXIT_INTERRUPTED, InputError, _Choices, _Ctx,
-                          _document_formats, _show_undo, _stored_since, _undo_stage, pass_ctx)
+                          _document_formats, _stored_since, _write_progress, pass_ctx)
 from .errors import SerializationError
 from .output import staged_progress
 
@@ -149,10 +149,8 @@ def _import_whole(obj: _Ctx, data: bytes, fmt: str, graph: str | None, name: str
 
         store = obj.store(create=True)
         obj.on_interrupt = _stored_since(obj, len(store), name)
-        with staged_progress({"import": f"importing {name}", **_undo_stage("import", name)},
-                             takes_over=("undo",)) as show:
+        with _write_progress(store, "import", name, f"importing {name}") as show:
             show("import", 0, 1)
-            _show_undo(store, show)
             report = import_file(store, fmt, data, name, [Path(p) for p in sources], partial)
         for err in getattr(report, "errors", []) or []:
             click.echo(f"error: {err}", err=True)
@@ -174,10 +172,8 @@ def _import_whole(obj: _Ctx, data: bytes, fmt: str, graph: str | None, name: str
 
     store = obj.store(create=True)
     obj.on_interrupt = _stored_since(obj, len(store), name)
-    with staged_progress({"import": f"importing {name}", **_undo_stage("import", name)},
-                         takes_over=("undo",)) as show:
+    with _write_progress(store, "import", name, f"importing {name}") as show:
         show("import", 0, 1)
-        _show_undo(store, show)
         done = import_document(store, data, fmt, graph=graph, name=name)
     _imported(done)
 
@@ -233,10 +229,8 @@ def _import_streamed(obj: _Ctx, file: Any, fmt: str, graph: str | None, name: st
         return False
     obj.on_interrupt = _stored_since(obj, len(store), name)
     done = None
-    with staged_progress({"import": f"importing {name}", **_undo_stage("import", name)},
-                         takes_over=("undo",)) as show:
+    with _write_progress(store, "import", name, f"importing {name}") as show:
         show("import", 0, 1)
-        _show_undo(store, show)
         for reader in readers:
             try:
                 done = reader(store)

@@ -8,13 +8,14 @@ commands (start-up, issue 16 item 3)."""
 
 from __future__ import annotations
 
-from collections.abc import Callable
+import contextlib
+from collections.abc import Callable, Iterator
 from typing import Any
 
 import click
 
 from .errors import StoreError
-from .output import write_rows
+from .output import staged_progress, write_rows
 
 
 CONTEXT_SETTINGS = {"help_option_names": ["-h", "--help"]}
@@ -154,6 +155,27 @@ def _show_undo(store: Any, show: Callable[[str, int, int], None]) -> None:
     store without a journal has no undo to show."""
     if not getattr(store, "journals", False):
         return
+    store.undo_progress = _after_notice_delay(
+        lambda name, removed, total: show("undo", removed, total))
+
+
+@contextlib.contextmanager
+def _write_progress(store: Any, what: str, name: str, label: str
+                    ) -> Iterator[Callable[[str, int, int], None]]:
+    """:func:`~provgraph.output.staged_progress` for a journaled write of ``what``
+    (``import``, ``record``: its stage, shown as ``label``) of ``name`` into ``store``,
+    with the stage of its undo (:func:`_undo_stage`, :func:`_show_undo`), which hides the
+    write's own when an interrupt starts it. Yields ``show``."""
+    with staged_progress({what: label, **_undo_stage(what, name)},
+                         takes_over=("undo",)) as show:
+        _show_undo(store, show)
+        yield show
+
+
+def _after_notice_delay(fn: Callable[[str, int, int], None]) -> Callable[[str, int, int], None]:
+    """An undo's progress callback (``(name, removed, total)``; ``removed`` 0 when it
+    starts) that passes each call after the first :data:`UNDO_NOTICE_SECONDS` of the undo
+    on to ``fn``: a short undo shows nothing."""
     import time
 
     started = time.monotonic()
@@ -164,9 +186,9 @@ def _show_undo(store: Any, show: Callable[[str, int, int], None]) -> None:
         if removed == 0:
             started = now
         elif now - started >= UNDO_NOTICE_SECONDS:
-            show("undo", removed, total)
+            fn(name, removed, total)
 
-    store.undo_progress = progress
+    return progress
 
 
 def _recovery_notice() -> Callable[[str, int, int], None] | None:
@@ -174,24 +196,20 @@ def _recovery_notice() -> Callable[[str, int, int], None] | None:
     write a stopped process left for :data:`UNDO_NOTICE_SECONDS`, one line says what it
     is undoing (the command seems to hang otherwise); ``None`` elsewhere."""
     import sys
-    import time
 
     if not sys.stderr.isatty():
         return None
-    started, said = time.monotonic(), False
+    said = False
 
-    def progress(name: str, removed: int, total: int) -> None:
-        nonlocal started, said
-        now = time.monotonic()
-        if removed == 0:
-            started = now
-        elif not said and now - started >= UNDO_NOTICE_SECONDS:
+    def say(name: str, removed: int, total: int) -> None:
+        nonlocal said
+        if not said:
             said = True
             click.echo(f"note: undoing {name}, which a stopped process left unfinished in "
                        f"the store, before this command runs ({removed} statements removed "
                        "so far)", err=True)
 
-    return progress
+    return _after_notice_delay(say)
 
 
 def _iri_option(ctx: click.Context, param: click.Parameter, value: str | None) -> str | None:

@@ -770,14 +770,11 @@ class EmbeddedStore(ProvStore):
                         self._store.extend(ad)
                     self._wrote(len(ad))
                 return
-            parts = []
-            if rm:
-                parts.append("DELETE DATA { " + " ".join(_ntriples_quad(q) for q in rm) + " }")
+            parts = ["DELETE DATA { " + " ".join(_ntriples_quad(q) for q in rm) + " }"]
             if ad:
                 parts.append("INSERT DATA { " + " ".join(_ntriples_quad(q) for q in ad) + " }")
-            if parts:
-                with _map_errors(f"store {self.location}"):
-                    self._store.update(" ;\n".join(parts))
+            with _map_errors(f"store {self.location}"):
+                self._store.update(" ;\n".join(parts))
         self._wrote(len(rm) + len(ad))
 
     def load(self, data: bytes | str | IO[bytes], format: str, *, graph: IRI | None = None,
@@ -1463,9 +1460,10 @@ class EmbeddedStore(ProvStore):
     def ledger_mark(self) -> LedgerMark | None:
         """See :meth:`ProvStore.ledger_mark`. Also ``None`` for a read-only open the store
         has moved on from (:meth:`ledger_lines_since`)."""
+        if self._moved_on():
+            return None
         path = self._whole_ledger()
-        mark = None if path is None else mark_before_last(path)
-        return None if self._moved_on() else mark
+        return None if path is None else mark_before_last(path)
 
     def ledger_lines_since(self, mark: LedgerMark) -> list[LedgerLine] | None:
         """See :meth:`ProvStore.ledger_lines_since`. Also ``None`` when the durable head
@@ -1477,7 +1475,7 @@ class EmbeddedStore(ProvStore):
         it, and a result brought up to date with them would hold writes its other reads
         do not (impact answered from its index gave claims ``index=False`` did not)."""
         path = self._whole_ledger()
-        if path is None:
+        if path is None or self._moved_on():
             return None
         lines = lines_since(path, mark)
         if lines is None:
@@ -1487,7 +1485,7 @@ class EmbeddedStore(ProvStore):
             held = {line.n: line.hash for line in lines}
             if held.get(head_n) != head_hash:
                 return None
-        return None if self._moved_on() else lines
+        return lines
 
     def read_index(self, name: str) -> bytes | None:
         """See :meth:`ProvStore.read_index`: ``PATH/index/NAME`` of a store on disk."""
@@ -1509,7 +1507,7 @@ class EmbeddedStore(ProvStore):
         root = self._root or self._root_for_reopen
         if root is None:
             return False
-        if self.read_only and (self._read_token is None or _disk_state(root) != self._read_token):
+        if self._moved_on():
             return False  # the store moved on since this open: an index nobody would use
         folder = root / INDEX_DIR
         tmp: str | None = None

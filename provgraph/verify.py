@@ -186,7 +186,7 @@ def verify_store(path: str | Path, *, checkpoint: str | Path | None = None,
     lines, problem = check_chain(root / LEDGER_NAME)
     # before the writer's open below, which changes the engine's files and so makes any
     # index unused: the index as the reading commands would use it now
-    _check_stale_index(root, report)
+    _check_indexes(root, report)
     if problem is None:
         before = (root / LEDGER_NAME).stat().st_size
         writer: EmbeddedStore | None = None
@@ -240,7 +240,7 @@ def _unwritable(root: Path) -> Path | None:
     return None
 
 
-def _check_stale_index(root: Path, report: VerifyReport) -> None:
+def _check_indexes(root: Path, report: VerifyReport) -> None:
     """A ``stale-index`` finding when the stale index ``provgraph stale`` would answer
     from disagrees with computing it (:func:`provgraph.staleness.check_index`), and an
     ``impact-index`` finding when an impact index ``provgraph impact`` would answer from
@@ -268,7 +268,7 @@ def _check_stale_index(root: Path, report: VerifyReport) -> None:
         report.findings.append(Finding(kind="stale-index", where=str(root / INDEX_FILE),
                                        detail=stale_why))
     if impact_why is not None:
-        report.findings.append(Finding(kind="impact-index", where=str(root / "index"),
+        report.findings.append(Finding(kind="impact-index", where=str(root / INDEX_DIR),
                                        detail=impact_why))
 
 
